@@ -1,0 +1,37 @@
+/**
+ * The error type every package throws for an expected failure: a code from the package's own closed
+ * union, a message written for the reader (often a model) that says what to do next, and the low-level
+ * error kept as `cause`.
+ */
+export class HarnessError<Code extends string = string> extends Error {
+  /** A stable, machine-readable code from the throwing package's closed union. */
+  readonly code: Code
+
+  constructor(code: Code, message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = new.target.name
+    this.code = code
+  }
+}
+
+/** The codes `@dsh/core` itself throws or reports. */
+export type CoreErrorCode =
+  | 'TOOL_NOT_FOUND'
+  | 'TOOL_DUPLICATE'
+  | 'TOOL_INVALID_ARGUMENTS'
+  | 'TOOL_TIMEOUT'
+  | 'TOOL_ABORTED'
+  | 'TOOL_FAILED'
+  | 'PLUGIN_INVALID'
+  | 'PLUGIN_CONFIG_INVALID'
+  | 'PLUGIN_DEPENDENCY_MISSING'
+  | 'PLUGIN_APPLY_FAILED'
+  | 'SERVICE_DUPLICATE'
+
+/** An expected failure inside the harness kernel (registry, loader, timeout policy). */
+export class CoreError extends HarnessError<CoreErrorCode> {}
+
+/** True for a `HarnessError` of any package. */
+export function isHarnessError(value: unknown): value is HarnessError {
+  return value instanceof HarnessError
+}

@@ -1,0 +1,47 @@
+// The public surface of @dsh/core. Any new export here becomes public API.
+export { HarnessError, CoreError, isHarnessError, type CoreErrorCode } from './errors.js'
+export type { JsonValue } from './json.js'
+export type { ToolCallKind, GenericCallView, ToolCallView, GenericResultView, ToolResultView } from './presentation.js'
+export {
+  defineTool,
+  toolJsonSchema,
+  type AgentRef,
+  type ToolExecContext,
+  type ToolOutput,
+  type ToolResult,
+  type ToolMetadata,
+  type ToolSpec,
+  type ToolDefinition,
+} from './tool.js'
+export { ToolRegistry, type ToolListing, type ExecuteOptions, type BatchStep } from './registry.js'
+export { runWithDeadline, type DeadlineOptions } from './timeout.js'
+export type {
+  PromptSection,
+  ToolRegistrar,
+  SystemPromptRegistrar,
+  Logger,
+  Services,
+  ServiceName,
+} from './services.js'
+export { asPlugin, type Plugin, type PluginContext, type PluginModule } from './plugin.js'
+export { loadHarness, stderrLogger, type LoadOptions, type Harness } from './loader.js'
+export {
+  ItemRetainer,
+  TextRetainer,
+  type ItemRetainerOptions,
+  type ItemRetention,
+  type TextRetainerOptions,
+  type TextRetention,
+} from './retention.js'
+export { configFields, renderConfigCatalog, type ConfigField } from './catalog.js'
+export type {
+  BashRequest,
+  BashSpec,
+  BashRunResult,
+  BashExecutor,
+  CapturedOutput,
+  SpillSource,
+  SpillSaveRequest,
+  SpillSaveResult,
+  SpillStore,
+} from './seams.js'

@@ -1,0 +1,2 @@
+/** A JSON value: what may cross the wire as presentation metadata. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }

@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto'
+import type { z } from 'zod'
+import { CoreError, HarnessError } from './errors.js'
+import { describeIssue } from './plugin.js'
+import type { ToolResultView } from './presentation.js'
+import type { PromptSection, SystemPromptRegistrar, ToolRegistrar } from './services.js'
+import { runWithDeadline } from './timeout.js'
+import { toolJsonSchema, type AgentRef, type ToolDefinition, type ToolMetadata, type ToolResult } from './tool.js'
+
+/** One tool as a host or a model sees it. */
+export interface ToolListing extends ToolMetadata {
+  name: string
+  description: string
+  inputSchema: Record<string, unknown>
+  timeoutMs?: number
+  promptSections: PromptSection[]
+}
+
+/** The per-call options of `execute`. */
+export interface ExecuteOptions {
+  signal?: AbortSignal
+  /** Defaults to a fresh UUID. */
+  callId?: string
+  agent?: AgentRef
+  nested?: boolean
+}
+
+/** A step of a batch: calls that may run at the same time. */
+export interface BatchStep {
+  mode: 'parallel' | 'serial'
+  /** Indexes into the batch, in order. */
+  calls: number[]
+}
+
+/** Holds tools and prompt sections, and executes calls so that no call can crash the host. */
+export class ToolRegistry implements ToolRegistrar, SystemPromptRegistrar {
+  readonly #tools = new Map<string, ToolDefinition>()
+  readonly #sections = new Map<string, PromptSection>()
+
+  register(tool: ToolDefinition): void {
+    if (this.#tools.has(tool.name)) throw new CoreError('TOOL_DUPLICATE', `a tool named ${tool.name} is already registered`)
+    this.#tools.set(tool.name, tool)
+  }
+
+  add(section: PromptSection): void {
+    if (this.#sections.has(section.id)) {
+      throw new CoreError('TOOL_DUPLICATE', `a prompt section with id ${section.id} is already registered`)
+    }
+    this.#sections.set(section.id, section)
+  }
+
+  get(name: string): ToolDefinition | undefined {
+    return this.#tools.get(name)
+  }
+
+  /** Every prompt section, in registration order. */
+  sections(): PromptSection[] {
+    return [...this.#sections.values()]
+  }
+
+  /** Every tool in registration order, with its JSON Schema and the prompt sections about it. */
+  list(): ToolListing[] {
+    return [...this.#tools.values()].map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: toolJsonSchema(tool),
+      ...(tool.timeoutMs === undefined ? {} : { timeoutMs: tool.timeoutMs }),
+      isReadOnly: tool.isReadOnly,
+      isConcurrencySafe: tool.isConcurrencySafe,
+      shouldDefer: tool.shouldDefer,
+      alwaysLoad: tool.alwaysLoad,
+      ...(tool.searchHint === undefined ? {} : { searchHint: tool.searchHint }),
+      isMcp: tool.isMcp,
+      promptSections: this.sections().filter((s) => s.tool === tool.name),
+    }))
+  }
+
+  /**
+   * Plans how a batch of calls may run: consecutive concurrency-safe calls share a parallel step, any
+   * other call (or an unknown tool) runs alone, and steps keep the batch's order.
+   */
+  planBatch(calls: readonly { name: string }[]): BatchStep[] {
+    const steps: BatchStep[] = []
+    calls.forEach((call, index) => {
+      const safe = this.#tools.get(call.name)?.isConcurrencySafe === true
+      const last = steps.at(-1)
+      if (safe && last?.mode === 'parallel') last.calls.push(index)
+      else steps.push({ mode: safe ? 'parallel' : 'serial', calls: [index] })
+    })
+    return steps
+  }
+
+  /** Validates the arguments and runs the tool under its timeout; every failure is an `isError` result. */
+  async execute(name: string, args: unknown, options: ExecuteOptions = {}): Promise<ToolResult> {
+    const tool = this.#tools.get(name)
+    if (tool === undefined) {
+      const known = [...this.#tools.keys()].join(', ') || 'none'
+      return failure(new CoreError('TOOL_NOT_FOUND', `no tool named ${name}; registered tools: ${known}`))
+    }
+    const parsed = tool.parameters.safeParse(args)
+    if (!parsed.success) return failure(invalidArguments(name, parsed.error))
+    try {
+      const output = await runWithDeadline(
+        (signal) =>
+          tool.execute(parsed.data, {
+            signal,
+            name,
+            callId: options.callId ?? randomUUID(),
+            ...(options.agent === undefined ? {} : { agent: options.agent }),
+            ...(options.nested === undefined ? {} : { nested: options.nested }),
+          }),
+        { timeoutMs: tool.timeoutMs, signal: options.signal, label: `tool ${name}` },
+      )
+      return {
+        content: output.content,
+        isError: false,
+        ...('value' in output ? { value: output.value } : {}),
+        ...(output.presentationMeta === undefined ? {} : { meta: output.presentationMeta }),
+      }
+    } catch (error) {
+      return failure(error)
+    }
+  }
+
+  /** The result view a tool builds for a result, or undefined when it has none or its presenter throws. */
+  present(name: string, args: unknown, result: ToolResult): ToolResultView | undefined {
+    const tool = this.#tools.get(name)
+    const parsed = tool?.parameters.safeParse(args)
+    if (tool?.presentResult === undefined || parsed?.success !== true) return undefined
+    try {
+      return tool.presentResult(result, parsed.data)
+    } catch {
+      return undefined
+    }
+  }
+}
+
+function invalidArguments(name: string, error: z.ZodError): CoreError {
+  const detail = error.issues.map(describeIssue).join('; ')
+  return new CoreError('TOOL_INVALID_ARGUMENTS', `invalid arguments for ${name}: ${detail}`, { cause: error })
+}
+
+function failure(error: unknown): ToolResult {
+  if (error instanceof HarnessError) return { content: error.message, isError: true, errorCode: error.code }
+  const message = error instanceof Error ? error.message : String(error)
+  return { content: `tool failed unexpectedly: ${message}`, isError: true, errorCode: 'TOOL_FAILED' }
+}

@@ -1,0 +1,99 @@
+import { z } from 'zod'
+import { CoreError } from './errors.js'
+import type { JsonValue } from './json.js'
+import type { ToolCallView, ToolResultView } from './presentation.js'
+
+/** The agent session a call runs in, when there is one. */
+export interface AgentRef {
+  session: { header: { id: string; cwd: string } }
+}
+
+/** What `execute` receives besides its arguments. */
+export interface ToolExecContext {
+  /** Aborted on the tool's timeout or the caller's cancellation, whichever comes first. */
+  signal: AbortSignal
+  /** The tool's registered name. */
+  name: string
+  /** Unique per call; names spilled artifacts. */
+  callId: string
+  agent?: AgentRef
+  /** True when another tool dispatched this call; no presentation is computed then. */
+  nested?: boolean
+}
+
+/** What a tool's `execute` returns. */
+export interface ToolOutput {
+  /** The model-facing text. */
+  content: string
+  /** The execution-local canonical value; never sent to a model. */
+  value?: unknown
+  /** JSON a UI card is built from. */
+  presentationMeta?: JsonValue
+}
+
+/** What the registry returns for a call: never a throw. */
+export interface ToolResult {
+  content: string
+  isError: boolean
+  /** The error's code when `isError`, e.g. `'TOOL_TIMEOUT'` or `'SEARCH_INVALID_PATTERN'`. */
+  errorCode?: string
+  value?: unknown
+  meta?: JsonValue
+}
+
+/** How a host may schedule a tool and how ToolSearch treats it. */
+export interface ToolMetadata {
+  /** The tool changes nothing outside itself. */
+  isReadOnly: boolean
+  /** Calls may run in parallel with other concurrency-safe calls. */
+  isConcurrencySafe: boolean
+  /** ToolSearch: list only the name until a model asks for the schema. */
+  shouldDefer: boolean
+  /** ToolSearch: always send the full schema, whatever `shouldDefer` says. */
+  alwaysLoad: boolean
+  /** ToolSearch: extra keywords to match. */
+  searchHint?: string
+  /** The tool comes from an MCP server. */
+  isMcp: boolean
+}
+
+/** What `defineTool` takes. Parameters are a `z.strictObject`: unknown fields are argument errors. */
+export interface ToolSpec<P extends z.ZodObject> extends Partial<ToolMetadata> {
+  name: string
+  description: string
+  parameters: P
+  /** Aborts `exec.signal` after this long; no limit when omitted. */
+  timeoutMs?: number
+  execute(args: z.output<P>, exec: ToolExecContext): Promise<ToolOutput>
+  presentCall?(args: z.output<P>): ToolCallView
+  presentResult?(result: ToolResult, args: z.output<P>): ToolResultView | undefined
+}
+
+/** A defined tool: its spec with every metadata flag decided. */
+export type ToolDefinition<P extends z.ZodObject = z.ZodObject> = ToolSpec<P> & ToolMetadata
+
+const TOOL_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/
+
+/** Defines a tool; metadata flags default to the conservative side (not read-only, not parallel). */
+export function defineTool<P extends z.ZodObject>(spec: ToolSpec<P>): ToolDefinition<P> {
+  if (!TOOL_NAME.test(spec.name)) {
+    throw new CoreError('TOOL_INVALID_ARGUMENTS', `tool name ${JSON.stringify(spec.name)} must match ${TOOL_NAME}`)
+  }
+  if (spec.timeoutMs !== undefined && !(Number.isInteger(spec.timeoutMs) && spec.timeoutMs > 0)) {
+    throw new CoreError('TOOL_INVALID_ARGUMENTS', `tool ${spec.name}: timeoutMs must be a positive integer`)
+  }
+  return Object.freeze({
+    isReadOnly: false,
+    isConcurrencySafe: false,
+    shouldDefer: false,
+    alwaysLoad: false,
+    isMcp: false,
+    ...spec,
+  })
+}
+
+/** The JSON Schema a model sees for a tool's parameters: generated from zod, without `$schema`. */
+export function toolJsonSchema(tool: ToolDefinition): Record<string, unknown> {
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(tool.parameters) as Record<string, unknown>
+  return schema
+}
