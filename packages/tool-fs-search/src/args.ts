@@ -1,0 +1,53 @@
+import { z } from 'zod'
+
+// A single argv word longer than 128 KiB (Linux MAX_ARG_STRLEN) cannot reach bash at all; these
+// limits keep every model value far below it and inside what a person could mean.
+const PATTERN_MAX_CHARS = 8192
+const PATH_MAX_CHARS = 4096
+
+/** A model-supplied string: not blank, no NUL (it cannot cross an argv), bounded in length. */
+function modelString(what: string, maxChars: number) {
+  return z
+    .string()
+    .max(maxChars, `${what} is longer than ${maxChars} characters`)
+    .refine((value) => value.trim() !== '', `${what} must not be blank`)
+    .refine((value) => !value.includes('\0'), `${what} must not contain a NUL character`)
+}
+
+/** Top-level commas outside `{...}` make a list; commas inside braces are glob alternation. */
+function hasTopLevelComma(glob: string): boolean {
+  let depth = 0
+  for (const char of glob) {
+    if (char === '{') depth += 1
+    else if (char === '}') depth = Math.max(0, depth - 1)
+    else if (char === ',' && depth === 0) return true
+  }
+  return false
+}
+
+
+/** glob(pattern, path?) — seed 000's discovery shape. */
+export const GlobArgs = z.strictObject({
+  pattern: modelString('pattern', PATH_MAX_CHARS)
+    .refine((value) => !value.startsWith('!'), 'pattern must not start with "!": negated globs are not supported')
+    .describe('Glob to match file paths against, e.g. "**/*.ts" or "src/**/*.test.ts".'),
+  path: modelString('path', PATH_MAX_CHARS)
+    .optional()
+    .describe('Directory to search from, absolute or relative to the working directory. Default: the working directory.'),
+})
+
+/** grep(pattern, path?, include?) — seed 000's minimal shape. */
+export const GrepArgs = z.strictObject({
+  pattern: modelString('pattern', PATTERN_MAX_CHARS).describe('Regular expression (ripgrep syntax) to search file contents for.'),
+  path: modelString('path', PATH_MAX_CHARS)
+    .optional()
+    .describe('File or directory to search, absolute or relative to the working directory. Default: the working directory.'),
+  include: modelString('include', PATH_MAX_CHARS)
+    .refine((value) => !value.startsWith('!'), 'include must be one positive glob: negated globs ("!…") are not supported')
+    .refine((value) => !hasTopLevelComma(value), 'include must be one glob, not a comma-separated list; use braces, e.g. "*.{ts,tsx}"')
+    .optional()
+    .describe('One glob that filters the files searched, e.g. "*.ts" or "*.{ts,tsx}".'),
+})
+
+export type GlobArgs = z.output<typeof GlobArgs>
+export type GrepArgs = z.output<typeof GrepArgs>

@@ -1,0 +1,49 @@
+import { z } from 'zod'
+
+const positiveInt = () => z.number().int().positive()
+
+/** The search tools' configuration: budgets stay out of the model-facing schemas. */
+export const Config = z.strictObject({
+  globMaxResults: positiveInt()
+    .max(100_000)
+    .default(100)
+    .describe("Paths shown inline; Claude Code's GlobTool default. @default 100"),
+  grepMaxMatches: positiveInt()
+    .max(100_000)
+    .default(250)
+    .describe("Matches shown inline; Claude Code's GrepTool head_limit default. @default 250"),
+  grepMaxLineBytes: positiveInt()
+    .max(1_000_000)
+    .default(2000)
+    .describe('Bytes of one matched line kept (rg --max-columns, then a UTF-8-safe cut). @default 2000'),
+  grepMaxMatchesPerFile: positiveInt()
+    .max(100_000)
+    .default(50)
+    .describe(
+      'When the inline page cannot hold every match, no file shows more than this many, so one generated file cannot take the page; the files cut are named. @default 50',
+    ),
+  inlineMaxBytes: positiveInt()
+    .max(10_000_000)
+    .default(20_000)
+    .describe(
+      "Bytes of result text shown inline, footers excluded; mirrors the 20,000 characters above which Claude Code's GrepTool persists a result. @default 20000",
+    ),
+  rawOutputMaxBytes: positiveInt()
+    .max(1_000_000_000)
+    .default(20_000_000)
+    .describe("rg output parsed at most; past it rg is stopped and the search fails (Claude Code's raw buffer). @default 20000000"),
+  timeoutMs: positiveInt()
+    .max(3_600_000)
+    .default(30_000)
+    .describe('Tool-call timeout: aborts the search and kills rg. @default 30000'),
+  rgPath: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'The rg to run. Unset: the packaged @vscode/ripgrep binary, else `rg` on the executor PATH; each is probed in the executor. @default (unset)',
+    ),
+})
+
+/** Validated search configuration. */
+export type SearchConfig = z.output<typeof Config>

@@ -1,0 +1,68 @@
+import { SearchError } from './errors.js'
+
+/** One matched line as rg reported it. */
+export interface RgMatch {
+  path: string
+  lineNumber: number
+  /** The line, or rg's preview of it when it was longer than `--max-columns`. */
+  text: string
+  /** True when rg cut the line (`--max-columns-preview`). */
+  cut: boolean
+}
+
+/** Everything rg's `--null` line output says. */
+export interface RgOutput {
+  matches: RgMatch[]
+  /** Files rg named as binary instead of printing their lines (only for a file searched by name). */
+  binaryFiles: string[]
+}
+
+// rg prints this for a binary file it was asked to search by name, with ": " and no NUL (DESIGN amendment 4).
+const BINARY_NOTICE = /^(.*): binary file matches \(found "\\0" byte around offset \d+\)$/
+// What --max-columns-preview appends to a cut line.
+const PREVIEW_MARKER = / \[\.\.\. (?:omitted end of long line|\d+ more match(?:es)?)\]$/
+
+/**
+ * Parses `path NUL line-number : text NEWLINE` records. The path ends at the NUL, so a path with a
+ * newline still parses; a record that does not parse fails the search rather than vanish.
+ */
+export function parseRgOutput(stdout: string): RgOutput {
+  const matches: RgMatch[] = []
+  const binaryFiles: string[] = []
+  let pos = 0
+  while (pos < stdout.length) {
+    const newline = stdout.indexOf('\n', pos)
+    const lineEnd = newline === -1 ? stdout.length : newline
+    const nul = stdout.indexOf('\0', pos)
+    if (nul === -1 || nul > lineEnd) {
+      const notice = BINARY_NOTICE.exec(stdout.slice(pos, lineEnd))
+      if (notice !== null) {
+        binaryFiles.push(notice[1]!)
+        pos = lineEnd + 1
+        continue
+      }
+      if (nul === -1) throw malformed(stdout, pos)
+    }
+    let digitsEnd = nul + 1
+    while (isDigit(stdout.charCodeAt(digitsEnd))) digitsEnd += 1
+    if (digitsEnd === nul + 1 || stdout[digitsEnd] !== ':') throw malformed(stdout, pos)
+    const textEnd = stdout.indexOf('\n', digitsEnd)
+    const end = textEnd === -1 ? stdout.length : textEnd
+    let text = stdout.slice(digitsEnd + 1, end)
+    if (text.endsWith('\r')) text = text.slice(0, -1)
+    const marker = PREVIEW_MARKER.exec(text)
+    if (marker !== null) text = text.slice(0, marker.index)
+    matches.push({ path: stdout.slice(pos, nul), lineNumber: Number(stdout.slice(nul + 1, digitsEnd)), text, cut: marker !== null })
+    pos = end + 1
+  }
+  return { matches, binaryFiles }
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57
+}
+
+function malformed(stdout: string, pos: number): SearchError {
+  const excerpt = JSON.stringify(stdout.slice(pos, pos + 80))
+  return new SearchError('SEARCH_FAILED', `grep could not parse rg's output near ${excerpt}; the search result cannot be trusted.`)
+}

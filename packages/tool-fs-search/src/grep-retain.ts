@@ -1,0 +1,109 @@
+import { ItemRetainer, TextRetainer } from '@dsh/core'
+import { countWithinBytes } from './search-core.js'
+
+/** A match ready to show: display path, line number, a bounded preview. */
+export interface GrepMatch {
+  path: string
+  lineNumber: number
+  line: string
+  /** True when the preview is shorter than the line. */
+  lineCut: boolean
+}
+
+/** Matches of one file, in line order. */
+export interface GrepFileGroup {
+  path: string
+  matches: GrepMatch[]
+}
+
+/** A file whose matches the per-file cap cut from the page. */
+export interface CutFile {
+  path: string
+  shown: number
+  total: number
+}
+
+/** The one retention outcome both the text and any UI projection read (seed 001: retain once). */
+export interface RetainedGrep {
+  files: GrepFileGroup[]
+  kept: number
+  total: number
+  truncated: boolean
+  cutFiles: CutFile[]
+}
+
+/** The budgets of one page. */
+export interface GrepBudget {
+  maxMatches: number
+  maxBytes: number
+  maxPerFile: number
+  maxLineBytes: number
+}
+
+/** Cuts a line to its preview budget at a UTF-8 boundary. */
+export function previewLine(line: string, alreadyCut: boolean, maxLineBytes: number): { line: string; lineCut: boolean } {
+  const kept = new TextRetainer({ kind: 'head', maxBytes: maxLineBytes }).retain(line)
+  return { line: kept.text, lineCut: alreadyCut || kept.truncated }
+}
+
+/** The bytes a match adds to the page: its row, plus its file's header when it opens a group. */
+function matchCost(match: GrepMatch, opensGroup: boolean): number {
+  const row = Buffer.byteLength(formatRow(match)) + 1
+  return opensGroup ? row + Buffer.byteLength(match.path) + 2 : row
+}
+
+/**
+ * Retains the page once, with every budget (DESIGN amendment 11). `matches` must be sorted by path,
+ * then line. When everything fits, everything is kept; otherwise no file keeps more than
+ * `maxPerFile` (when several files matched), then the head is kept within the count and byte caps.
+ */
+export function retainGrepMatches(matches: readonly GrepMatch[], budget: GrepBudget): RetainedGrep {
+  const costs = matches.map((m, i) => matchCost(m, i === 0 || matches[i - 1]!.path !== m.path))
+  const allBytes = costs.reduce((sum, c) => sum + c, 0)
+  const fitsWhole = matches.length <= budget.maxMatches && allBytes <= budget.maxBytes
+  const perFile = new Map<string, number>()
+  for (const m of matches) perFile.set(m.path, (perFile.get(m.path) ?? 0) + 1)
+  const capPerFile = !fitsWhole && perFile.size > 1
+
+  const candidates = capPerFile ? matches.filter(withinFileCap(budget.maxPerFile)) : matches
+  const fits = countWithinBytes(candidates, budget.maxBytes, (m) => matchCost(m, true))
+  const retainer = new ItemRetainer<GrepMatch>({ kind: 'head', maxItems: Math.min(budget.maxMatches, fits) })
+  for (const m of candidates) retainer.push(m)
+  const kept = retainer.result().items
+  const shown = new Map<string, number>()
+  for (const m of kept) shown.set(m.path, (shown.get(m.path) ?? 0) + 1)
+  const cutFiles = capPerFile
+    ? [...perFile].filter(([, total]) => total > budget.maxPerFile).map(([path, total]) => ({ path, shown: shown.get(path) ?? 0, total }))
+    : []
+  return { files: groupByFile(kept), kept: kept.length, total: matches.length, truncated: kept.length < matches.length, cutFiles }
+}
+
+function withinFileCap(maxPerFile: number): (m: GrepMatch) => boolean {
+  const seen = new Map<string, number>()
+  return (m) => {
+    const n = (seen.get(m.path) ?? 0) + 1
+    seen.set(m.path, n)
+    return n <= maxPerFile
+  }
+}
+
+/** Groups consecutive matches of a file; the input is sorted, so each file forms one group. */
+export function groupByFile(matches: readonly GrepMatch[]): GrepFileGroup[] {
+  const groups: GrepFileGroup[] = []
+  for (const m of matches) {
+    const last = groups.at(-1)
+    if (last?.path === m.path) last.matches.push(m)
+    else groups.push({ path: m.path, matches: [m] })
+  }
+  return groups
+}
+
+/** One result row as the model reads it. */
+export function formatRow(match: GrepMatch): string {
+  return `Line ${match.lineNumber}: ${match.line}${match.lineCut ? ' […line cut]' : ''}`
+}
+
+/** File groups as text: a header line per file, then its rows; a blank line between files. */
+export function formatGroups(files: readonly GrepFileGroup[]): string {
+  return files.map((g) => [g.path, ...g.matches.map(formatRow)].join('\n')).join('\n\n')
+}

@@ -1,0 +1,44 @@
+import type { PromptSection } from '@dsh/core'
+import { VCS_EXCLUDES } from './vcs.js'
+
+const vcs = VCS_EXCLUDES.join(', ')
+
+/** What the glob tool's schema tells a model (DESIGN amendment 13: say exactly what it sees). */
+export const GLOB_DESCRIPTION = [
+  'Find files by name with a glob pattern, newest modified first.',
+  'Lists hidden files and files that .gitignore ignores; skips VCS metadata directories',
+  `(${vcs}). A pattern without "/" matches file names at any depth ("*.ts"); a pattern with "/"`,
+  'is matched from the search root ("src/**/*.test.ts"). `path` is the directory to search from.',
+].join(' ')
+
+/** What the grep tool's schema tells a model. */
+export const GREP_DESCRIPTION = [
+  'Search file contents with a regular expression (ripgrep syntax), one line at a time.',
+  'Searches hidden files but skips files that .gitignore, .ignore or .rgignore exclude, binary files,',
+  `and VCS metadata directories (${vcs}). \`path\` is a file or a directory; \`include\` is one glob`,
+  'that filters file names, e.g. "*.ts" or "*.{ts,tsx}". Results are grouped by file with line numbers.',
+].join(' ')
+
+/** The system-prompt sections registered with the tools. */
+export const SEARCH_PROMPT_SECTIONS: readonly PromptSection[] = [
+  {
+    id: 'tool-fs-search/glob',
+    tool: 'glob',
+    text: [
+      'Use glob to find files by name or path pattern. It lists ignored and hidden files too, so a file',
+      'glob does not show is absent (unless it sits under a VCS metadata directory). Results come newest',
+      'modified first; a capped result names a file holding the complete list.',
+    ].join(' '),
+  },
+  {
+    id: 'tool-fs-search/grep',
+    tool: 'grep',
+    text: [
+      'Use grep to search file contents. It honours ignore files: a file in node_modules or another',
+      'ignored directory is not searched, so "no matches" does not prove a text is absent there; grep',
+      'that path directly or find it with glob. Each matched line is cut to a preview; use read for',
+      'context. A capped result names a file holding every match. A search reported incomplete missed',
+      'the paths it names.',
+    ].join(' '),
+  },
+]

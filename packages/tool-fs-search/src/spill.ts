@@ -1,0 +1,38 @@
+import type { SpillStore, ToolExecContext } from '@dsh/core'
+
+/** Whether the complete formatted result was saved, and where, or why not. */
+export type SpillOutcome =
+  | { saved: true; locator: string; retrievalHint: string }
+  | { saved: false; reason: string }
+
+/**
+ * Saves a capped search's complete formatted result (seed 000's tool-owned spill). A missing store, a
+ * missing owner or a failed save is not an error: the inline page stands and the footer says so.
+ */
+export async function saveFormattedResult(
+  store: SpillStore | undefined,
+  exec: ToolExecContext,
+  text: string,
+  filename: 'grep-results.txt' | 'glob-results.txt',
+): Promise<SpillOutcome> {
+  if (store === undefined) return { saved: false, reason: 'no spill store is configured' }
+  const owner = exec.agent?.session.header.id
+  if (owner === undefined || owner === '') return { saved: false, reason: 'the call has no session to own the file' }
+  try {
+    const { locator, retrievalHint } = await store.saveText({
+      owner,
+      source: { toolName: exec.name, callId: exec.callId, label: 'result' },
+      text,
+      filename,
+    })
+    return { saved: true, locator, retrievalHint }
+  } catch (error) {
+    return { saved: false, reason: `saving failed: ${error instanceof Error ? error.message : String(error)}` }
+  }
+}
+
+/** The footer sentence for a capped result: where the rest is, or that it could not be kept. */
+export function spillSentence(outcome: SpillOutcome, what: string): string {
+  if (outcome.saved) return `${what} stored at: ${outcome.locator}. ${outcome.retrievalHint}`
+  return `The complete result could not be saved (${outcome.reason}); narrow the search to see the rest.`
+}
