@@ -102,8 +102,9 @@ export function isPatternError(run: BashRunResult): boolean {
 export function displayPath(workdir: string, file: string): string {
   const absolute = path.resolve(workdir, file)
   const relative = path.relative(workdir, absolute)
-  const shown = relative === '' ? '.' : relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative) ? absolute : relative
+  const shown = relative === '' ? '.' : relative === '..' || relative.startsWith(`..${path.sep}`) ? absolute : relative
   // A newline in a name would split it across lines of the result; JSON quoting keeps it one item.
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
   return /[\u0000-\u001f\u007f]/.test(shown) ? JSON.stringify(shown) : shown
 }
 

@@ -1,0 +1,83 @@
+import type { BashExecutor, BashRequest, BashRunResult, BashSpec, SpillSaveRequest, SpillStore } from '@dsh/core'
+
+/** What a scripted run returns; unspecified fields are a clean exit 0 with no output. */
+export interface Scripted {
+  exitCode?: number | null
+  signal?: string | null
+  stdout?: string
+  stderr?: string
+  aborted?: boolean
+  timedOut?: boolean
+  stdoutTruncated?: boolean
+  stdoutOverflowKilled?: boolean
+}
+
+/** A bash executor that records every request and spec and answers from a script: the seam, faked. */
+export class FakeBash implements BashExecutor {
+  readonly requests: BashRequest[] = []
+  readonly specs: BashSpec[] = []
+  resolveError: Error | undefined
+  runError: Error | undefined
+
+  constructor(private readonly script: (command: string, spec: BashSpec) => Scripted | Promise<Scripted> = () => ({})) {}
+
+  async resolve(request: BashRequest): Promise<BashSpec> {
+    this.requests.push(request)
+    if (this.resolveError !== undefined) throw this.resolveError
+    return {
+      command: request.command,
+      workdir: request.workdir ?? '/work/default',
+      timeoutMs: request.timeoutMs ?? 1000,
+      stdoutMaxBytes: request.stdoutMaxBytes ?? 1_000_000,
+      stderrMaxBytes: request.stderrMaxBytes ?? 1000,
+      onStdoutOverflow: request.onStdoutOverflow ?? 'drain',
+      env: {},
+      ...(request.signal === undefined ? {} : { signal: request.signal }),
+    }
+  }
+
+  async run(spec: BashSpec): Promise<BashRunResult> {
+    this.specs.push(spec)
+    if (this.runError !== undefined) throw this.runError
+    const s = await this.script(spec.command, spec)
+    const stdout = s.stdout ?? ''
+    const stderr = s.stderr ?? ''
+    return {
+      exitCode: s.exitCode === undefined ? 0 : s.exitCode,
+      signal: s.signal ?? null,
+      aborted: s.aborted ?? false,
+      timedOut: s.timedOut ?? false,
+      stdoutOverflowKilled: s.stdoutOverflowKilled ?? false,
+      durationMs: 1,
+      stdout: { text: stdout, truncated: s.stdoutTruncated ?? false, totalBytes: Buffer.byteLength(stdout) },
+      stderr: { text: stderr, truncated: false, totalBytes: Buffer.byteLength(stderr) },
+    }
+  }
+
+  /** The search commands run, probes left out. */
+  searches(): string[] {
+    return this.specs.map((s) => s.command).filter((c) => !c.startsWith('command -v'))
+  }
+}
+
+/** A spill store that keeps texts in memory, or fails when told to. */
+export class MemorySpill implements SpillStore {
+  readonly saved: SpillSaveRequest[] = []
+  failWith: Error | undefined
+
+  async saveText(request: SpillSaveRequest) {
+    if (this.failWith !== undefined) throw this.failWith
+    this.saved.push(request)
+    return { locator: `/spill/${request.owner}/0001-${request.filename}`, retrievalHint: 'Use read with offset/limit, or grep this path to search within it.' }
+  }
+}
+
+/** rg's `--null` line output for matches. */
+export function rgLines(...records: [path: string, line: number, text: string][]): string {
+  return records.map(([path, line, text]) => `${path}\0${line}:${text}\n`).join('')
+}
+
+/** The glob script's `mtime TAB name NUL` output. */
+export function statRecords(...records: [mtime: string, name: string][]): string {
+  return records.map(([mtime, name]) => `${mtime}\t${name}\0`).join('')
+}

@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest'
+import { loadHarness } from '@dsh/core'
+import * as toolFsSearch from '@dsh/tool-fs-search'
+import { buildGlobCommand, parseGlobListing, retainGlobPaths, sortNewestFirst } from '../src/glob.js'
+import { planGlob } from '../src/glob-pattern.js'
+import { FakeBash, MemorySpill, statRecords, type Scripted } from './fake-bash.js'
+
+const agent = { session: { header: { id: 'sess-1', cwd: '/work/repo' } } }
+
+async function harnessWith(script: (command: string) => Scripted, config: Record<string, unknown> = {}, spillStore?: MemorySpill) {
+  const bash = new FakeBash((command) => (command.startsWith('command -v') ? {} : script(command)))
+  const harness = await loadHarness({
+    plugins: [toolFsSearch],
+    services: { bash, ...(spillStore === undefined ? {} : { spillStore }) },
+    config: { 'tool-fs-search': { rgPath: '/opt/rg', ...config } },
+  })
+  return { bash, glob: (args: Record<string, unknown>, options = {}) => harness.registry.execute('glob', args, { agent, callId: 'call-9', ...options }) }
+}
+
+describe('planGlob (amendment 12)', () => {
+  it.each([
+    ['**/*.ts', undefined, { root: '.', glob: '**/*.ts' }],
+    ['src/**/*.ts', 'pkg', { root: 'pkg', glob: 'src/**/*.ts' }],
+    ['./src/*.ts', undefined, { root: 'src', glob: '/*.ts' }],
+    ['./**/*.ts', 'pkg', { root: 'pkg', glob: '/**/*.ts' }],
+    ['../sibling/*.ts', 'pkg', { root: 'sibling', glob: '/*.ts' }],
+    ['/abs/dir/**/*.ts', 'ignored', { root: '/abs/dir', glob: '/**/*.ts' }],
+    ['/abs/file.ts', undefined, { root: '/abs', glob: '/file.ts' }],
+    ['/*.ts', undefined, { root: '/', glob: '/*.ts' }],
+    ['./', undefined, { root: '.', glob: '/**' }],
+  ])('plans %j from %j as %j', (pattern, path, plan) => {
+    expect(planGlob(pattern, path)).toEqual(plan)
+  })
+})
+
+describe('the glob script', () => {
+  it('lists from inside the root, unsorted, with the model glob before the VCS excludes', () => {
+    expect(buildGlobCommand('/opt/rg', "it's $(x)", '-*.ts')).toBe(
+      [
+        "cd -- 'it'\\''s $(x)' || exit 3",
+        "/opt/rg --files --null --no-config --no-ignore --hidden '--color=never' '--glob=-*.ts' '--glob=!.git' '--glob=!.svn' '--glob=!.hg' '--glob=!.bzr' '--glob=!.jj' '--glob=!.sl' </dev/null | xargs -0 -r stat --printf='%.9Y\\t%n\\0' --",
+        's=("${PIPESTATUS[@]}"); if [ "${s[1]}" -ge 126 ]; then exit 125; fi; exit "${s[0]}"',
+      ].join('\n'),
+    )
+  })
+
+  it('parses mtime records, including names with tabs and newlines', () => {
+    expect(parseGlobListing(statRecords(['1700000000.5', 'a\tb'], ['1700000001', 'new\nline']))).toEqual([
+      { name: 'a\tb', seconds: 1_700_000_000, nanos: 500_000_000 },
+      { name: 'new\nline', seconds: 1_700_000_001, nanos: 0 },
+    ])
+  })
+
+  it('sorts newest first, then by name, deterministically', () => {
+    const files = parseGlobListing(statRecords(['10.000000001', 'b'], ['10.000000002', 'a'], ['11', 'z'], ['10.000000001', 'a'], ['10.000000001', 'a']))
+    expect(sortNewestFirst(files).map((f) => `${f.seconds}.${f.nanos}:${f.name}`)).toEqual(['11.0:z', '10.2:a', '10.1:a', '10.1:a', '10.1:b'])
+  })
+
+  it('keeps at least one path even when it alone passes the byte budget', () => {
+    expect(retainGlobPaths(['a-very-long-path', 'b'], 10, 4)).toEqual({ items: ['a-very-long-path'], kept: 1, total: 2, truncated: true })
+  })
+})
+
+describe('glob through the registry with a fake executor', () => {
+  it('lists newest first, relative to the session cwd, from the search root', async () => {
+    const { bash, glob } = await harnessWith(() => ({ stdout: statRecords(['100', 'old.ts'], ['300', 'new.ts'], ['200', 'mid.ts']) }))
+    const result = await glob({ pattern: '*.ts', path: 'src' })
+    expect(result).toMatchObject({ isError: false, content: 'src/new.ts\nsrc/mid.ts\nsrc/old.ts' })
+    expect(bash.searches().at(-1)).toMatch(/^cd -- src \|\| exit 3\n/)
+    expect(bash.requests.at(-1)).toMatchObject({ workdir: '/work/repo', onStdoutOverflow: 'kill' })
+    expect(result.value).toEqual({ paths: ['src/new.ts', 'src/mid.ts', 'src/old.ts'], total: 3, truncated: false, incomplete: [] })
+  })
+
+  it('says "No files found" for an empty listing', async () => {
+    const { glob } = await harnessWith(() => ({ exitCode: 1 }))
+    expect(await glob({ pattern: '*.none' })).toMatchObject({ isError: false, content: 'No files found' })
+  })
+
+  it('caps the page, names the full sorted result, and saves every path', async () => {
+    const store = new MemorySpill()
+    const { glob } = await harnessWith(() => ({ stdout: statRecords(['1', 'a'], ['2', 'b'], ['3', 'c']) }), { globMaxResults: 2 }, store)
+    expect((await glob({ pattern: '*' })).content).toBe(
+      'c\nb\n\n(Showing 2 of 3 paths, newest first. Full sorted result stored at: /spill/sess-1/0001-glob-results.txt. Use read with offset/limit, or grep this path to search within it.)',
+    )
+    expect(store.saved[0]).toEqual({ owner: 'sess-1', source: { toolName: 'glob', callId: 'call-9', label: 'result' }, filename: 'glob-results.txt', text: 'c\nb\na\n' })
+  })
+
+  it('keeps the matches of an exit 2 and reports the listing incomplete', async () => {
+    const { glob } = await harnessWith(() => ({ exitCode: 2, stdout: statRecords(['1', 'ok.ts']), stderr: 'rg: ./locked: Permission denied (os error 13)\n' }))
+    expect((await glob({ pattern: '*.ts' })).content).toBe(
+      'ok.ts\n\n(Search incomplete: rg could not read 1 path, so results from them are missing: ./locked: Permission denied (os error 13).)',
+    )
+  })
+
+  it.each([
+    [{ exitCode: 2, stderr: "rg: error parsing glob '{a': unclosed alternate group\n" }, 'SEARCH_INVALID_PATTERN', /^glob pattern rejected by rg: rg: error parsing glob/],
+    [{ exitCode: 2, stderr: 'odd\n' }, 'SEARCH_FAILED', /^glob failed: rg exited with status 2\. odd$/],
+    [{ exitCode: 3, stderr: 'bash: cd: nope: No such file or directory' }, 'SEARCH_FAILED', /^glob cannot search nope: it does not exist or is not a directory\. bash: cd: nope/],
+    [{ exitCode: 125 }, 'SEARCH_FAILED', /^glob needs `xargs` and GNU `stat`/],
+    [{ exitCode: null, signal: 'SIGKILL' }, 'SEARCH_FAILED', /^glob failed: rg exited with status signal SIGKILL\./],
+    [{ stdout: 'no-tab-here\0' }, 'SEARCH_FAILED', /^glob could not parse the file listing near "no-tab-here"/],
+    [{ stdoutTruncated: true }, 'SEARCH_RAW_OUTPUT_OVERFLOW', /^glob stopped: rg produced more than 20000000 bytes of output\. Narrow the pattern, path and search again\.$/],
+  ])('answers %j with %s', async (scripted, errorCode, content) => {
+    const { glob } = await harnessWith(() => scripted)
+    const result = await glob({ pattern: '*', path: 'nope' })
+    expect(result).toMatchObject({ isError: true, errorCode })
+    expect(result.content).toMatch(content)
+  })
+
+  it('presents a pending call as a search card', async () => {
+    const { glob } = await harnessWith(() => ({}))
+    await glob({ pattern: '*' })
+    const tool = (await loadHarness({ plugins: [toolFsSearch], services: { bash: new FakeBash() } })).registry
+    expect(tool.get('glob')?.presentCall?.({ pattern: '*.ts' })).toEqual({ card: 'generic', kind: 'search', title: 'glob *.ts' })
+    expect(tool.get('glob')?.presentCall?.({ pattern: '*.ts', path: 'src' })).toEqual({ card: 'generic', kind: 'search', title: 'glob *.ts', detail: 'src' })
+    expect(tool.get('grep')?.presentCall?.({ pattern: 'x' })).toEqual({ card: 'generic', kind: 'search', title: 'grep x' })
+    expect(tool.get('grep')?.presentCall?.({ pattern: 'x', path: 'a' })).toMatchObject({ detail: 'a' })
+  })
+})
+
+describe('argument validation', () => {
+  it.each([
+    ['glob', { pattern: '  ' }, 'pattern: pattern must not be blank'],
+    ['glob', { pattern: '!*.ts' }, 'pattern: pattern must not start with "!"'],
+    ['glob', { pattern: 'a\0b' }, 'pattern: pattern must not contain a NUL character'],
+    ['glob', { pattern: 'x'.repeat(5000) }, 'pattern: pattern is longer than 4096 characters'],
+    ['glob', { pattern: '*', extra: 1 }, 'Unrecognized key: "extra"'],
+    ['grep', { pattern: 'x', include: 'a,b' }, 'include: include must be one glob, not a comma-separated list'],
+    ['grep', { pattern: 'x', include: '!*.js' }, 'include: include must be one positive glob'],
+    ['grep', { pattern: 'x', path: '' }, 'path: path must not be blank'],
+    ['grep', { pattern: 'x'.repeat(9000) }, 'pattern: pattern is longer than 8192 characters'],
+    ['grep', { pattern: 42 }, 'pattern: Invalid input: expected string'],
+  ])('%s rejects %j as an argument error', async (tool, args, message) => {
+    const { bash, glob } = await harnessWith(() => ({}))
+    const harness = await loadHarness({ plugins: [toolFsSearch], services: { bash } })
+    const result = tool === 'glob' ? await glob(args) : await harness.registry.execute('grep', args)
+    expect(result).toMatchObject({ isError: true, errorCode: 'TOOL_INVALID_ARGUMENTS' })
+    expect(result.content).toContain(message)
+    expect(bash.searches()).toEqual([])
+  })
+
+  it('accepts commas inside braces and unbalanced closing braces', async () => {
+    const { bash } = await harnessWith(() => ({ exitCode: 1 }))
+    const harness = await loadHarness({ plugins: [toolFsSearch], services: { bash } })
+    expect(await harness.registry.execute('grep', { pattern: 'x', include: '*.{ts,tsx}' })).toMatchObject({ isError: false })
+    expect(await harness.registry.execute('grep', { pattern: 'x', include: 'a}b' })).toMatchObject({ isError: false })
+  })
+})

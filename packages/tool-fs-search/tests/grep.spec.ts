@@ -1,0 +1,291 @@
+import { describe, expect, it } from 'vitest'
+import { HarnessError, loadHarness, type ToolExecContext } from '@dsh/core'
+import * as toolFsSearch from '@dsh/tool-fs-search'
+import { Config } from '../src/config.js'
+import { buildGrepCommand, executeGrep, includeArgs } from '../src/grep.js'
+import { FakeBash, MemorySpill, rgLines, type Scripted } from './fake-bash.js'
+
+const RG = '/opt/rg'
+const agent = { session: { header: { id: 'sess-1', cwd: '/work/repo' } } }
+
+async function harnessWith(script: (command: string) => Scripted | Promise<Scripted>, config: Record<string, unknown> = {}, spillStore?: MemorySpill) {
+  const bash = new FakeBash((command) => (command.startsWith('command -v') ? {} : script(command)))
+  const harness = await loadHarness({
+    plugins: [toolFsSearch],
+    services: { bash, ...(spillStore === undefined ? {} : { spillStore }) },
+    config: { 'tool-fs-search': { rgPath: RG, ...config } },
+  })
+  return { bash, grep: (args: Record<string, unknown>, options = {}) => harness.registry.execute('grep', args, { agent, callId: 'call-7', ...options }) }
+}
+
+describe('grep command construction', () => {
+  it('puts the pattern after -e and the target after --, reads stdin from /dev/null and ignores user config', () => {
+    const command = buildGrepCommand(RG, '-rf $(touch x)', '-dir with space', undefined, 2000)
+    expect(command).toBe(
+      "/opt/rg --no-config --null --line-number --with-filename --no-heading '--color=never' --hidden '--max-columns=2000' --max-columns-preview '--glob=!.git' '--glob=!.svn' '--glob=!.hg' '--glob=!.bzr' '--glob=!.jj' '--glob=!.sl' -e '-rf $(touch x)' -- '-dir with space' </dev/null",
+    )
+  })
+
+  it.each([
+    [undefined, []],
+    ['*.ts', ['--type-add=dshinclude:*.ts', '--type=dshinclude']],
+    ['**/*.{ts,tsx}', ['--type-add=dshinclude:*.{ts,tsx}', '--type=dshinclude']],
+    ['./**/*.js', ['--type-add=dshinclude:*.js', '--type=dshinclude']],
+    ['**', []],
+    ['**/*', []],
+    ['*', []],
+    ['src/**/*.ts', ['--glob=src/**/*.ts']],
+    ['a:b*', ['--glob=a:b*']],
+  ])('turns include %j into rg arguments that cannot re-open ignored trees', (include, args) => {
+    expect(includeArgs(include)).toEqual(args)
+  })
+})
+
+describe('grep through the registry with a fake executor', () => {
+  it('groups matches by file, sorted by path then line, with paths relative to the session cwd', async () => {
+    const { bash, grep } = await harnessWith(() => ({
+      stdout: rgLines(['./src/b.ts', 9, 'b9'], ['./src/a.ts', 3, 'a3\r'], ['./src/b.ts', 2, 'b2'], ['/work/repo/c.ts', 1, 'c1'], ['/elsewhere/d.ts', 4, 'd4']),
+    }))
+    const result = await grep({ pattern: 'x' })
+    expect(result).toMatchObject({ isError: false })
+    expect(result.content).toBe(
+      'Found 5 matches\n\n/elsewhere/d.ts\nLine 4: d4\n\nc.ts\nLine 1: c1\n\nsrc/a.ts\nLine 3: a3\n\nsrc/b.ts\nLine 2: b2\nLine 9: b9',
+    )
+    expect(bash.requests.at(-1)).toMatchObject({ workdir: '/work/repo', stdoutMaxBytes: 20_000_000, onStdoutOverflow: 'kill', timeoutMs: 30_000 })
+    expect(result.value).toMatchObject({ total: 5, truncated: false, incomplete: [] })
+  })
+
+  it('omits the workdir when the call has no session, so the executor applies its own', async () => {
+    const { bash, grep } = await harnessWith(() => ({ stdout: rgLines(['./a', 1, 'x']) }))
+    const result = await grep({ pattern: 'x', path: 'sub' }, { agent: undefined })
+    expect(bash.requests.at(-1)).not.toHaveProperty('workdir')
+    expect(bash.searches().at(-1)).toContain('-- sub </dev/null')
+    expect(result.content).toContain('\na\nLine 1: x')
+  })
+
+  it('says "No matches found" for exit 1', async () => {
+    const { grep } = await harnessWith(() => ({ exitCode: 1 }))
+    expect(await grep({ pattern: 'x' })).toMatchObject({ isError: false, content: 'No matches found' })
+  })
+
+  it('hands the same aborted signal to the bash backend and answers SEARCH_ABORTED', async () => {
+    const bash = new FakeBash(
+      (_command, spec) =>
+        new Promise<Scripted>((resolve) => spec.signal?.addEventListener('abort', () => resolve({ aborted: true, exitCode: null, signal: 'SIGTERM' }))),
+    )
+    const controller = new AbortController()
+    const exec: ToolExecContext = { signal: controller.signal, name: 'grep', callId: 'c', agent }
+    const ctx = { bash, rg: RG, config: Config.parse({}), spillStore: () => undefined }
+    const pending = executeGrep(ctx, { pattern: 'x' }, exec)
+    setTimeout(() => controller.abort(), 10)
+    await expect(pending).rejects.toMatchObject({ code: 'SEARCH_ABORTED', message: 'grep was cancelled before rg finished; no result was produced.' })
+    expect(bash.specs[0]?.signal).toBe(exec.signal)
+  })
+
+  it('answers SEARCH_ABORTED through the registry when the caller cancels', async () => {
+    const bash = new FakeBash((command, spec) =>
+      command.startsWith('command -v')
+        ? {}
+        : new Promise<Scripted>((resolve) => spec.signal?.addEventListener('abort', () => resolve({ aborted: true, exitCode: null }))),
+    )
+    const harness = await loadHarness({ plugins: [toolFsSearch], services: { bash } })
+    const controller = new AbortController()
+    const pending = harness.registry.execute('grep', { pattern: 'x' }, { signal: controller.signal, agent })
+    setTimeout(() => controller.abort(), 10)
+    expect(await pending).toMatchObject({ isError: true, errorCode: 'SEARCH_ABORTED' })
+    expect(bash.specs.at(-1)?.signal?.aborted).toBe(true)
+  })
+
+  it('tells a timeout from a cancellation', async () => {
+    const { grep } = await harnessWith(() => ({ timedOut: true, exitCode: null, signal: 'SIGTERM' }))
+    expect(await grep({ pattern: 'x' })).toMatchObject({
+      errorCode: 'SEARCH_ABORTED',
+      content: 'grep timed out before rg finished; no result was produced. Narrow the pattern or path and search again.',
+    })
+    const ctx = { bash: new FakeBash(() => ({ aborted: true, exitCode: null })), rg: RG, config: Config.parse({}), spillStore: () => undefined }
+    const controller = new AbortController()
+    controller.abort(new HarnessError('TOOL_TIMEOUT', 'deadline'))
+    await expect(executeGrep(ctx, { pattern: 'x' }, { signal: controller.signal, name: 'grep', callId: 'c' })).rejects.toThrow('grep timed out')
+  })
+
+  it.each([
+    ['the executor reports truncated stdout', { stdoutTruncated: true }],
+    ['the executor stopped rg at the cap', { stdoutOverflowKilled: true, exitCode: null, signal: 'SIGTERM' }],
+  ])('answers SEARCH_RAW_OUTPUT_OVERFLOW when %s', async (_case, scripted) => {
+    const { grep } = await harnessWith(() => scripted)
+    expect(await grep({ pattern: 'x' })).toMatchObject({
+      isError: true,
+      errorCode: 'SEARCH_RAW_OUTPUT_OVERFLOW',
+      content: 'grep stopped: rg produced more than 20000000 bytes of output. Narrow the pattern, path or include and search again.',
+    })
+  })
+
+  it('reports SEARCH_INVALID_PATTERN from rg stderr, never "no matches"', async () => {
+    const { grep } = await harnessWith(() => ({ exitCode: 2, stderr: 'rg: regex parse error:\n    (?:a()\n    ^\nerror: unclosed group\n' }))
+    const result = await grep({ pattern: 'a(' })
+    expect(result).toMatchObject({ isError: true, errorCode: 'SEARCH_INVALID_PATTERN' })
+    expect(result.content).toContain('error: unclosed group')
+  })
+
+  it('keeps the matches of an exit 2 and reports the search incomplete, naming the unreadable paths', async () => {
+    const stderr = Array.from({ length: 7 }, (_, i) => `rg: ./locked${i}: Permission denied (os error 13)`).join('\n')
+    const { grep } = await harnessWith(() => ({ exitCode: 2, stdout: rgLines(['./ok.ts', 1, 'hit']), stderr }))
+    const result = await grep({ pattern: 'hit' })
+    expect(result.isError).toBe(false)
+    expect(result.content).toBe(
+      'Found 1 match\n\nok.ts\nLine 1: hit\n\n(Search incomplete: rg could not read 7 paths, so results from them are missing: ./locked0: Permission denied (os error 13); ./locked1: Permission denied (os error 13); ./locked2: Permission denied (os error 13); ./locked3: Permission denied (os error 13); ./locked4: Permission denied (os error 13); and 2 more.)',
+    )
+  })
+
+  it('reports no matches, incomplete, when only some subpaths failed', async () => {
+    const { grep } = await harnessWith(() => ({ exitCode: 2, stderr: 'rg: ./locked: Permission denied (os error 13)\n' }))
+    expect((await grep({ pattern: 'x' })).content).toBe(
+      'No matches found\n\n(Search incomplete: rg could not read 1 path, so results from them are missing: ./locked: Permission denied (os error 13).)',
+    )
+  })
+
+  it.each([
+    ['a missing search root', 'rg: nope: IO error for operation on nope: No such file or directory (os error 2)\n', /^grep cannot search nope: rg: nope: IO error/],
+    ['an exit 2 without any error line', 'something odd\n', /^grep cannot search nope: something odd Check the path/],
+  ])('reports SEARCH_FAILED for %s', async (_case, stderr, content) => {
+    const { grep } = await harnessWith(() => ({ exitCode: 2, stderr }))
+    const result = await grep({ pattern: 'x', path: 'nope' })
+    expect(result).toMatchObject({ isError: true, errorCode: 'SEARCH_FAILED' })
+    expect(result.content).toMatch(content)
+  })
+
+  it.each([
+    [{ exitCode: 127, stderr: 'bash: line 1: /opt/rg: No such file or directory' }, 'grep failed: ripgrep (/opt/rg) is no longer available to the executor. bash: line 1: /opt/rg: No such file or directory'],
+    [{ exitCode: 3 }, 'grep failed: rg exited with status 3. (rg printed no error)'],
+    [{ exitCode: null, signal: 'SIGSEGV' }, 'grep failed: rg exited with status signal SIGSEGV. (rg printed no error)'],
+    [{ stdout: 'garbage without a separator' }, `grep could not parse rg's output near "garbage without a separator"; the search result cannot be trusted.`],
+    [{ stdout: 'path\0x:broken\n' }, `grep could not parse rg's output near "path\\u0000x:broken\\n"; the search result cannot be trusted.`],
+  ])('reports SEARCH_FAILED for %j', async (scripted, content) => {
+    const { grep } = await harnessWith(() => scripted)
+    expect(await grep({ pattern: 'x' })).toMatchObject({ isError: true, errorCode: 'SEARCH_FAILED', content })
+  })
+
+  it('shows the tail of a long stderr', async () => {
+    const stderr = Array.from({ length: 12 }, (_, i) => `line ${i}`).join('\n')
+    const { grep } = await harnessWith(() => ({ exitCode: 4, stderr }))
+    expect((await grep({ pattern: 'x' })).content).toBe(`grep failed: rg exited with status 4. …${Array.from({ length: 8 }, (_, i) => `line ${i + 4}`).join('\n')}`)
+  })
+
+  it('reports SEARCH_FAILED when the executor cannot resolve or run', async () => {
+    const { bash, grep } = await harnessWith(() => ({}))
+    bash.resolveError = new HarnessError('BASH_WORKDIR_MISSING', 'workdir /gone does not exist')
+    expect(await grep({ pattern: 'x' })).toMatchObject({
+      errorCode: 'SEARCH_FAILED',
+      content: 'grep could not run [BASH_WORKDIR_MISSING]: workdir /gone does not exist',
+    })
+    bash.resolveError = undefined
+    bash.runError = Object.assign(new Error('spawn ENOENT'), {})
+    expect((await grep({ pattern: 'x' })).content).toBe('grep could not run: spawn ENOENT')
+    bash.runError = 'weird' as unknown as Error
+    expect((await grep({ pattern: 'x' })).content).toBe('grep could not run: weird')
+  })
+
+  it('notes binary files and lines that are not valid UTF-8', async () => {
+    const { grep } = await harnessWith(() => ({
+      stdout: `bin.dat: binary file matches (found "\\0" byte around offset 5)\n${rgLines(['./bad\ufffd.txt', 1, 'needle \ufffd'], ['./ok.txt', 2, 'needle'])}`,
+    }))
+    expect((await grep({ pattern: 'needle' })).content).toBe(
+      'Found 2 matches\n\nbad\ufffd.txt\nLine 1: needle \ufffd\n\nok.txt\nLine 2: needle\n\n(Binary file matched, lines not shown: bin.dat.)\n\n(1 matched line or path contain bytes that are not valid UTF-8, shown as U+FFFD.)',
+    )
+  })
+
+  it('notes several binary files and several lossy lines in the plural', async () => {
+    const { grep } = await harnessWith(() => ({
+      stdout: `a: binary file matches (found "\\0" byte around offset 1)\nb: binary file matches (found "\\0" byte around offset 2)\n${rgLines(['x', 1, '\ufffd'], ['y', 1, '\ufffd'])}`,
+    }))
+    const { content } = await grep({ pattern: 'x' })
+    expect(content).toContain('(Binary files matched, lines not shown: a, b.)')
+    expect(content).toContain('(2 matched lines or paths contain bytes')
+  })
+
+  it('shows a path with a newline on one line, JSON-quoted', async () => {
+    const { grep } = await harnessWith(() => ({ stdout: rgLines(['./two\nlines.txt', 5, 'hit']) }))
+    expect((await grep({ pattern: 'hit' })).content).toBe('Found 1 match\n\n"two\\nlines.txt"\nLine 5: hit')
+  })
+
+  it('cuts a long line to its byte budget and marks it, whether rg or the retainer cut it', async () => {
+    const { grep } = await harnessWith(() => ({ stdout: rgLines(['a', 1, `${'é'.repeat(10)} [... omitted end of long line]`], ['b', 1, 'x'.repeat(30)]) }), {
+      grepMaxLineBytes: 12,
+    })
+    expect((await grep({ pattern: 'x' })).content).toBe('Found 2 matches\n\na\nLine 1: éééééé […line cut]\n\nb\nLine 1: xxxxxxxxxxxx […line cut]')
+  })
+})
+
+describe('grep spill', () => {
+  const many = () => ({ stdout: rgLines(...Array.from({ length: 5 }, (_, i) => [`f${i}.ts`, i + 1, `hit ${i}`] as [string, number, string])) })
+
+  it('saves the complete formatted result and names it in the footer', async () => {
+    const store = new MemorySpill()
+    const { grep } = await harnessWith(many, { grepMaxMatches: 2 }, store)
+    const result = await grep({ pattern: 'hit' })
+    expect(result.content).toBe(
+      'Found 2 of 5 matches\n\nf0.ts\nLine 1: hit 0\n\nf1.ts\nLine 2: hit 1\n\n(Full grep result stored at: /spill/sess-1/0001-grep-results.txt. Use read with offset/limit, or grep this path to search within it.)',
+    )
+    expect(store.saved).toEqual([
+      {
+        owner: 'sess-1',
+        source: { toolName: 'grep', callId: 'call-7', label: 'result' },
+        filename: 'grep-results.txt',
+        text: 'Found 5 matches\n\nf0.ts\nLine 1: hit 0\n\nf1.ts\nLine 2: hit 1\n\nf2.ts\nLine 3: hit 2\n\nf3.ts\nLine 4: hit 3\n\nf4.ts\nLine 5: hit 4\n',
+      },
+    ])
+    expect(result.value).toMatchObject({ total: 5, truncated: true })
+  })
+
+  it('keeps the inline page and says the rest could not be saved when there is no store', async () => {
+    const { grep } = await harnessWith(many, { grepMaxMatches: 2 })
+    const result = await grep({ pattern: 'hit' })
+    expect(result.isError).toBe(false)
+    expect(result.content).toMatch(/\n\n\(The complete result could not be saved \(no spill store is configured\); narrow the search to see the rest\.\)$/)
+  })
+
+  it('keeps the inline page when saving fails or the call has no session', async () => {
+    const store = new MemorySpill()
+    const { grep } = await harnessWith(many, { grepMaxMatches: 2 }, store)
+    store.failWith = new Error('EROFS: read-only file system')
+    expect((await grep({ pattern: 'hit' })).content).toContain('(The complete result could not be saved (saving failed: EROFS: read-only file system)')
+    store.failWith = 'disk gone' as unknown as Error
+    expect((await grep({ pattern: 'hit' })).content).toContain('(saving failed: disk gone)')
+    store.failWith = undefined
+    const noSession = await grep({ pattern: 'hit' }, { agent: undefined })
+    expect(noSession).toMatchObject({ isError: false })
+    expect(noSession.content).toContain('(the call has no session to own the file)')
+    const blank = await grep({ pattern: 'hit' }, { agent: { session: { header: { id: '', cwd: '/w' } } } })
+    expect(blank.content).toContain('(the call has no session to own the file)')
+    expect(store.saved).toEqual([])
+  })
+
+  it('creates no spill when everything fits', async () => {
+    const store = new MemorySpill()
+    const { grep } = await harnessWith(many, {}, store)
+    await grep({ pattern: 'hit' })
+    expect(store.saved).toEqual([])
+  })
+
+  it('caps matches per file when the page is full, naming the files cut', async () => {
+    const records: [string, number, string][] = [
+      ...Array.from({ length: 6 }, (_, i) => ['gen.js', i + 1, 'hit'] as [string, number, string]),
+      ['src.ts', 1, 'hit'],
+    ]
+    const { grep } = await harnessWith(() => ({ stdout: rgLines(...records) }), { grepMaxMatches: 4, grepMaxMatchesPerFile: 2 })
+    expect((await grep({ pattern: 'hit' })).content).toMatch(
+      /^Found 3 of 7 matches\n\ngen\.js\nLine 1: hit\nLine 2: hit\n\nsrc\.ts\nLine 1: hit\n\n\(Per-file cap: these files show only some of their matches: gen\.js \(2 of 6\)\.\)/,
+    )
+  })
+
+  it('keeps the page within the inline byte budget', async () => {
+    const records = Array.from({ length: 50 }, (_, i) => [`file${i}.ts`, 1, 'x'.repeat(80)] as [string, number, string])
+    const { grep } = await harnessWith(() => ({ stdout: rgLines(...records) }), { inlineMaxBytes: 1000 })
+    const { content } = await grep({ pattern: 'x' })
+    const page = content.split('\n\n(')[0]!
+    const header = /^Found (\d+) of 50 matches\n\n/.exec(page)
+    expect(header).not.toBeNull()
+    expect(Buffer.byteLength(page) - header![0].length).toBeLessThanOrEqual(1000)
+    expect(Number(header![1])).toBeGreaterThan(5)
+  })
+})
