@@ -1,0 +1,91 @@
+import type { CapturedOutput } from '@dsh/core'
+
+/**
+ * Bounded capture of a byte stream: stdout keeps its head, stderr its tail, and both count every
+ * byte. Memory stays within the cap whatever the stream's size, and the kept bytes are cut on a
+ * UTF-8 boundary so a cap never leaves half a character (invalid input still decodes to U+FFFD).
+ */
+
+/** Keeps the first `maxBytes` of a stream. */
+export class HeadCapture {
+  readonly #maxBytes: number
+  readonly #chunks: Buffer[] = []
+  #kept = 0
+  #total = 0
+
+  constructor(maxBytes: number) {
+    this.#maxBytes = maxBytes
+  }
+
+  /** Takes a chunk; returns true once the stream has passed the cap. */
+  push(chunk: Buffer): boolean {
+    this.#total += chunk.length
+    const room = this.#maxBytes - this.#kept
+    if (room > 0) {
+      const part = chunk.subarray(0, room)
+      this.#chunks.push(part)
+      this.#kept += part.length
+    }
+    return this.#total > this.#maxBytes
+  }
+
+  result(): CapturedOutput {
+    const truncated = this.#total > this.#maxBytes
+    const bytes = Buffer.concat(this.#chunks, this.#kept)
+    const kept = truncated ? bytes.subarray(0, completeLength(bytes)) : bytes
+    return { text: kept.toString('utf8'), truncated, totalBytes: this.#total }
+  }
+}
+
+/** Keeps the last `maxBytes` of a stream in a ring allocated on the first byte. */
+export class TailCapture {
+  readonly #maxBytes: number
+  #ring: Buffer | undefined
+  #end = 0
+  #size = 0
+  #total = 0
+
+  constructor(maxBytes: number) {
+    this.#maxBytes = maxBytes
+  }
+
+  push(chunk: Buffer): void {
+    this.#total += chunk.length
+    const ring = (this.#ring ??= Buffer.allocUnsafe(this.#maxBytes))
+    const bytes = chunk.subarray(Math.max(0, chunk.length - this.#maxBytes))
+    const first = bytes.copy(ring, this.#end)
+    bytes.copy(ring, 0, first)
+    this.#end = (this.#end + bytes.length) % this.#maxBytes
+    this.#size = Math.min(this.#maxBytes, this.#size + bytes.length)
+  }
+
+  result(): CapturedOutput {
+    const ring = this.#ring ?? Buffer.alloc(0)
+    // Until the ring wraps, its bytes run from 0 to size; after, from end round to end.
+    const bytes = this.#size < this.#maxBytes ? ring.subarray(0, this.#size) : Buffer.concat([ring.subarray(this.#end), ring.subarray(0, this.#end)])
+    const truncated = this.#total > this.#maxBytes
+    const kept = truncated ? bytes.subarray(leadingContinuationBytes(bytes)) : bytes
+    return { text: kept.toString('utf8'), truncated, totalBytes: this.#total }
+  }
+}
+
+/** The length of `bytes` without a trailing, incomplete UTF-8 sequence. */
+export function completeLength(bytes: Buffer): number {
+  let lead = bytes.length - 1
+  while (lead >= 0 && bytes.length - lead < 4 && isContinuation(bytes[lead]!)) lead -= 1
+  if (lead < 0) return bytes.length
+  const byte = bytes[lead]!
+  const needed = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1
+  return bytes.length - lead < needed ? lead : bytes.length
+}
+
+/** How many bytes at the start of `bytes` continue a character that began before it (at most 3). */
+export function leadingContinuationBytes(bytes: Buffer): number {
+  let start = 0
+  while (start < 3 && start < bytes.length && isContinuation(bytes[start]!)) start += 1
+  return start
+}
+
+function isContinuation(byte: number): boolean {
+  return (byte & 0xc0) === 0x80
+}

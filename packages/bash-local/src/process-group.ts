@@ -1,0 +1,45 @@
+/**
+ * Stops a command's whole process group, not just the shell: `bash -c 'sleep 300 & wait'` leaves a
+ * grandchild that holds the output pipes, and killing only the shell would leave it running and the
+ * call waiting on pipes that never close.
+ */
+export class ProcessGroup {
+  readonly #pgid: number
+  readonly #graceMs: number
+  #graceTimer: NodeJS.Timeout | undefined
+  #terminating = false
+
+  /** `pgid` is the shell's pid: spawned with `detached: true`, the shell leads a group of its own. */
+  constructor(pgid: number, graceMs: number) {
+    this.#pgid = pgid
+    this.#graceMs = graceMs
+  }
+
+  /** SIGTERM to the group now and SIGKILL after the grace, for members that trap or ignore SIGTERM. */
+  terminate(): void {
+    if (this.#terminating) return
+    this.#terminating = true
+    this.#signal('SIGTERM')
+    this.#graceTimer = setTimeout(() => this.#signal('SIGKILL'), this.#graceMs)
+  }
+
+  /**
+   * Called once the shell has closed its pipes: SIGKILL to whatever is left in the group (a background
+   * job with its output redirected holds no pipe, so close does not wait for it). A foreground run
+   * leaves nothing behind. The shell's pid stays reserved as a group id while any member lives; once
+   * none does the kill finds no group, and only a full wrap of the pid space could hand the id on.
+   */
+  finish(): void {
+    clearTimeout(this.#graceTimer)
+    this.#signal('SIGKILL')
+  }
+
+  #signal(signal: NodeJS.Signals): void {
+    try {
+      process.kill(-this.#pgid, signal)
+    } catch {
+      // ESRCH: the group is already empty, the common case. EPERM: a member changed credentials
+      // (setuid), and nothing more can be done from here. Neither is the run's failure.
+    }
+  }
+}

@@ -1,0 +1,66 @@
+import { once } from 'node:events'
+import type { BashRunResult, BashSpec } from '@dsh/core'
+import { HeadCapture, TailCapture } from './capture.js'
+import { ProcessGroup } from './process-group.js'
+import { spawnFailure, spawnShell } from './spawn-shell.js'
+
+/** What ended a run early; the first reason wins. */
+type Stop = 'timeout' | 'abort' | 'overflow'
+
+/** What `runSpec` needs beyond the spec. */
+export interface RunSettings {
+  shellPath: string
+  killGraceMs: number
+}
+
+/**
+ * Runs a spec to completion, timeout or abort, and reports it. Returns only after the shell has
+ * closed its pipes, and leaves no member of its process group running.
+ */
+export async function runSpec(spec: BashSpec, settings: RunSettings): Promise<BashRunResult> {
+  const startedAt = performance.now()
+  const stdout = new HeadCapture(spec.stdoutMaxBytes)
+  const stderr = new TailCapture(spec.stderrMaxBytes)
+  const report = (stop: Stop | undefined, exitCode: number | null, signal: string | null): BashRunResult => ({
+    exitCode,
+    signal,
+    aborted: stop === 'abort',
+    timedOut: stop === 'timeout',
+    stdoutOverflowKilled: stop === 'overflow',
+    durationMs: Math.round(performance.now() - startedAt),
+    stdout: stdout.result(),
+    stderr: stderr.result(),
+  })
+  if (spec.signal?.aborted) return report('abort', null, null)
+
+  const child = spawnShell(spec, settings.shellPath)
+  if (child.pid === undefined) throw await spawnFailure(child, spec, settings.shellPath)
+  const group = new ProcessGroup(child.pid, settings.killGraceMs)
+  let stop: Stop | undefined
+  const stopWith = (reason: Stop): void => {
+    stop ??= reason
+    group.terminate()
+  }
+  const onAbort = (): void => stopWith('abort')
+  const deadline = setTimeout(() => stopWith('timeout'), spec.timeoutMs)
+  spec.signal?.addEventListener('abort', onAbort, { once: true })
+  const settle = (): void => {
+    clearTimeout(deadline)
+    spec.signal?.removeEventListener('abort', onAbort)
+  }
+
+  child.stdout.on('data', (chunk: Buffer) => {
+    if (stdout.push(chunk) && spec.onStdoutOverflow === 'kill') stopWith('overflow')
+  })
+  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk))
+  child.once('exit', () => {
+    // The command is done. Whatever still holds the pipes is a background leftover: stop it, and let
+    // the grace (not the deadline) bound the wait for the pipes to close.
+    settle()
+    group.terminate()
+  })
+  const [exitCode, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null]
+  settle()
+  group.finish()
+  return report(stop, exitCode, signal)
+}

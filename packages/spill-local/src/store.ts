@@ -1,0 +1,46 @@
+import { join } from 'node:path'
+import type { SpillSaveRequest, SpillSaveResult, SpillStore } from '@dsh/core'
+import { writeFileAtomic } from './atomic-write.js'
+import { parseLocalSpillOptions, type LocalSpillOptions, type LocalSpillSettings } from './config.js'
+import { ensureOwnerDir } from './directories.js'
+import { SpillError } from './errors.js'
+import { assertInsideRoot, ownerDirName, spillFileName } from './names.js'
+import { pruneOwnerDir } from './prune.js'
+
+/** Options for `createLocalSpillStore`: the plugin's config fields, plus a clock for tests. */
+export interface LocalSpillStoreOptions extends LocalSpillOptions {
+  /** The clock retention measures file ages against. @default Date.now */
+  now?: () => number
+}
+
+/** What a model is told to do with a locator: the tools that page through a file it cannot see whole. */
+const RETRIEVAL_HINT = 'Use read with offset/limit, or grep this path to search within it.'
+
+/**
+ * The filesystem `SpillStore`: each text lands atomically at `<root>/<owner>/<id>-<filename>`, and the
+ * owner's retention policy runs after every save. Throws `SPILL_INVALID_CONFIG` for bad options.
+ */
+export function createLocalSpillStore(options: LocalSpillStoreOptions = {}): SpillStore {
+  const { now = Date.now, ...rest } = options
+  const settings = parseLocalSpillOptions(rest)
+  return { saveText: (request) => saveText(request, settings, now) }
+}
+
+async function saveText(request: SpillSaveRequest, settings: LocalSpillSettings, now: () => number): Promise<SpillSaveResult> {
+  const ownerDir = join(settings.root, ownerDirName(request.owner))
+  const name = spillFileName(request.filename)
+  const locator = join(ownerDir, name)
+  assertInsideRoot(settings.root, locator)
+  try {
+    await ensureOwnerDir(settings.root, ownerDir)
+    await writeFileAtomic(locator, request.text)
+  } catch (error) {
+    throw new SpillError(
+      'SPILL_WRITE_FAILED',
+      `could not save the complete ${request.source.toolName} result under ${settings.root} (${(error as Error).message}); only the inline part is available`,
+      { cause: error },
+    )
+  }
+  await pruneOwnerDir(ownerDir, { name, bytes: Buffer.byteLength(request.text) }, { ...settings, now: now() })
+  return { locator, retrievalHint: RETRIEVAL_HINT }
+}

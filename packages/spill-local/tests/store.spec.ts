@@ -1,0 +1,105 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, relative, sep } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import type { SpillSaveRequest } from '@dsh/core'
+import { createLocalSpillStore } from '@dsh/spill-local'
+
+const scratch = mkdtempSync(join(tmpdir(), 'spill-local-store-'))
+afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+let rootCount = 0
+const freshRoot = (): string => join(scratch, `root-${++rootCount}`)
+
+const source = { toolName: 'grep', callId: 'call-1', label: 'result' }
+const request = (overrides: Partial<SpillSaveRequest> = {}): SpillSaveRequest => ({
+  owner: 'session-1',
+  source,
+  text: 'line 1\nline 2\n',
+  filename: 'grep-results.txt',
+  ...overrides,
+})
+
+function insideRoot(root: string, path: string): boolean {
+  const rel = relative(root, path)
+  return rel !== '' && !rel.split(sep).includes('..') && !rel.startsWith(sep)
+}
+
+describe('saveText', () => {
+  it('writes the text at <root>/<owner>/<id>-<filename> and returns the absolute path and a hint', async () => {
+    const root = freshRoot()
+    const saved = await createLocalSpillStore({ root }).saveText(request())
+    expect(saved.locator).toMatch(new RegExp(`^${join(root, 'session-1')}/[0-9a-f]{12}-grep-results\\.txt$`))
+    expect(readFileSync(saved.locator, 'utf8')).toBe('line 1\nline 2\n')
+    expect(saved.retrievalHint).toBe('Use read with offset/limit, or grep this path to search within it.')
+  })
+
+  it('creates the root and owner directories 0700 and the file 0600 whatever the umask', async () => {
+    const root = freshRoot()
+    const previous = process.umask(0o000)
+    try {
+      const saved = await createLocalSpillStore({ root }).saveText(request())
+      expect(statSync(root).mode & 0o777).toBe(0o700)
+      expect(statSync(dirname(saved.locator)).mode & 0o777).toBe(0o700)
+      expect(statSync(saved.locator).mode & 0o777).toBe(0o600)
+    } finally {
+      process.umask(previous)
+    }
+  })
+
+  it('leaves the mode of an existing root alone', async () => {
+    const root = mkdtempSync(join(scratch, 'existing-'))
+    const before = statSync(root).mode
+    await createLocalSpillStore({ root }).saveText(request())
+    expect(statSync(root).mode).toBe(before)
+  })
+
+  it.each([
+    ['../../etc', 'passwd'],
+    ['/abs/olute', '/etc/passwd'],
+    ['a/b', 'c/../../d.txt'],
+    ['..', '..'],
+    ['.', '.'],
+    ['owner\nwith\0control\x1b[31m', 'file\nname\0.txt'],
+    ['', ''],
+    ['x'.repeat(500), `${'y'.repeat(500)}.txt`],
+  ])('keeps owner %j and filename %j inside the root as one clean component each', async (owner, filename) => {
+    const root = freshRoot()
+    const saved = await createLocalSpillStore({ root }).saveText(request({ owner, filename }))
+    expect(insideRoot(root, saved.locator)).toBe(true)
+    const [ownerDir, file, ...rest] = relative(root, saved.locator).split(sep)
+    expect(rest).toEqual([])
+    for (const component of [ownerDir!, file!]) {
+      expect(component).toMatch(/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/)
+      expect(component.length).toBeLessThanOrEqual(120)
+    }
+    expect(readFileSync(saved.locator, 'utf8')).toBe('line 1\nline 2\n')
+  })
+
+  it('keeps 50 concurrent saves intact, each at its own locator', async () => {
+    const root = freshRoot()
+    const store = createLocalSpillStore({ root })
+    const texts = Array.from({ length: 50 }, (_, i) => `result ${i}\n`.repeat(1_000 + i))
+    const saved = await Promise.all(texts.map((text, i) => store.saveText(request({ text, owner: `s${i % 3}` }))))
+    expect(new Set(saved.map((s) => s.locator)).size).toBe(50)
+    saved.forEach((s, i) => expect(readFileSync(s.locator, 'utf8')).toBe(texts[i]))
+    const leftovers = readdirSync(root).flatMap((owner) => readdirSync(join(root, owner))).filter((name) => name.startsWith('.'))
+    expect(leftovers).toEqual([])
+  })
+
+  it('fails with SPILL_WRITE_FAILED, keeping the cause, when the root cannot be created', async () => {
+    const blocker = join(scratch, 'a-file')
+    writeFileSync(blocker, 'not a directory')
+    const store = createLocalSpillStore({ root: join(blocker, 'spill') })
+    await expect(store.saveText(request())).rejects.toMatchObject({
+      name: 'SpillError',
+      code: 'SPILL_WRITE_FAILED',
+      message: expect.stringContaining('could not save the complete grep result'),
+      cause: expect.objectContaining({ code: 'ENOTDIR' }),
+    })
+  })
+
+  it('fails with SPILL_WRITE_FAILED under a root the kernel refuses to write (/proc)', async () => {
+    const store = createLocalSpillStore({ root: '/proc/dsh-spill' })
+    await expect(store.saveText(request())).rejects.toMatchObject({ code: 'SPILL_WRITE_FAILED' })
+  })
+})
