@@ -66,8 +66,9 @@ function describeType(node: JsonSchemaNode): string {
   if (node.type === 'array') return `${describeType(node.items!)}[]`
   const base = Array.isArray(node.type) ? node.type.join(' \\| ') : (node.type ?? 'any')
   const bounds: string[] = []
-  if (node.minimum !== undefined) bounds.push(`≥ ${node.minimum}`)
+  // zod's int() adds ±MAX_SAFE_INTEGER bounds nobody chose; they say nothing to a reader.
+  if (node.minimum !== undefined && node.minimum !== Number.MIN_SAFE_INTEGER) bounds.push(`≥ ${node.minimum}`)
   if (node.exclusiveMinimum !== undefined) bounds.push(`> ${node.exclusiveMinimum}`)
-  if (node.maximum !== undefined) bounds.push(`≤ ${node.maximum}`)
+  if (node.maximum !== undefined && node.maximum !== Number.MAX_SAFE_INTEGER) bounds.push(`≤ ${node.maximum}`)
   return bounds.length === 0 ? base : `${base} (${bounds.join(', ')})`
 }

@@ -43,6 +43,8 @@ describe('the config catalog', () => {
   it('describes an array without item schema and a multi-type node', () => {
     const odd = plugin('odd', z.strictObject({ list: z.array(z.any()).optional() }))
     expect(configFields([odd])[0]?.type).toBe('any[]')
+    const unbounded = plugin('unbounded', z.strictObject({ n: z.number().int() }))
+    expect(configFields([unbounded])[0]?.type).toBe('integer')
     expect(configFields([plugin('opaque', z.any())])).toEqual([])
     const mixed = plugin('mixed', z.strictObject({ target: z.union([z.string(), z.strictObject({ path: z.string() })]).optional() }))
     expect(configFields([mixed])[0]?.type).toBe('string \\| object')

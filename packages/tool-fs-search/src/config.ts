@@ -29,7 +29,8 @@ export const Config = z.strictObject({
       "Bytes of result text shown inline, footers excluded; mirrors the 20,000 characters above which Claude Code's GrepTool persists a result. @default 20000",
     ),
   rawOutputMaxBytes: positiveInt()
-    .max(1_000_000_000)
+    // bash-local's ceiling on captured stdout; a larger cap could never be honoured.
+    .max(256 * 1024 * 1024)
     .default(20_000_000)
     .describe("rg output parsed at most; past it rg is stopped and the search fails (Claude Code's raw buffer). @default 20000000"),
   timeoutMs: positiveInt()
