@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { HarnessError, type Harness, type ToolListing } from '@dsh/core'
+import { HarnessError, stderrLogger, type Harness, type ToolListing } from '@dsh/core'
 import { createDshHarness } from './harness.js'
 import { parseCliArgs, UsageError, type CliInvocation } from './parse-args.js'
 import { USAGE } from './usage.js'
@@ -17,8 +17,23 @@ export interface CliIo {
 /** Exit statuses (DESIGN.md's contract). */
 export const EXIT = { ok: 0, toolError: 1, usage: 2 } as const
 
-/** Runs one `dsh` command line and returns its exit status; never throws for bad input. */
+/**
+ * Runs one `dsh` command line and returns its exit status; never throws for bad input. Ctrl-C
+ * cancels the call (the search's process group is killed); it is listened for from the start, so a
+ * Ctrl-C while plugins load (the rg probe runs) cancels too instead of killing the process outright.
+ */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const controller = new AbortController()
+  const cancel = (): void => controller.abort()
+  process.once('SIGINT', cancel)
+  try {
+    return await runInvocation(argv, io, controller.signal)
+  } finally {
+    process.removeListener('SIGINT', cancel)
+  }
+}
+
+async function runInvocation(argv: readonly string[], io: CliIo, signal: AbortSignal): Promise<number> {
   let invocation: CliInvocation
   let harness: Harness
   let cwd: string
@@ -33,7 +48,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     harness = await createDshHarness({
       config,
       ...(invocation.spillDir === undefined ? {} : { spillDir: path.resolve(io.cwd, invocation.spillDir) }),
-      logger: { warn: (message) => io.stderr.write(`dsh: warning: ${message}\n`), info: () => undefined },
+      logger: { warn: (message) => io.stderr.write(`dsh: warning: ${message}\n`), info: stderrLogger.info },
     })
   } catch (error) {
     if (!(error instanceof UsageError || error instanceof HarnessError)) throw error
@@ -45,21 +60,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return EXIT.ok
   }
   const agent = { session: { header: { id: invocation.session ?? 'cli', cwd } } }
-  const controller = new AbortController()
-  const cancel = (): void => controller.abort()
-  process.once('SIGINT', cancel)
-  try {
-    const result = await harness.registry.execute(invocation.command, invocation.toolArgs, { agent, signal: controller.signal })
-    if (invocation.format === 'json') {
-      const view = harness.registry.present(invocation.command, invocation.toolArgs, result) ?? null
-      io.stdout.write(`${JSON.stringify({ isError: result.isError, content: result.content, meta: result.meta ?? null, view })}\n`)
-    } else {
-      io.stdout.write(`${result.content}\n`)
-    }
-    return result.isError ? EXIT.toolError : EXIT.ok
-  } finally {
-    process.removeListener('SIGINT', cancel)
+  const result = await harness.registry.execute(invocation.command, invocation.toolArgs, { agent, signal })
+  if (invocation.format === 'json') {
+    const view = harness.registry.present(invocation.command, invocation.toolArgs, result) ?? null
+    io.stdout.write(`${JSON.stringify({ isError: result.isError, content: result.content, meta: result.meta ?? null, view })}\n`)
+  } else {
+    io.stdout.write(`${result.content}\n`)
   }
+  return result.isError ? EXIT.toolError : EXIT.ok
 }
 
 async function directory(dir: string): Promise<string> {

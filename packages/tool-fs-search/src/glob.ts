@@ -4,7 +4,7 @@ import { GlobArgs } from './args.js'
 import { SearchError } from './errors.js'
 import { planGlob } from './glob-pattern.js'
 import { GLOB_DESCRIPTION } from './prompts.js'
-import { countWithinBytes, displayPath, incompleteNote, isPatternError, rgErrorLines, runSearchCommand, stderrExcerpt, type SearchContext } from './search-core.js'
+import { countWithinBytes, displayPath, explicitPath, incompleteNote, isPatternError, rgErrorLines, runSearchCommand, stderrExcerpt, type SearchContext } from './search-core.js'
 import { shellCommand } from './shell-quote.js'
 import { saveFormattedResult, spillSentence, type SpillOutcome } from './spill.js'
 import { VCS_EXCLUDES } from './vcs.js'
@@ -27,7 +27,7 @@ export function buildGlobCommand(rg: string, root: string, glob: string): string
     ...VCS_EXCLUDES.map((dir) => `--glob=!${dir}`),
   ])
   return [
-    `cd -- ${shellCommand([root])} || exit ${EXIT_ROOT_UNUSABLE}`,
+    `cd -- ${shellCommand([explicitPath(root)])} || exit ${EXIT_ROOT_UNUSABLE}`,
     `${list} </dev/null | xargs -0 -r stat --printf='%.9Y\\t%n\\0' --`,
     `s=("\${PIPESTATUS[@]}"); if [ "\${s[1]}" -ge 126 ]; then exit ${EXIT_STAT_UNAVAILABLE}; fi; exit "\${s[0]}"`,
   ].join('\n')

@@ -15,10 +15,14 @@ export interface RgOutput {
   matches: RgMatch[]
   /** Files rg named as binary instead of printing their lines (only for a file searched by name). */
   binaryFiles: string[]
+  /** Files whose search rg stopped at binary content after a match: later matches in them are missing. */
+  binaryStopped: string[]
 }
 
-// rg prints this for a binary file it was asked to search by name, with ": " and no NUL (DESIGN amendment 4).
-const BINARY_NOTICE = /^(.*): binary file matches \(found "\\0" byte around offset \d+\)$/
+// rg's notices about binary files: printed on stdout with ": " and no NUL (DESIGN amendment 4). The
+// first is for a file searched by name; the second when a NUL turns up after a match in a walked file.
+const BINARY_MATCHES = /^(.*): binary file matches \(found "\\0" byte around offset \d+\)$/
+const BINARY_STOPPED = /^(.*): WARNING: stopped searching binary file after match \(found "\\0" byte around offset \d+\)$/
 // What --max-columns-preview appends to a cut line.
 const PREVIEW_MARKER = / \[\.\.\. (?:omitted end of long line|\d+ more match(?:es)?)\]$/
 
@@ -29,15 +33,17 @@ const PREVIEW_MARKER = / \[\.\.\. (?:omitted end of long line|\d+ more match(?:e
 export function parseRgOutput(stdout: string): RgOutput {
   const matches: RgMatch[] = []
   const binaryFiles: string[] = []
+  const binaryStopped: string[] = []
   let pos = 0
   while (pos < stdout.length) {
     const newline = stdout.indexOf('\n', pos)
     const lineEnd = newline === -1 ? stdout.length : newline
     const nul = stdout.indexOf('\0', pos)
     if (nul === -1 || nul > lineEnd) {
-      const notice = BINARY_NOTICE.exec(stdout.slice(pos, lineEnd))
+      const line = stdout.slice(pos, lineEnd)
+      const notice = BINARY_MATCHES.exec(line) ?? BINARY_STOPPED.exec(line)
       if (notice !== null) {
-        binaryFiles.push(notice[1]!)
+        ;(notice[0].includes(': WARNING: ') ? binaryStopped : binaryFiles).push(notice[1]!)
         pos = lineEnd + 1
         continue
       }
@@ -55,7 +61,7 @@ export function parseRgOutput(stdout: string): RgOutput {
     matches.push({ path: stdout.slice(pos, nul), lineNumber: Number(stdout.slice(nul + 1, digitsEnd)), text, cut: marker !== null })
     pos = end + 1
   }
-  return { matches, binaryFiles }
+  return { matches, binaryFiles, binaryStopped }
 }
 
 function isDigit(code: number): boolean {

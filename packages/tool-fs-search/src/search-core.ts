@@ -129,3 +129,8 @@ export function countWithinBytes<T>(items: readonly T[], maxBytes: number, cost:
   }
   return count
 }
+
+/** A relative path that cannot read as an option, or as `cd -` (the previous directory). */
+export function explicitPath(value: string): string {
+  return value.startsWith('/') ? value : `./${value}`
+}

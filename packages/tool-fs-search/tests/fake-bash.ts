@@ -72,9 +72,9 @@ export class MemorySpill implements SpillStore {
   }
 }
 
-/** rg's `--null` line output for matches. */
+/** The grep script's output: its `D` record (rg ran inside the target directory), then rg's `--null` lines. */
 export function rgLines(...records: [path: string, line: number, text: string][]): string {
-  return records.map(([path, line, text]) => `${path}\0${line}:${text}\n`).join('')
+  return `D\0${records.map(([path, line, text]) => `${path}\0${line}:${text}\n`).join('')}`
 }
 
 /** The glob script's `mtime TAB name NUL` output. */

@@ -37,7 +37,7 @@ describe('the glob script', () => {
   it('lists from inside the root, unsorted, with the model glob before the VCS excludes', () => {
     expect(buildGlobCommand('/opt/rg', "it's $(x)", '-*.ts')).toBe(
       [
-        "cd -- 'it'\\''s $(x)' || exit 3",
+        "cd -- './it'\\''s $(x)' || exit 3",
         "/opt/rg --files --null --no-config --no-ignore --hidden '--color=never' '--glob=-*.ts' '--glob=!.git' '--glob=!.svn' '--glob=!.hg' '--glob=!.bzr' '--glob=!.jj' '--glob=!.sl' </dev/null | xargs -0 -r stat --printf='%.9Y\\t%n\\0' --",
         's=("${PIPESTATUS[@]}"); if [ "${s[1]}" -ge 126 ]; then exit 125; fi; exit "${s[0]}"',
       ].join('\n'),
@@ -66,7 +66,7 @@ describe('glob through the registry with a fake executor', () => {
     const { bash, glob } = await harnessWith(() => ({ stdout: statRecords(['100', 'old.ts'], ['300', 'new.ts'], ['200', 'mid.ts']) }))
     const result = await glob({ pattern: '*.ts', path: 'src' })
     expect(result).toMatchObject({ isError: false, content: 'src/new.ts\nsrc/mid.ts\nsrc/old.ts' })
-    expect(bash.searches().at(-1)).toMatch(/^cd -- src \|\| exit 3\n/)
+    expect(bash.searches().at(-1)).toMatch(/^cd -- \.\/src \|\| exit 3\n/)
     expect(bash.requests.at(-1)).toMatchObject({ workdir: '/work/repo', onStdoutOverflow: 'kill' })
     expect(result.value).toEqual({ paths: ['src/new.ts', 'src/mid.ts', 'src/old.ts'], total: 3, truncated: false, incomplete: [] })
   })
@@ -140,7 +140,7 @@ describe('argument validation', () => {
   })
 
   it('accepts commas inside braces and unbalanced closing braces', async () => {
-    const { bash } = await harnessWith(() => ({ exitCode: 1 }))
+    const { bash } = await harnessWith(() => ({ exitCode: 1, stdout: 'D\0' }))
     const harness = await loadHarness({ plugins: [toolFsSearch], services: { bash } })
     expect(await harness.registry.execute('grep', { pattern: 'x', include: '*.{ts,tsx}' })).toMatchObject({ isError: false })
     expect(await harness.registry.execute('grep', { pattern: 'x', include: 'a}b' })).toMatchObject({ isError: false })

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { HarnessError, loadHarness, type ToolExecContext } from '@dsh/core'
 import * as toolFsSearch from '@dsh/tool-fs-search'
 import { Config } from '../src/config.js'
-import { buildGrepCommand, executeGrep, includeArgs } from '../src/grep.js'
+import { buildGrepCommand, executeGrep, planInclude } from '../src/grep.js'
 import { FakeBash, MemorySpill, rgLines, type Scripted } from './fake-bash.js'
 
 const RG = '/opt/rg'
@@ -22,22 +22,38 @@ describe('grep command construction', () => {
   it('puts the pattern after -e and the target after --, reads stdin from /dev/null and ignores user config', () => {
     const command = buildGrepCommand(RG, '-rf $(touch x)', '-dir with space', undefined, 2000)
     expect(command).toBe(
-      "/opt/rg --no-config --null --line-number --with-filename --no-heading '--color=never' --hidden '--max-columns=2000' --max-columns-preview '--glob=!.git' '--glob=!.svn' '--glob=!.hg' '--glob=!.bzr' '--glob=!.jj' '--glob=!.sl' -e '-rf $(touch x)' -- '-dir with space' </dev/null",
+      [
+        "if [ -d './-dir with space' ]; then cd -- './-dir with space' || exit 3; printf 'D\\0'; [ -e . ] || exit 1; set -- .",
+        "else printf 'F\\0'; set -- './-dir with space'; fi",
+        "/opt/rg --no-config --null --line-number --with-filename --no-heading '--color=never' --hidden '--max-columns=2000' --max-columns-preview '--glob=!.git' '--glob=!.svn' '--glob=!.hg' '--glob=!.bzr' '--glob=!.jj' '--glob=!.sl' -e '-rf $(touch x)' -- \"$1\" </dev/null",
+      ].join('\n'),
     )
   })
 
+  it('narrows the search to the directory of an "every file under X" include', () => {
+    const command = buildGrepCommand(RG, 'x', '/abs', 'src/lib/**', 100)
+    expect(command).toContain("cd -- /abs || exit 3; printf 'D\\0'; [ -e ./src/lib ] || exit 1; set -- ./src/lib")
+    expect(command).not.toContain('--glob=src')
+  })
+
   it.each([
-    [undefined, []],
-    ['*.ts', ['--type-add=dshinclude:*.ts', '--type=dshinclude']],
-    ['**/*.{ts,tsx}', ['--type-add=dshinclude:*.{ts,tsx}', '--type=dshinclude']],
-    ['./**/*.js', ['--type-add=dshinclude:*.js', '--type=dshinclude']],
-    ['**', []],
-    ['**/*', []],
-    ['*', []],
-    ['src/**/*.ts', ['--glob=src/**/*.ts']],
-    ['a:b*', ['--glob=a:b*']],
-  ])('turns include %j into rg arguments that cannot re-open ignored trees', (include, args) => {
-    expect(includeArgs(include)).toEqual(args)
+    [undefined, { args: [] }],
+    ['*.ts', { args: ['--type-add=dshinclude:*.ts', '--type=dshinclude'] }],
+    ['**/*.{ts,tsx}', { args: ['--type-add=dshinclude:*.{ts,tsx}', '--type=dshinclude'] }],
+    ['./**/*.js', { args: ['--type-add=dshinclude:*.js', '--type=dshinclude'] }],
+    ['**', { args: [] }],
+    ['**/*', { args: [] }],
+    ['**/**/*', { args: [] }],
+    ['*', { args: [] }],
+    ['src/**', { args: [], subdir: 'src' }],
+    ['./a/b/**/*', { args: [], subdir: 'a/b' }],
+    ['src/**/*.ts', { args: ['--glob=src/**/*.ts'] }],
+    ['*/src/**', { args: ['--glob=*/src/**'] }],
+    ['a:b*', { args: ['--glob=a:b*'] }],
+    ['.git/**', { args: ['--glob=.git/**'] }],
+    ['pkg/.hg/**/*', { args: ['--glob=pkg/.hg/**/*'] }],
+  ])('plans include %j so it cannot re-open ignored trees', (include, plan) => {
+    expect(planInclude(include)).toEqual(plan)
   })
 })
 
@@ -59,12 +75,12 @@ describe('grep through the registry with a fake executor', () => {
     const { bash, grep } = await harnessWith(() => ({ stdout: rgLines(['./a', 1, 'x']) }))
     const result = await grep({ pattern: 'x', path: 'sub' }, { agent: undefined })
     expect(bash.requests.at(-1)).not.toHaveProperty('workdir')
-    expect(bash.searches().at(-1)).toContain('-- sub </dev/null')
-    expect(result.content).toContain('\na\nLine 1: x')
+    expect(bash.searches().at(-1)).toContain("if [ -d ./sub ]")
+    expect(result.content).toBe('Found 1 match\n\nsub/a\nLine 1: x')
   })
 
   it('says "No matches found" for exit 1', async () => {
-    const { grep } = await harnessWith(() => ({ exitCode: 1 }))
+    const { grep } = await harnessWith(() => ({ exitCode: 1, stdout: 'D\0' }))
     expect(await grep({ pattern: 'x' })).toMatchObject({ isError: false, content: 'No matches found' })
   })
 
@@ -121,7 +137,7 @@ describe('grep through the registry with a fake executor', () => {
   })
 
   it('reports SEARCH_INVALID_PATTERN from rg stderr, never "no matches"', async () => {
-    const { grep } = await harnessWith(() => ({ exitCode: 2, stderr: 'rg: regex parse error:\n    (?:a()\n    ^\nerror: unclosed group\n' }))
+    const { grep } = await harnessWith(() => ({ exitCode: 2, stdout: 'D\0', stderr: 'rg: regex parse error:\n    (?:a()\n    ^\nerror: unclosed group\n' }))
     const result = await grep({ pattern: 'a(' })
     expect(result).toMatchObject({ isError: true, errorCode: 'SEARCH_INVALID_PATTERN' })
     expect(result.content).toContain('error: unclosed group')
@@ -138,28 +154,35 @@ describe('grep through the registry with a fake executor', () => {
   })
 
   it('reports no matches, incomplete, when only some subpaths failed', async () => {
-    const { grep } = await harnessWith(() => ({ exitCode: 2, stderr: 'rg: ./locked: Permission denied (os error 13)\n' }))
+    const { grep } = await harnessWith(() => ({ exitCode: 2, stdout: 'D\0', stderr: 'rg: ./locked: Permission denied (os error 13)\n' }))
     expect((await grep({ pattern: 'x' })).content).toBe(
       'No matches found\n\n(Search incomplete: rg could not read 1 path, so results from them are missing: ./locked: Permission denied (os error 13).)',
     )
   })
 
   it.each([
-    ['a missing search root', 'rg: nope: IO error for operation on nope: No such file or directory (os error 2)\n', /^grep cannot search nope: rg: nope: IO error/],
-    ['an exit 2 without any error line', 'something odd\n', /^grep cannot search nope: something odd Check the path/],
-  ])('reports SEARCH_FAILED for %s', async (_case, stderr, content) => {
-    const { grep } = await harnessWith(() => ({ exitCode: 2, stderr }))
+    ['a missing search root', 'F\0', 'rg: ./nope: IO error for operation on ./nope: No such file or directory (os error 2)\n', /^grep cannot search nope: rg: \.\/nope: IO error/],
+    ['an exit 2 without any error line', 'D\0', 'something odd\n', /^grep cannot search nope: something odd Check the path/],
+  ])('reports SEARCH_FAILED for %s', async (_case, stdout, stderr, content) => {
+    const { grep } = await harnessWith(() => ({ exitCode: 2, stdout, stderr }))
     const result = await grep({ pattern: 'x', path: 'nope' })
     expect(result).toMatchObject({ isError: true, errorCode: 'SEARCH_FAILED' })
     expect(result.content).toMatch(content)
   })
 
+  it('reports SEARCH_FAILED when the subdirectory of an include cannot be read', async () => {
+    const { grep } = await harnessWith(() => ({ exitCode: 2, stdout: 'D\0', stderr: 'rg: ./src: Permission denied (os error 13)\n' }))
+    expect(await grep({ pattern: 'x', include: 'src/**' })).toMatchObject({ errorCode: 'SEARCH_FAILED' })
+  })
+
   it.each([
     [{ exitCode: 127, stderr: 'bash: line 1: /opt/rg: No such file or directory' }, 'grep failed: ripgrep (/opt/rg) is no longer available to the executor. bash: line 1: /opt/rg: No such file or directory'],
-    [{ exitCode: 3 }, 'grep failed: rg exited with status 3. (rg printed no error)'],
+    [{ exitCode: 3, stderr: 'cd: ./x: Permission denied' }, 'grep cannot search .: the directory cannot be entered. cd: ./x: Permission denied'],
+    [{ exitCode: 4 }, 'grep failed: rg exited with status 4. (rg printed no error)'],
     [{ exitCode: null, signal: 'SIGSEGV' }, 'grep failed: rg exited with status signal SIGSEGV. (rg printed no error)'],
-    [{ stdout: 'garbage without a separator' }, `grep could not parse rg's output near "garbage without a separator"; the search result cannot be trusted.`],
-    [{ stdout: 'path\0x:broken\n' }, `grep could not parse rg's output near "path\\u0000x:broken\\n"; the search result cannot be trusted.`],
+    [{ stdout: 'garbage' }, 'grep could not parse its script output near "garbage"; the search result cannot be trusted.'],
+    [{ stdout: 'D\0garbage without a separator' }, `grep could not parse rg's output near "garbage without a separator"; the search result cannot be trusted.`],
+    [{ stdout: 'D\0path\0x:broken\n' }, `grep could not parse rg's output near "path\\u0000x:broken\\n"; the search result cannot be trusted.`],
   ])('reports SEARCH_FAILED for %j', async (scripted, content) => {
     const { grep } = await harnessWith(() => scripted)
     expect(await grep({ pattern: 'x' })).toMatchObject({ isError: true, errorCode: 'SEARCH_FAILED', content })
@@ -187,20 +210,21 @@ describe('grep through the registry with a fake executor', () => {
 
   it('notes binary files and lines that are not valid UTF-8', async () => {
     const { grep } = await harnessWith(() => ({
-      stdout: `bin.dat: binary file matches (found "\\0" byte around offset 5)\n${rgLines(['./bad\ufffd.txt', 1, 'needle \ufffd'], ['./ok.txt', 2, 'needle'])}`,
+      stdout: `F\0bin.dat: binary file matches (found "\\0" byte around offset 5)\n${rgLines(['./bad\ufffd.txt', 1, 'needle \ufffd'], ['./ok.txt', 2, 'needle']).slice(2)}`,
     }))
     expect((await grep({ pattern: 'needle' })).content).toBe(
-      'Found 2 matches\n\nbad\ufffd.txt\nLine 1: needle \ufffd\n\nok.txt\nLine 2: needle\n\n(Binary file matched, lines not shown: bin.dat.)\n\n(1 matched line or path contain bytes that are not valid UTF-8, shown as U+FFFD.)',
+      'Found 2 matches\n\nbad\ufffd.txt\nLine 1: needle \ufffd\n\nok.txt\nLine 2: needle\n\n(Binary file matched, lines not shown: bin.dat.)\n\n(1 matched line or path contain U+FFFD: bytes that are not valid UTF-8, shown replaced.)',
     )
   })
 
   it('notes several binary files and several lossy lines in the plural', async () => {
     const { grep } = await harnessWith(() => ({
-      stdout: `a: binary file matches (found "\\0" byte around offset 1)\nb: binary file matches (found "\\0" byte around offset 2)\n${rgLines(['x', 1, '\ufffd'], ['y', 1, '\ufffd'])}`,
+      stdout: `D\0a: binary file matches (found "\\0" byte around offset 1)\nb: binary file matches (found "\\0" byte around offset 2)\n${rgLines(['x', 1, '\ufffd'], ['y', 1, '\ufffd']).slice(2)}./z: WARNING: stopped searching binary file after match (found "\\0" byte around offset 9)\n`,
     }))
     const { content } = await grep({ pattern: 'x' })
     expect(content).toContain('(Binary files matched, lines not shown: a, b.)')
-    expect(content).toContain('(2 matched lines or paths contain bytes')
+    expect(content).toContain('(2 matched lines or paths contain U+FFFD')
+    expect(content).toContain('(rg stopped at binary content in z, so matches after it are missing.)')
   })
 
   it('shows a path with a newline on one line, JSON-quoted', async () => {

@@ -10,7 +10,7 @@ const match = (path: string, lineNumber: number): GrepMatch => ({ path, lineNumb
 
 describe('parseRgOutput', () => {
   it('parses a last record without a trailing newline', () => {
-    expect(parseRgOutput('a.ts\u000012:last line')).toEqual({ matches: [{ path: 'a.ts', lineNumber: 12, text: 'last line', cut: false }], binaryFiles: [] })
+    expect(parseRgOutput('a.ts\u000012:last line')).toEqual({ matches: [{ path: 'a.ts', lineNumber: 12, text: 'last line', cut: false }], binaryFiles: [], binaryStopped: [] })
   })
 
   it('parses a path that contains a newline, and rg previews of long lines', () => {

@@ -1,0 +1,294 @@
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ToolListing } from '@dsh/core'
+import { EXIT } from '@dsh/cli'
+import { formatToolList } from '../src/cli.js'
+import { USAGE } from '../src/usage.js'
+import { dsh, processesMentioning, tempDir, waitUntil, writeTree } from './io.js'
+
+const tree = tempDir('tree')
+const spill = tempDir('spill')
+const configs = tempDir('configs')
+afterAll(() => {
+  for (const dir of [tree, spill, configs]) rmSync(dir, { recursive: true, force: true })
+})
+beforeAll(() => {
+  writeTree(tree, { 'a.txt': 'needle one\n', 'c.txt': 'needle three\n', 'sub/b.txt': 'needle two\n', 'sub/d.md': 'needle four\n', 'dash.txt': '-foo here\n' })
+  mkdirSync(join(tree, 'empty'))
+})
+
+/** Writes a config file and returns its path. */
+function configFile(name: string, text: string): string {
+  const file = join(configs, name)
+  writeFileSync(file, text)
+  return file
+}
+
+/** A `dsh` run in the tree whose capped results land in the test's spill dir. */
+function run(argv: readonly string[]) {
+  return dsh(['--spill-dir', spill, ...argv], tree)
+}
+
+const ALL_MATCHES = 'Found 4 matches\n\na.txt\nLine 1: needle one\n\nc.txt\nLine 1: needle three\n\nsub/b.txt\nLine 1: needle two\n\nsub/d.md\nLine 1: needle four\n'
+
+describe('dsh commands', () => {
+  it('--help prints the usage and exits 0', async () => {
+    expect(await dsh(['--help'], tree)).toEqual({ code: EXIT.ok, stdout: USAGE, stderr: '' })
+    expect(USAGE).toContain('dsh grep PATTERN [PATH] [--include GLOB]')
+  })
+
+  it('--version prints the version it was given', async () => {
+    expect(await dsh(['--version'], tree)).toEqual({ code: 0, stdout: '9.9.9-test\n', stderr: '' })
+  })
+
+  it('grep PATTERN prints exactly the model-facing text', async () => {
+    expect(await run(['grep', 'needle'])).toEqual({ code: 0, stdout: ALL_MATCHES, stderr: '' })
+  })
+
+  it('grep PATTERN PATH --include narrows to the path and the glob', async () => {
+    expect(await run(['grep', 'needle', 'sub', '--include', '*.md'])).toEqual({ code: 0, stdout: 'Found 1 match\n\nsub/d.md\nLine 1: needle four\n', stderr: '' })
+  })
+
+  it('glob PATTERN PATH lists files under the path', async () => {
+    const result = await run(['glob', '*.txt', 'sub'])
+    expect(result).toEqual({ code: 0, stdout: 'sub/b.txt\n', stderr: '' })
+  })
+
+  it('no match is success: exit 0', async () => {
+    expect(await run(['grep', 'absent'])).toEqual({ code: 0, stdout: 'No matches found\n', stderr: '' })
+    expect(await run(['glob', '*.absent'])).toEqual({ code: 0, stdout: 'No files found\n', stderr: '' })
+  })
+
+  it('a tool error prints its text and exits 1', async () => {
+    const result = await run(['grep', 'a('])
+    expect(result.code).toBe(EXIT.toolError)
+    expect(result.stdout).toMatch(/^grep pattern or include rejected by rg: .*regex parse error/s)
+    expect(result.stderr).toBe('')
+  })
+
+  it('a pattern that starts with "-" is searched after "--"', async () => {
+    expect(await run(['grep', '--', '-foo'])).toEqual({ code: 0, stdout: 'Found 1 match\n\ndash.txt\nLine 1: -foo here\n', stderr: '' })
+  })
+
+  it('a pattern full of shell syntax runs nothing', async () => {
+    const result = await run(['grep', '$(touch canary)`touch canary`'])
+    expect(result.code).toBe(0)
+    expect(existsSync(join(tree, 'canary'))).toBe(false)
+  })
+
+  it('tools lists each tool with its flags, schema and prompt sections', async () => {
+    const result = await run(['tools'])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^glob \(read-only, concurrency-safe\)\n {2}Find files by name.*\n {2}schema: \{"type":"object".*\n {2}prompt: Use glob /)
+    expect(result.stdout).toMatch(/\n\ngrep \(read-only, concurrency-safe\)\n {2}Search file contents.*\n {2}schema: .*"include".*\n {2}prompt: Use grep .*\n$/)
+  })
+
+  it('tools --format json prints the listings as JSON', async () => {
+    const result = await run(['tools', '--format', 'json'])
+    const listings = JSON.parse(result.stdout) as ToolListing[]
+    expect(listings.map((t) => t.name)).toEqual(['glob', 'grep'])
+    expect(listings[1]!.inputSchema).toMatchObject({ type: 'object', required: ['pattern'] })
+    expect(listings[1]!.promptSections.map((s) => s.id)).toEqual(['tool-fs-search/grep'])
+  })
+})
+
+describe('--format json', () => {
+  it('prints {isError, content, meta, view} for a success', async () => {
+    const result = await run(['grep', 'needle', '--format', 'json'])
+    const printed = JSON.parse(result.stdout) as Record<string, unknown>
+    expect(result.code).toBe(0)
+    expect(Object.keys(printed)).toEqual(['isError', 'content', 'meta', 'view'])
+    expect(printed).toMatchObject({ isError: false, content: ALL_MATCHES.trimEnd() })
+    expect(result.stdout.endsWith('}\n')).toBe(true)
+  })
+
+  it('prints {isError, content, meta, view} for a tool error and exits 1', async () => {
+    const result = await run(['glob', '*', 'missing', '--format', 'json'])
+    const printed = JSON.parse(result.stdout) as Record<string, unknown>
+    expect(result.code).toBe(1)
+    expect(Object.keys(printed)).toEqual(['isError', 'content', 'meta', 'view'])
+    expect(printed.isError).toBe(true)
+    expect(printed.content).toMatch(/^glob cannot search missing/)
+  })
+})
+
+describe('usage errors exit 2 with a clear message', () => {
+  it.each([
+    [['frob'], 'unknown command "frob"'],
+    [['grep'], 'grep takes PATTERN [PATH]'],
+    [['grep', 'a', 'b', 'c'], 'grep takes PATTERN [PATH]'],
+    [['grep', 'x', '--format', 'xml'], '--format must be text or json, not "xml"'],
+    [['grep', 'x', '--nope'], "Unknown option '--nope'"],
+    [['glob', '*', '--include', '*.ts'], '--include belongs to grep'],
+    [['tools', 'extra'], 'tools takes no arguments'],
+    [[], 'no command given'],
+  ])('%j', async (argv, message) => {
+    const result = await dsh(argv, tree)
+    expect(result).toMatchObject({ code: EXIT.usage, stdout: '' })
+    expect(result.stderr.startsWith(`dsh: ${message}`)).toBe(true)
+    expect(result.stderr.endsWith('\nRun dsh --help for usage.\n')).toBe(true)
+  })
+
+  it('an argument the tool rejects is a tool error, not a usage error', async () => {
+    const result = await run(['grep', 'x', '--include', 'a,b'])
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(/^invalid arguments for grep: include: include must be one glob/)
+  })
+})
+
+describe('--cwd', () => {
+  it('resolves a relative --cwd against the process cwd and shows paths relative to it', async () => {
+    expect(await run(['grep', 'needle', '--cwd', 'sub'])).toEqual({ code: 0, stdout: 'Found 2 matches\n\nb.txt\nLine 1: needle two\n\nd.md\nLine 1: needle four\n', stderr: '' })
+  })
+
+  it('rejects a missing --cwd with exit 2', async () => {
+    const result = await run(['grep', 'needle', '--cwd', 'nowhere'])
+    expect(result).toEqual({ code: 2, stdout: '', stderr: `dsh: --cwd ${join(tree, 'nowhere')} is not a directory\nRun dsh --help for usage.\n` })
+  })
+
+  it('rejects a file as --cwd with exit 2', async () => {
+    expect((await run(['glob', '*', '--cwd', 'a.txt'])).code).toBe(2)
+  })
+})
+
+describe('--config', () => {
+  it('applies a valid config: a capped page names its spill file', async () => {
+    const file = configFile('capped.json', JSON.stringify({ 'tool-fs-search': { grepMaxMatches: 2 } }))
+    const result = await run(['grep', 'needle', '--config', file])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^Found 2 of 4 matches\n\na\.txt\nLine 1: needle one\n\nc\.txt\nLine 1: needle three\n\n\(Full grep result stored at: /)
+  })
+
+  it('reads a config path relative to the process cwd', async () => {
+    writeFileSync(join(tree, 'empty', 'dsh.json'), '{}')
+    expect((await dsh(['glob', '*.json', '--config', 'dsh.json'], join(tree, 'empty'))).stdout).toBe('dsh.json\n')
+  })
+
+  it('warns on stderr when the configured rg is not runnable and another is used', async () => {
+    const file = configFile('rg.json', JSON.stringify({ 'tool-fs-search': { rgPath: '/nonexistent/rg' } }))
+    const result = await run(['grep', 'needle', 'sub/b.txt', '--config', file])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toBe('Found 1 match\n\nsub/b.txt\nLine 1: needle two\n')
+    expect(result.stderr).toMatch(/^dsh: warning: tool-fs-search: using \S+; not runnable in the executor: \/nonexistent\/rg\n$/)
+  })
+
+  it.each([
+    ['a missing file', () => join(configs, 'missing.json'), /^dsh: cannot read config .*missing\.json: ENOENT/],
+    ['invalid JSON', () => configFile('bad.json', '{"tool-fs-search": '), /^dsh: cannot read config .*bad\.json: .*JSON/],
+    ['a JSON array', () => configFile('array.json', '[]'), /^dsh: config .*array\.json must be a JSON object keyed by plugin name\n/],
+    ['JSON null', () => configFile('null.json', 'null'), /must be a JSON object keyed by plugin name/],
+    ['a JSON number', () => configFile('number.json', '5'), /must be a JSON object keyed by plugin name/],
+  ])('rejects %s with exit 2', async (_what, file, message) => {
+    const result = await run(['grep', 'needle', '--config', file()])
+    expect(result.code).toBe(2)
+    expect(result.stdout).toBe('')
+    expect(result.stderr).toMatch(message)
+  })
+
+  it('rejects an unreadable config file with exit 2', async () => {
+    // Root reads any file; a directory in its place fails to read for everyone.
+    const result = await run(['grep', 'needle', '--config', configs])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(/^dsh: cannot read config .*EISDIR/)
+  })
+
+  it('rejects a key that names no plugin, naming it', async () => {
+    const result = await run(['grep', 'needle', '--config', configFile('unknown.json', '{"tool-fs-serch": {}}')])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(/^dsh: config names tool-fs-serch, which is not a loaded plugin \(loaded: bash-local, spill-local, tool-fs-search\)\n$/)
+  })
+
+  it('rejects a bad value, naming the plugin and the field', async () => {
+    const result = await run(['grep', 'needle', '--config', configFile('value.json', '{"tool-fs-search": {"grepMaxMatches": 0}}')])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(/^dsh: plugin tool-fs-search: invalid config: grepMaxMatches: /)
+  })
+})
+
+describe('--spill-dir and --session', () => {
+  const capped = (): string => configFile('glob-capped.json', JSON.stringify({ 'tool-fs-search': { globMaxResults: 1 } }))
+
+  it('a capped result is saved under --spill-dir, owned by the default session "cli"', async () => {
+    const result = await run(['glob', '*.txt', '--config', capped()])
+    const locator = /stored at: (\S+)\. Use read/.exec(result.stdout)?.[1]
+    expect(locator?.startsWith(join(spill, 'cli') + '/')).toBe(true)
+    expect(readFileSync(locator!, 'utf8').split('\n').filter(Boolean).sort()).toEqual(['a.txt', 'c.txt', 'dash.txt', 'sub/b.txt'])
+  })
+
+  it('--session names the owner directory of the spilled file', async () => {
+    const result = await run(['glob', '*.txt', '--config', capped(), '--session', 'sess-42'])
+    const locator = /stored at: (\S+)\. Use read/.exec(result.stdout)?.[1]
+    expect(locator?.startsWith(join(spill, 'sess-42') + '/')).toBe(true)
+    expect(readdirSync(join(spill, 'sess-42'))).toHaveLength(1)
+  })
+
+  it('--spill-dir overrides the root from the config file and keeps its other fields', async () => {
+    const elsewhere = join(configs, 'elsewhere')
+    const file = configFile('spill.json', JSON.stringify({ 'tool-fs-search': { globMaxResults: 1 }, 'spill-local': { root: elsewhere, maxAgeMs: 60_000 } }))
+    const result = await run(['glob', '*.txt', '--config', file, '--session', 'override'])
+    expect(result.stdout).toContain(`stored at: ${join(spill, 'override')}/`)
+    expect(existsSync(elsewhere)).toBe(false)
+    const invalid = configFile('spill-bad.json', JSON.stringify({ 'spill-local': { root: elsewhere, maxAgeMs: -1 } }))
+    expect((await run(['glob', '*', '--config', invalid])).stderr).toMatch(/^dsh: plugin spill-local: invalid config: maxAgeMs: /)
+  })
+})
+
+describe('cancellation', () => {
+  it('SIGINT during a search cancels it: exit 1, and the handler is removed', async () => {
+    // rg blocks opening a FIFO nobody writes to, so the search runs until it is cancelled.
+    const fifo = join(configs, 'fifo')
+    execFileSync('mkfifo', [fifo])
+    const before = process.listeners('SIGINT')
+    const pending = run(['grep', 'needle', fifo])
+    let added: NodeJS.SignalsListener | undefined
+    const deadline = Date.now() + 10_000
+    while ((added = process.listeners('SIGINT').find((l) => !before.includes(l))) === undefined && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    expect(added).toBeDefined()
+    // Call the handler runCli installed rather than signal the test runner's own process.
+    added!('SIGINT')
+    const result = await pending
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(/cancelled/)
+    expect(process.listeners('SIGINT')).toEqual(before)
+    expect(await waitUntil(() => processesMentioning(fifo).length === 0, 2000)).toBe(true)
+  })
+
+  it('a finished search removes its SIGINT handler', async () => {
+    const before = process.listeners('SIGINT').length
+    await run(['grep', 'needle'])
+    expect(process.listeners('SIGINT')).toHaveLength(before)
+  })
+})
+
+describe('runCli', () => {
+  it('lets an unexpected error escape rather than call it a usage error', async () => {
+    await expect(dsh(['tools'], tree, { cwd: 42 as unknown as string })).rejects.toThrow(TypeError)
+  })
+})
+
+describe('formatToolList', () => {
+  it('says so when no tool is registered', () => {
+    expect(formatToolList([])).toBe('No tools are registered.\n')
+  })
+
+  it('omits the flag list for a tool that is neither read-only nor concurrency-safe', () => {
+    const tool: ToolListing = {
+      name: 'write',
+      description: 'Writes.',
+      inputSchema: { type: 'object' },
+      isReadOnly: false,
+      isConcurrencySafe: false,
+      shouldDefer: false,
+      alwaysLoad: false,
+      isMcp: false,
+      promptSections: [],
+    }
+    expect(formatToolList([tool, { ...tool, name: 'read', isReadOnly: true }])).toBe(
+      'write\n  Writes.\n  schema: {"type":"object"}\n\nread (read-only)\n  Writes.\n  schema: {"type":"object"}\n',
+    )
+  })
+})
