@@ -1,3 +1,5 @@
+import { waitUntil } from './wait-until.js'
+
 /**
  * Stops a command's whole process group, not just the shell: `bash -c 'sleep 300 & wait'` leaves a
  * grandchild that holds the output pipes, and killing only the shell would leave it running and the
@@ -32,6 +34,24 @@ export class ProcessGroup {
   finish(): void {
     clearTimeout(this.#graceTimer)
     this.#signal('SIGKILL')
+  }
+
+  /**
+   * After `finish`, waits (at most `withinMs`) until the group is gone. A killed process closes its
+   * pipes before it finishes exiting, so without this a caller could still see it alive for a moment
+   * after the run returned. An unreaped zombie keeps the group id in use, so the wait is bounded.
+   */
+  async gone(withinMs: number): Promise<boolean> {
+    return waitUntil(() => !this.#exists(), withinMs)
+  }
+
+  #exists(): boolean {
+    try {
+      process.kill(-this.#pgid, 0)
+      return true
+    } catch {
+      return false
+    }
   }
 
   #signal(signal: NodeJS.Signals): void {

@@ -4,6 +4,9 @@ import { HeadCapture, TailCapture } from './capture.js'
 import { ProcessGroup } from './process-group.js'
 import { spawnFailure, spawnShell } from './spawn-shell.js'
 
+// A SIGKILLed process is gone within milliseconds; only an unreaped zombie outlasts this.
+const GROUP_GONE_WAIT_MS = 200
+
 /** What ended a run early; the first reason wins. */
 type Stop = 'timeout' | 'abort' | 'overflow'
 
@@ -62,5 +65,6 @@ export async function runSpec(spec: BashSpec, settings: RunSettings): Promise<Ba
   const [exitCode, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null]
   settle()
   group.finish()
+  await group.gone(GROUP_GONE_WAIT_MS)
   return report(stop, exitCode, signal)
 }
