@@ -1,0 +1,41 @@
+import { callTool } from './harness.js'
+import type { BenchContext, Corpus } from './cases.js'
+import { elapsedMs } from './processes.js'
+import { median } from './measure.js'
+
+/** Where one call's time goes: inside `bash.run` (bash, rg, the pipe) and in the tool around it. */
+export interface TimeSplit {
+  name: string
+  totalMs: number
+  runMs: number
+}
+
+/**
+ * Splits each main case's time through the recording harness (medians of `calls` calls). `runMs` is
+ * `bash.run` from spawn to close; the rest is the tool: resolve, parsing, sorting, retention,
+ * formatting and the spill write.
+ */
+export async function splitToolTime(ctx: BenchContext, corpus: Corpus, globPatterns: readonly string[], calls: number): Promise<TimeSplit[]> {
+  const overflow = 'SEARCH_RAW_OUTPUT_OVERFLOW'
+  const plans: { name: string; call: () => Promise<unknown> }[] = [
+    ...(['narrow', 'medium', 'broad'] as const).map((size) => ({
+      name: `grep ${size}`,
+      call: () => callTool(ctx.recording.harness, 'grep', { pattern: corpus.patterns[size] }, corpus.root),
+    })),
+    { name: 'grep overflow', call: () => callTool(ctx.recording.harness, 'grep', { pattern: corpus.patterns.overflow }, corpus.root, overflow) },
+    ...globPatterns.map((pattern) => ({ name: `glob ${pattern}`, call: () => callTool(ctx.recording.harness, 'glob', { pattern }, corpus.root) })),
+  ]
+  const splits: TimeSplit[] = []
+  for (const plan of plans) {
+    const totals: number[] = []
+    const runs: number[] = []
+    for (let i = 0; i < calls; i++) {
+      const started = process.hrtime.bigint()
+      await plan.call()
+      totals.push(elapsedMs(started))
+      runs.push(ctx.recording.last().runMs)
+    }
+    splits.push({ name: plan.name, totalMs: median(totals), runMs: median(runs) })
+  }
+  return splits
+}

@@ -1,0 +1,123 @@
+import path from 'node:path'
+import type { Harness } from '@dsh/core'
+import { REPO_ROOT } from './build.js'
+import { callTool, type SeamRecord } from './harness.js'
+import { runInterleaved, type Contender, type Rounds } from './measure.js'
+import { drainProcess, elapsedMs, timeToBytes } from './processes.js'
+
+/** What every case needs: the rg binary the tool itself runs, both harnesses, the raw-output cap. */
+export interface BenchContext {
+  rg: string
+  harness: Harness
+  recording: { harness: Harness; last: () => SeamRecord }
+  rawOutputMaxBytes: number
+}
+
+/** A search tree and the patterns sized for it. */
+export interface Corpus {
+  name: string
+  root: string
+  patterns: { narrow: string; medium: string; broad: string; overflow: string }
+}
+
+/** One measured case: ms per contender (the tool first) per round, and what was searched. */
+export interface CaseResult {
+  corpus: string
+  name: string
+  detail: string
+  labels: string[]
+  times: number[][]
+}
+
+// tool-fs-search's VCS_EXCLUDES (src/vcs.ts), so the glob baselines list exactly the files the tool lists.
+const VCS_EXCLUDES = ['.git', '.svn', '.hg', '.bzr', '.jj', '.sl']
+
+/** Grep through the registry vs the issue's baseline rg, its stdout read and discarded. */
+export async function grepCase(ctx: BenchContext, corpus: Corpus, size: 'narrow' | 'medium' | 'broad', rounds: Rounds): Promise<CaseResult> {
+  const pattern = corpus.patterns[size]
+  const argv = [ctx.rg, '--no-config', '--no-heading', '--with-filename', '-n', '-e', pattern, '--', corpus.root]
+  let toolTotal = 0
+  let rgOut = { lines: 0, bytes: 0 }
+  const contenders: Contender[] = [
+    timed('tool', async () => {
+      const result = await callTool(ctx.harness, 'grep', { pattern }, corpus.root)
+      toolTotal = (result.value as { total: number }).total
+    }),
+    {
+      label: 'rg',
+      run: async () => {
+        const run = await drainProcess(argv)
+        rgOut = { lines: run.stdoutLines, bytes: run.stdoutBytes }
+        return run.ms
+      },
+    },
+  ]
+  const times = await runInterleaved(contenders, rounds)
+  const detail = `\`${pattern}\`: tool ${toolTotal.toLocaleString('en')} matches; rg ${rgOut.lines.toLocaleString('en')} lines, ${mb(rgOut.bytes)}`
+  return { corpus: corpus.name, name: `grep ${size}`, detail, labels: ['tool', 'rg'], times }
+}
+
+/**
+ * Grep whose raw output passes `rawOutputMaxBytes`, vs the time rg takes to write that many bytes of
+ * the tool's own command (replayed from the recording executor): the tool must answer
+ * SEARCH_RAW_OUTPUT_OVERFLOW about then, not when rg would have finished.
+ */
+export async function overflowCase(ctx: BenchContext, corpus: Corpus, rounds: Rounds): Promise<CaseResult> {
+  const pattern = corpus.patterns.overflow
+  const overflow = 'SEARCH_RAW_OUTPUT_OVERFLOW'
+  await callTool(ctx.recording.harness, 'grep', { pattern }, corpus.root, overflow)
+  const { spec } = ctx.recording.last()
+  const contenders: Contender[] = [
+    timed('tool', () => callTool(ctx.harness, 'grep', { pattern }, corpus.root, overflow)),
+    { label: `rg to ${mb(ctx.rawOutputMaxBytes)}`, run: () => timeToBytes(spec.command, ctx.rawOutputMaxBytes, { cwd: spec.workdir, env: spec.env }) },
+  ]
+  const times = await runInterleaved(contenders, rounds)
+  return { corpus: corpus.name, name: 'grep overflow', detail: `\`${pattern}\`: the tool's rg command, cap ${mb(ctx.rawOutputMaxBytes)}`, labels: contenders.map((c) => c.label), times }
+}
+
+/** Glob through the registry vs rg listing the same files unsorted (the floor) and sorted (what peers run). */
+export async function globCase(ctx: BenchContext, corpus: Corpus, pattern: string, rounds: Rounds): Promise<CaseResult> {
+  // The tool's listing flags (src/glob.ts buildGlobCommand), without its `stat` pipeline and sort.
+  const list = [ctx.rg, '--files', '--null', '--no-config', '--no-ignore', '--hidden', '--color=never', `--glob=${pattern}`, ...VCS_EXCLUDES.map((d) => `--glob=!${d}`)]
+  let files = 0
+  const contenders: Contender[] = [
+    timed('tool', async () => {
+      const result = await callTool(ctx.harness, 'glob', { pattern }, corpus.root)
+      files = (result.value as { total: number }).total
+    }),
+    { label: 'rg --files', run: async () => (await drainProcess(list, { cwd: corpus.root })).ms },
+    { label: 'rg --files --sortr=modified', run: async () => (await drainProcess([...list, '--sortr=modified'], { cwd: corpus.root })).ms },
+  ]
+  const times = await runInterleaved(contenders, rounds)
+  return { corpus: corpus.name, name: `glob ${pattern}`, detail: `${files.toLocaleString('en')} files`, labels: contenders.map((c) => c.label), times }
+}
+
+/** `dsh grep` as a process vs rg as a process on a tiny tree: the per-call fixed cost. */
+export async function cliCase(ctx: BenchContext, corpus: Corpus, spillRoot: string, rounds: Rounds): Promise<CaseResult> {
+  const pattern = corpus.patterns.narrow
+  const dsh = [path.join(REPO_ROOT, 'node_modules', '.bin', 'dsh'), 'grep', pattern, '--cwd', corpus.root, '--spill-dir', spillRoot]
+  const rg = [ctx.rg, '--no-config', '--no-heading', '--with-filename', '-n', '-e', pattern, '--', corpus.root]
+  const contenders: Contender[] = [
+    { label: 'dsh grep', run: async () => (await drainProcess(dsh)).ms },
+    { label: 'rg', run: async () => (await drainProcess(rg)).ms },
+  ]
+  const times = await runInterleaved(contenders, rounds)
+  return { corpus: corpus.name, name: 'cli grep (process)', detail: `\`${pattern}\` on ${corpus.name}`, labels: ['dsh grep', 'rg'], times }
+}
+
+/** A contender timed in this process: the tool call, from the registry's `execute` to its result. */
+function timed(label: string, call: () => Promise<unknown>): Contender {
+  return {
+    label,
+    run: async () => {
+      const started = process.hrtime.bigint()
+      await call()
+      return elapsedMs(started)
+    },
+  }
+}
+
+/** Bytes as MB (10^6), one decimal. */
+function mb(bytes: number): string {
+  return `${(bytes / 1e6).toFixed(1)} MB`
+}

@@ -1,0 +1,52 @@
+import * as bashLocal from '@dsh/bash-local'
+import { loadHarness, type BashExecutor, type BashSpec, type Harness, type ToolResult } from '@dsh/core'
+import * as spillLocal from '@dsh/spill-local'
+import * as toolFsSearch from '@dsh/tool-fs-search'
+import { elapsedMs } from './processes.js'
+
+/** The tools exactly as `dsh` loads them (packages/cli/src/harness.ts), spilling into `spillRoot`. */
+export function loadCliHarness(spillRoot: string): Promise<Harness> {
+  return loadHarness({ plugins: [bashLocal, spillLocal, toolFsSearch], config: { [spillLocal.name]: { root: spillRoot } } })
+}
+
+/** One call as a session at `cwd` makes it; throws when the outcome is not the expected one. */
+export async function callTool(harness: Harness, tool: 'grep' | 'glob', args: Record<string, string>, cwd: string, expectError?: string): Promise<ToolResult> {
+  const result = await harness.registry.execute(tool, args, { agent: { session: { header: { id: 'bench', cwd } } } })
+  if (result.isError !== (expectError !== undefined) || (expectError !== undefined && result.errorCode !== expectError)) {
+    throw new Error(`${tool} ${JSON.stringify(args)} in ${cwd}: expected ${expectError ?? 'success'}, got ${result.errorCode ?? 'success'}: ${result.content.slice(0, 300)}`)
+  }
+  return result
+}
+
+/** What the seam saw of the last call: the command the tool built and how long `run` took. */
+export interface SeamRecord {
+  spec: BashSpec
+  runMs: number
+}
+
+/**
+ * The same tools over a bash-local executor that records each run, kept apart from the measured
+ * harness so the measured one stays the CLI's. It tells the bench the exact rg command the tool ran
+ * (the overflow baseline replays it) and splits a call's time into rg-through-bash and tool-side.
+ */
+export async function loadRecordingHarness(spillRoot: string): Promise<{ harness: Harness; last: () => SeamRecord }> {
+  const local = bashLocal.createLocalBash()
+  let record: SeamRecord | undefined
+  const bash: BashExecutor = {
+    resolve: (request) => local.resolve(request),
+    run: async (spec) => {
+      const started = process.hrtime.bigint()
+      const result = await local.run(spec)
+      record = { spec, runMs: elapsedMs(started) }
+      return result
+    },
+  }
+  const harness = await loadHarness({ plugins: [spillLocal, toolFsSearch], services: { bash }, config: { [spillLocal.name]: { root: spillRoot } } })
+  return {
+    harness,
+    last: () => {
+      if (record === undefined) throw new Error('no command has run through the recording executor')
+      return record
+    },
+  }
+}

@@ -1,0 +1,62 @@
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+
+/** Where a child runs. */
+export interface ProcessOptions {
+  cwd?: string
+  env?: NodeJS.ProcessEnv
+}
+
+/** What a finished child printed, counted rather than kept. */
+export interface Drained {
+  ms: number
+  stdoutBytes: number
+  stdoutLines: number
+  exitCode: number | null
+}
+
+/**
+ * Runs a program (no shell), reads and discards its stdout, and times spawn to `close`. rg's exit 1
+ * (no match) is a result; anything else but 0 throws, since a failed baseline would be fast and wrong.
+ */
+export async function drainProcess(argv: readonly string[], options: ProcessOptions = {}): Promise<Drained> {
+  const started = process.hrtime.bigint()
+  const child = spawn(argv[0]!, argv.slice(1), { ...options, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdoutBytes = 0
+  let stdoutLines = 0
+  let stderr = ''
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdoutBytes += chunk.length
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) stdoutLines += 1
+  })
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const [exitCode] = (await once(child, 'close')) as [number | null]
+  const ms = elapsedMs(started)
+  if (exitCode !== 0 && exitCode !== 1) throw new Error(`${argv.join(' ')} exited ${exitCode}: ${stderr.slice(-500)}`)
+  return { ms, stdoutBytes, stdoutLines, exitCode }
+}
+
+/**
+ * The time a shell command takes to write `bytes` bytes of stdout: read until then, then kill its
+ * process group. The baseline for the overflow case, which the tool should answer about as soon.
+ */
+export async function timeToBytes(command: string, bytes: number, options: ProcessOptions): Promise<number> {
+  const started = process.hrtime.bigint()
+  const child = spawn('/bin/bash', ['-c', command], { ...options, stdio: ['ignore', 'pipe', 'ignore'], detached: true })
+  let seen = 0
+  let reachedMs: number | undefined
+  child.stdout.on('data', (chunk: Buffer) => {
+    seen += chunk.length
+    if (reachedMs !== undefined || seen < bytes) return
+    reachedMs = elapsedMs(started)
+    process.kill(-child.pid!, 'SIGKILL')
+  })
+  await once(child, 'close')
+  if (reachedMs === undefined) throw new Error(`the overflow command wrote only ${seen} bytes, not ${bytes}: pick a broader pattern`)
+  return reachedMs
+}
+
+/** Milliseconds since `started` (a `process.hrtime.bigint()` reading). */
+export function elapsedMs(started: bigint): number {
+  return Number(process.hrtime.bigint() - started) / 1e6
+}

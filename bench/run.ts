@@ -1,0 +1,13 @@
+// `npm run bench [-- --quick]`: builds the packages, then measures the tools against ripgrep itself.
+// The measuring code is imported after the build, since it imports the packages' dist/.
+import { ensureBuilt } from './build.js'
+
+const args = process.argv.slice(2)
+const unknown = args.filter((arg) => arg !== '--quick')
+if (unknown.length > 0) {
+  process.stderr.write(`bench: unknown argument ${unknown.join(' ')}; usage: npm run bench [-- --quick]\n`)
+  process.exit(2)
+}
+ensureBuilt()
+const { runBench } = await import('./bench.js')
+await runBench(args.includes('--quick'))
