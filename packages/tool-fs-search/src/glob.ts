@@ -4,7 +4,7 @@ import { GlobArgs } from './args.js'
 import { SearchError } from './errors.js'
 import { planGlob } from './glob-pattern.js'
 import { GLOB_DESCRIPTION } from './prompts.js'
-import { countWithinBytes, displayPath, explicitPath, incompleteNote, isPatternError, rgErrorLines, runSearchCommand, stderrExcerpt, type SearchContext } from './search-core.js'
+import { countWithinBytes, displayFrom, explicitPath, incompleteNote, isPatternError, rgErrorLines, runSearchCommand, stderrExcerpt, type SearchContext } from './search-core.js'
 import { shellCommand } from './shell-quote.js'
 import { saveFormattedResult, spillSentence, type SpillOutcome } from './spill.js'
 import { VCS_EXCLUDES } from './vcs.js'
@@ -14,10 +14,11 @@ const EXIT_ROOT_UNUSABLE = 3
 const EXIT_STAT_UNAVAILABLE = 125
 
 /**
- * The glob script. rg lists unsorted (its `--sortr=modified` is single-threaded and ~13x slower,
- * DESIGN amendment 8) from inside the root (so path-shaped globs work, amendment 6); `stat` adds each
- * file's mtime in the executor, so a remote or sandboxed backend sees its own files. NUL separates
- * records, so names with newlines survive (amendment 7). The script exits with rg's status.
+ * The glob script. rg lists unsorted (its `--sortr=modified` is single-threaded, DESIGN amendment 8)
+ * from inside the root, so path-shaped globs work (amendment 6); the executor adds each file's mtime,
+ * so a remote or sandboxed backend reads its own files: GNU find reads the NUL-separated names in one
+ * process (findutils >= 4.9), else `xargs stat` does in batches. NUL separates records, so names with
+ * newlines survive (amendment 7). The script exits with rg's status.
  */
 export function buildGlobCommand(rg: string, root: string, glob: string): string {
   const list = shellCommand([
@@ -28,7 +29,11 @@ export function buildGlobCommand(rg: string, root: string, glob: string): string
   ])
   return [
     `cd -- ${shellCommand([explicitPath(root)])} || exit ${EXIT_ROOT_UNUSABLE}`,
-    `${list} </dev/null | xargs -0 -r stat --printf='%.9Y\\t%n\\0' --`,
+    'if find -files0-from /dev/null -maxdepth 0 >/dev/null 2>&1; then',
+    `  ${list} </dev/null | find -files0-from - -maxdepth 0 -printf '%T@\\t%p\\0'`,
+    'else',
+    `  ${list} </dev/null | xargs -0 -r stat --printf='%.9Y\\t%n\\0' --`,
+    'fi',
     `s=("\${PIPESTATUS[@]}"); if [ "\${s[1]}" -ge 126 ]; then exit ${EXIT_STAT_UNAVAILABLE}; fi; exit "\${s[0]}"`,
   ].join('\n')
 }
@@ -45,7 +50,8 @@ export function parseGlobListing(stdout: string): ListedFile[] {
   const files: ListedFile[] = []
   for (const record of stdout.split('\0')) {
     if (record === '') continue
-    const match = /^(\d+)(?:\.(\d{1,9}))?\t([^]+)$/.exec(record)
+    // find prints ten fractional digits, stat nine; nanoseconds are the first nine.
+    const match = /^(\d+)(?:\.(\d{1,9})\d?)?\t([^]+)$/.exec(record)
     if (match === null) {
       throw new SearchError('SEARCH_FAILED', `glob could not parse the file listing near ${JSON.stringify(record.slice(0, 80))}`)
     }
@@ -84,7 +90,7 @@ export function classifyGlobRun(run: BashRunResult, root: string): string[] {
     case EXIT_ROOT_UNUSABLE:
       throw new SearchError('SEARCH_FAILED', `glob cannot search ${root}: it does not exist or is not a directory. ${stderrExcerpt(run)}`)
     case EXIT_STAT_UNAVAILABLE:
-      throw new SearchError('SEARCH_FAILED', 'glob needs `xargs` and GNU `stat` in the executor environment to order files by modification time.')
+      throw new SearchError('SEARCH_FAILED', 'glob needs GNU find (>= 4.9), or xargs and GNU stat, in the executor environment to order files by modification time.')
   }
   throw new SearchError('SEARCH_FAILED', `glob failed: rg exited with status ${run.exitCode ?? `signal ${run.signal}`}. ${stderrExcerpt(run)}`)
 }
@@ -104,8 +110,8 @@ export async function executeGlob(ctx: SearchContext, args: GlobArgs, exec: Tool
   const plan = planGlob(args.pattern, args.path)
   const { run, workdir } = await runSearchCommand(ctx, exec, buildGlobCommand(ctx.rg, plan.root, plan.glob))
   const incomplete = classifyGlobRun(run, plan.root)
-  const root = path.resolve(workdir, plan.root)
-  const paths = sortNewestFirst(parseGlobListing(run.stdout.text)).map((file) => displayPath(workdir, path.join(root, file.name)))
+  const shown = displayFrom(workdir, path.resolve(workdir, plan.root))
+  const paths = sortNewestFirst(parseGlobListing(run.stdout.text)).map((file) => shown(file.name))
   const retained = retainGlobPaths(paths, ctx.config.globMaxResults, ctx.config.inlineMaxBytes)
   const spill = retained.truncated
     ? await saveFormattedResult(ctx.spillStore(), exec, `${paths.join('\n')}\n`, 'glob-results.txt')

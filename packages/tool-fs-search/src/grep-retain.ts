@@ -58,12 +58,10 @@ function matchCost(match: GrepMatch, opensGroup: boolean): number {
  * `maxPerFile` (when several files matched), then the head is kept within the count and byte caps.
  */
 export function retainGrepMatches(matches: readonly GrepMatch[], budget: GrepBudget): RetainedGrep {
-  const costs = matches.map((m, i) => matchCost(m, i === 0 || matches[i - 1]!.path !== m.path))
-  const allBytes = costs.reduce((sum, c) => sum + c, 0)
-  const fitsWhole = matches.length <= budget.maxMatches && allBytes <= budget.maxBytes
+  const fitsWhole = matches.length <= budget.maxMatches && fitsInBytes(matches, budget.maxBytes)
   const perFile = new Map<string, number>()
-  for (const m of matches) perFile.set(m.path, (perFile.get(m.path) ?? 0) + 1)
-  const capPerFile = !fitsWhole && perFile.size > 1
+  if (!fitsWhole) for (const m of matches) perFile.set(m.path, (perFile.get(m.path) ?? 0) + 1)
+  const capPerFile = perFile.size > 1
 
   const candidates = capPerFile ? matches.filter(withinFileCap(budget.maxPerFile)) : matches
   const fits = countWithinBytes(candidates, budget.maxBytes, (m) => matchCost(m, true))
@@ -76,6 +74,16 @@ export function retainGrepMatches(matches: readonly GrepMatch[], budget: GrepBud
     ? [...perFile].filter(([, total]) => total > budget.maxPerFile).map(([path, total]) => ({ path, shown: shown.get(path) ?? 0, total }))
     : []
   return { files: groupByFile(kept), kept: kept.length, total: matches.length, truncated: kept.length < matches.length, cutFiles }
+}
+
+/** Whether every match fits in `maxBytes`; stops counting as soon as one does not. */
+function fitsInBytes(matches: readonly GrepMatch[], maxBytes: number): boolean {
+  let bytes = 0
+  for (let i = 0; i < matches.length; i += 1) {
+    bytes += matchCost(matches[i]!, i === 0 || matches[i - 1]!.path !== matches[i]!.path)
+    if (bytes > maxBytes) return false
+  }
+  return true
 }
 
 function withinFileCap(maxPerFile: number): (m: GrepMatch) => boolean {

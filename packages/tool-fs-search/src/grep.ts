@@ -5,7 +5,7 @@ import { SearchError } from './errors.js'
 import { parseRgOutput, type RgOutput } from './grep-parse.js'
 import { formatGroups, groupByFile, previewLine, retainGrepMatches, type GrepMatch, type RetainedGrep } from './grep-retain.js'
 import { GREP_DESCRIPTION } from './prompts.js'
-import { displayPath, explicitPath, incompleteNote, isPatternError, rgErrorLines, runSearchCommand, stderrExcerpt, type SearchContext } from './search-core.js'
+import { displayFrom, explicitPath, incompleteNote, isPatternError, rgErrorLines, runSearchCommand, stderrExcerpt, type SearchContext } from './search-core.js'
 import { shellCommand } from './shell-quote.js'
 import { saveFormattedResult, spillSentence, type SpillOutcome } from './spill.js'
 import { VCS_EXCLUDES } from './vcs.js'
@@ -150,7 +150,7 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
   const { base, body } = splitGrepOutput(run.stdout.text, workdir, target)
   const output = parseRgOutput(body)
   const incomplete = partialSearchErrors(run, output, target, args.include)
-  const shown = (file: string): string => displayPath(workdir, path.resolve(base, file))
+  const shown = displayFrom(workdir, base)
   const matches = toGrepMatches(output, shown, ctx.config.grepMaxLineBytes)
   const budget = {
     maxMatches: ctx.config.grepMaxMatches,
@@ -175,15 +175,29 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
   }
 }
 
-/** Display paths, previews, and the deterministic order: path, then line (amendment 10). */
+/**
+ * Display paths, previews, and the deterministic order: path, then line (amendment 10). rg prints a
+ * file's lines in order but files in any order, so files are sorted and lines only when they must be.
+ */
 function toGrepMatches(output: RgOutput, shown: (file: string) => string, maxLineBytes: number): GrepMatch[] {
-  const seen = new Map<string, string>()
-  const matches = output.matches.map((m) => {
-    let file = seen.get(m.path)
-    if (file === undefined) seen.set(m.path, (file = shown(m.path)))
-    return { path: file, lineNumber: m.lineNumber, ...previewLine(m.text, m.cut, maxLineBytes) }
+  const displayed = new Map<string, string>()
+  const byFile = new Map<string, GrepMatch[]>()
+  for (const m of output.matches) {
+    let file = displayed.get(m.path)
+    if (file === undefined) displayed.set(m.path, (file = shown(m.path)))
+    let group = byFile.get(file)
+    if (group === undefined) byFile.set(file, (group = []))
+    group.push({ path: file, lineNumber: m.lineNumber, ...previewLine(m.text, m.cut, maxLineBytes) })
+  }
+  // Two raw paths can display the same (lossy decoding); keying by the display merges them.
+  return [...byFile.keys()].sort().flatMap((file) => {
+    const matches = byFile.get(file)!
+    return inLineOrder(matches) ? matches : matches.sort((a, b) => a.lineNumber - b.lineNumber)
   })
-  return matches.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.lineNumber - b.lineNumber))
+}
+
+function inLineOrder(matches: readonly GrepMatch[]): boolean {
+  return matches.every((m, i) => i === 0 || matches[i - 1]!.lineNumber <= m.lineNumber)
 }
 
 /** The grep tool: read-only and safe to run beside other searches (amendment 14). */

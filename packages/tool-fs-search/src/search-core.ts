@@ -98,14 +98,34 @@ export function isPatternError(run: BashRunResult): boolean {
   return PATTERN_ERRORS.some((marker) => run.stderr.text.includes(marker))
 }
 
+// A newline in a name would split it across lines of the result; JSON quoting keeps it one item.
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
+const CONTROL = /[\u0000-\u001f\u007f]/
+
 /** A path as the model sees it: relative to the workdir when inside it, control characters escaped. */
 export function displayPath(workdir: string, file: string): string {
   const absolute = path.resolve(workdir, file)
   const relative = path.relative(workdir, absolute)
   const shown = relative === '' ? '.' : relative === '..' || relative.startsWith(`..${path.sep}`) ? absolute : relative
-  // A newline in a name would split it across lines of the result; JSON quoting keeps it one item.
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
-  return /[\u0000-\u001f\u007f]/.test(shown) ? JSON.stringify(shown) : shown
+  return CONTROL.test(shown) ? JSON.stringify(shown) : shown
+}
+
+/**
+ * `displayPath` for the many names rg prints under one directory, at the cost of a string join each:
+ * resolving every one of 100k paths costs ~350 ms. Names that could step outside `dir` (`..`, an
+ * absolute path) and a `dir` that itself needs quoting take the full route.
+ */
+export function displayFrom(workdir: string, dir: string): (name: string) => string {
+  const base = displayPath(workdir, dir)
+  const slow = (name: string): string => displayPath(workdir, path.resolve(dir, name))
+  if (base.startsWith('"')) return slow
+  const prefix = base === '.' ? '' : base.endsWith('/') ? base : `${base}/`
+  return (name) => {
+    const relative = name.startsWith('./') ? name.slice(2) : name
+    if (relative.startsWith('/') || relative.startsWith('../') || relative.includes('/../') || relative === '..' || relative.endsWith('/..')) return slow(name)
+    const shown = prefix + relative
+    return CONTROL.test(shown) ? JSON.stringify(shown) : shown
+  }
 }
 
 /** How many unreadable paths a note names before it only counts. */

@@ -35,19 +35,26 @@ describe('planGlob (amendment 12)', () => {
 
 describe('the glob script', () => {
   it('lists from inside the root, unsorted, with the model glob before the VCS excludes', () => {
+    const list =
+      "/opt/rg --files --null --no-config --no-ignore --hidden '--color=never' '--glob=-*.ts' '--glob=!.git' '--glob=!.svn' '--glob=!.hg' '--glob=!.bzr' '--glob=!.jj' '--glob=!.sl' </dev/null"
     expect(buildGlobCommand('/opt/rg', "it's $(x)", '-*.ts')).toBe(
       [
         "cd -- './it'\\''s $(x)' || exit 3",
-        "/opt/rg --files --null --no-config --no-ignore --hidden '--color=never' '--glob=-*.ts' '--glob=!.git' '--glob=!.svn' '--glob=!.hg' '--glob=!.bzr' '--glob=!.jj' '--glob=!.sl' </dev/null | xargs -0 -r stat --printf='%.9Y\\t%n\\0' --",
+        'if find -files0-from /dev/null -maxdepth 0 >/dev/null 2>&1; then',
+        `  ${list} | find -files0-from - -maxdepth 0 -printf '%T@\\t%p\\0'`,
+        'else',
+        `  ${list} | xargs -0 -r stat --printf='%.9Y\\t%n\\0' --`,
+        'fi',
         's=("${PIPESTATUS[@]}"); if [ "${s[1]}" -ge 126 ]; then exit 125; fi; exit "${s[0]}"',
       ].join('\n'),
     )
   })
 
   it('parses mtime records, including names with tabs and newlines', () => {
-    expect(parseGlobListing(statRecords(['1700000000.5', 'a\tb'], ['1700000001', 'new\nline']))).toEqual([
+    expect(parseGlobListing(statRecords(['1700000000.5', 'a\tb'], ['1700000001', 'new\nline'], ['1700000002.1234567890', 'find']))).toEqual([
       { name: 'a\tb', seconds: 1_700_000_000, nanos: 500_000_000 },
       { name: 'new\nline', seconds: 1_700_000_001, nanos: 0 },
+      { name: 'find', seconds: 1_700_000_002, nanos: 123_456_789 },
     ])
   })
 
@@ -96,7 +103,7 @@ describe('glob through the registry with a fake executor', () => {
     [{ exitCode: 2, stderr: "rg: error parsing glob '{a': unclosed alternate group\n" }, 'SEARCH_INVALID_PATTERN', /^glob pattern rejected by rg: rg: error parsing glob/],
     [{ exitCode: 2, stderr: 'odd\n' }, 'SEARCH_FAILED', /^glob failed: rg exited with status 2\. odd$/],
     [{ exitCode: 3, stderr: 'bash: cd: nope: No such file or directory' }, 'SEARCH_FAILED', /^glob cannot search nope: it does not exist or is not a directory\. bash: cd: nope/],
-    [{ exitCode: 125 }, 'SEARCH_FAILED', /^glob needs `xargs` and GNU `stat`/],
+    [{ exitCode: 125 }, 'SEARCH_FAILED', /^glob needs GNU find/],
     [{ exitCode: null, signal: 'SIGKILL' }, 'SEARCH_FAILED', /^glob failed: rg exited with status signal SIGKILL\./],
     [{ stdout: 'no-tab-here\0' }, 'SEARCH_FAILED', /^glob could not parse the file listing near "no-tab-here"/],
     [{ stdoutTruncated: true }, 'SEARCH_RAW_OUTPUT_OVERFLOW', /^glob stopped: rg produced more than 20000000 bytes of output\. Narrow the pattern, path and search again\.$/],

@@ -227,6 +227,11 @@ describe('grep through the registry with a fake executor', () => {
     expect(content).toContain('(rg stopped at binary content in z, so matches after it are missing.)')
   })
 
+  it('merges two raw paths that display the same into one group', async () => {
+    const { grep } = await harnessWith(() => ({ stdout: rgLines(['./dup.ts', 3, 'c'], ['dup.ts', 1, 'a'], ['./dup.ts', 2, 'b']) }))
+    expect((await grep({ pattern: 'x' })).content).toBe('Found 3 matches\n\ndup.ts\nLine 1: a\nLine 2: b\nLine 3: c')
+  })
+
   it('shows a path with a newline on one line, JSON-quoted', async () => {
     const { grep } = await harnessWith(() => ({ stdout: rgLines(['./two\nlines.txt', 5, 'hit']) }))
     expect((await grep({ pattern: 'hit' })).content).toBe('Found 1 match\n\n"two\\nlines.txt"\nLine 5: hit')

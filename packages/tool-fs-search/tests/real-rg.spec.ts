@@ -314,6 +314,14 @@ describe('order and determinism (amendments 1, 8, 10)', () => {
     expect(result.content).toBe(['b-new.txt', 'tie-a.txt', 'tie-b.txt', 'a-mid.txt', 'c-old.txt'].join('\n'))
   })
 
+  it('glob orders by mtime the same way through the xargs/stat fallback, where find is older than 4.9', async () => {
+    const bin = scratchDir('old-find')
+    writeFileSync(join(bin, 'find'), '#!/bin/sh\necho "find: unknown predicate -files0-from" >&2\nexit 1\n', { mode: 0o755 })
+    const fallback = await loadRealHarness({ spillRoot, bash: { envSet: { PATH: `${bin}:/usr/bin:/bin` } } })
+    const result = await callTool(fallback, 'glob', { pattern: '*.txt' }, tree)
+    expect(result.content).toBe(['b-new.txt', 'tie-a.txt', 'tie-b.txt', 'a-mid.txt', 'c-old.txt'].join('\n'))
+  })
+
   it('identical capped calls give identical pages and identical spill files', async () => {
     const capped = await loadRealHarness({ spillRoot, search: { globMaxResults: 7, grepMaxMatches: 9 } })
     for (const [tool, args] of [

@@ -1,9 +1,10 @@
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { sortNewestFirst } from '../src/glob.js'
 import { parseRgOutput } from '../src/grep-parse.js'
 import { retainGrepMatches, type GrepMatch } from '../src/grep-retain.js'
 import { chooseRg } from '../src/probe.js'
-import { countWithinBytes, displayPath } from '../src/search-core.js'
+import { countWithinBytes, displayFrom, displayPath } from '../src/search-core.js'
 import { FakeBash } from './fake-bash.js'
 
 const match = (path: string, lineNumber: number): GrepMatch => ({ path, lineNumber, line: 'hit', lineCut: false })
@@ -53,6 +54,24 @@ describe('search-core helpers', () => {
     expect(displayPath('/w', '../w2/y')).toBe('/w2/y')
     expect(displayPath('/w', '..data/y')).toBe('..data/y')
     expect(displayPath('/w', 'tab\there')).toBe('"tab\\there"')
+  })
+
+  it('displays names under a directory exactly as displayPath would', () => {
+    const cases: [string, string, string][] = [
+      ['/w', '/w', 'a/b'],
+      ['/w', '/w', './a'],
+      ['/w', '/w/sub', 'x'],
+      ['/w', '/', 'etc/x'],
+      ['/w', '/other', './y'],
+      ['/w', '/w/sub', '../up'],
+      ['/w', '/w/sub', 'a/../../b'],
+      ['/w', '/w/sub', '..'],
+      ['/w', '/w/sub', 'a/..'],
+      ['/w', '/w/sub', '/abs/z'],
+      ['/w', '/w/new\nline', 'f'],
+      ['/w', '/w', 'tab\tname'],
+    ]
+    for (const [workdir, dir, name] of cases) expect(displayFrom(workdir, dir)(name)).toBe(displayPath(workdir, path.resolve(dir, name)))
   })
 
   it('counts how many items fit a byte budget, never fewer than one', () => {
