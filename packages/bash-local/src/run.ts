@@ -4,8 +4,10 @@ import { HeadCapture, TailCapture } from './capture.js'
 import { ProcessGroup } from './process-group.js'
 import { spawnFailure, spawnShell } from './spawn-shell.js'
 
-// A SIGKILLed process is gone within milliseconds; only an unreaped zombie outlasts this.
-const GROUP_GONE_WAIT_MS = 200
+// A process that closed its pipes finishes exiting within microseconds, a few ms on a loaded
+// machine. An unreaped zombie (an init that does not reap, as in some containers) keeps the group
+// id in use and would hold every killed run for the whole bound, so the bound stays small.
+const GROUP_GONE_WAIT_MS = 25
 
 /** What ended a run early; the first reason wins. */
 type Stop = 'timeout' | 'abort' | 'overflow'

@@ -113,5 +113,12 @@ export function formatRow(match: GrepMatch): string {
 
 /** File groups as text: a header line per file, then its rows; a blank line between files. */
 export function formatGroups(files: readonly GrepFileGroup[]): string {
-  return files.map((g) => [g.path, ...g.matches.map(formatRow)].join('\n')).join('\n\n')
+  // One flat list and one join: a spill of 20k rows is built without an array per file.
+  const lines: string[] = []
+  for (const group of files) {
+    if (lines.length > 0) lines.push('')
+    lines.push(group.path)
+    for (const match of group.matches) lines.push(formatRow(match))
+  }
+  return lines.join('\n')
 }
