@@ -70,7 +70,7 @@ export class TextRetainer {
   }
 
   retain(input: string): TextRetention {
-    const text = input.toWellFormed()
+    const text = input.isWellFormed() ? input : input.toWellFormed()
     const totalBytes = Buffer.byteLength(text, 'utf8')
     if (totalBytes <= this.#maxBytes) return { text, keptBytes: totalBytes, totalBytes, truncated: false }
     const kept = this.#kind === 'head' ? headOf(text, this.#maxBytes) : tailOf(text, this.#maxBytes)

@@ -48,17 +48,21 @@ export interface ListedFile {
 /** Parses `mtime TAB name NUL` records; a record that does not parse fails the search. */
 export function parseGlobListing(stdout: string): ListedFile[] {
   const files: ListedFile[] = []
-  for (const record of stdout.split('\0')) {
-    if (record === '') continue
-    // find prints ten fractional digits, stat nine; nanoseconds are the first nine.
-    const match = /^(\d+)(?:\.(\d{1,9})\d?)?\t([^]+)$/.exec(record)
-    if (match === null) {
-      throw new SearchError('SEARCH_FAILED', `glob could not parse the file listing near ${JSON.stringify(record.slice(0, 80))}`)
+  for (let pos = 0; pos < stdout.length; ) {
+    const end = stdout.indexOf('\0', pos)
+    const tab = stdout.indexOf('\t', pos)
+    const time = end === -1 || tab === -1 || tab + 1 >= end ? null : MTIME.exec(stdout.slice(pos, tab))
+    if (time === null) {
+      throw new SearchError('SEARCH_FAILED', `glob could not parse the file listing near ${JSON.stringify(stdout.slice(pos, pos + 80))}`)
     }
-    files.push({ name: match[3]!, seconds: Number(match[1]), nanos: Number((match[2] ?? '').padEnd(9, '0')) })
+    files.push({ name: stdout.slice(tab + 1, end), seconds: Number(time[1]), nanos: Number((time[2] ?? '').padEnd(9, '0')) })
+    pos = end + 1
   }
   return files
 }
+
+// find prints ten fractional digits, stat nine; nanoseconds are the first nine.
+const MTIME = /^(\d+)(?:\.(\d{1,9})\d?)?$/
 
 /** Newest modified first; ties by name, so identical calls give identical pages (amendment 10). */
 export function sortNewestFirst(files: ListedFile[]): ListedFile[] {

@@ -42,6 +42,9 @@ export interface GrepBudget {
 
 /** Cuts a line to its preview budget at a UTF-8 boundary. */
 export function previewLine(line: string, alreadyCut: boolean, maxLineBytes: number): { line: string; lineCut: boolean } {
+  // Text decoded from bytes is well-formed, and a UTF-16 unit encodes to at most 3 bytes: most lines
+  // are short enough to need no measuring at all.
+  if (line.length * 3 <= maxLineBytes) return { line, lineCut: alreadyCut }
   const kept = new TextRetainer({ kind: 'head', maxBytes: maxLineBytes }).retain(line)
   return { line: kept.text, lineCut: alreadyCut || kept.truncated }
 }

@@ -171,7 +171,7 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
     : undefined
   return {
     content: formatGrepPage(retained, footers(retained, spill, notes)),
-    value: { matches: matches.map(({ path: file, lineNumber, line }) => ({ path: file, lineNumber, line })), total: matches.length, truncated: retained.truncated, incomplete },
+    value: { matches, total: matches.length, truncated: retained.truncated, incomplete },
   }
 }
 

@@ -58,6 +58,10 @@ describe('the glob script', () => {
     ])
   })
 
+  it.each(['1\tno-terminator', '1\t\0', 'x\0y\tz\0', 'soon\tname\0'])('fails on the malformed listing %j', (listing) => {
+    expect(() => parseGlobListing(listing)).toThrow(/^glob could not parse the file listing near /)
+  })
+
   it('sorts newest first, then by name, deterministically', () => {
     const files = parseGlobListing(statRecords(['10.000000001', 'b'], ['10.000000002', 'a'], ['11', 'z'], ['10.000000001', 'a'], ['10.000000001', 'a']))
     expect(sortNewestFirst(files).map((f) => `${f.seconds}.${f.nanos}:${f.name}`)).toEqual(['11.0:z', '10.2:a', '10.1:a', '10.1:a', '10.1:b'])
@@ -105,7 +109,7 @@ describe('glob through the registry with a fake executor', () => {
     [{ exitCode: 3, stderr: 'bash: cd: nope: No such file or directory' }, 'SEARCH_FAILED', /^glob cannot search nope: it does not exist or is not a directory\. bash: cd: nope/],
     [{ exitCode: 125 }, 'SEARCH_FAILED', /^glob needs GNU find/],
     [{ exitCode: null, signal: 'SIGKILL' }, 'SEARCH_FAILED', /^glob failed: rg exited with status signal SIGKILL\./],
-    [{ stdout: 'no-tab-here\0' }, 'SEARCH_FAILED', /^glob could not parse the file listing near "no-tab-here"/],
+    [{ stdout: 'no-tab-here\0' }, 'SEARCH_FAILED', /^glob could not parse the file listing near "no-tab-here\\u0000"/],
     [{ stdoutTruncated: true }, 'SEARCH_RAW_OUTPUT_OVERFLOW', /^glob stopped: rg produced more than 20000000 bytes of output\. Narrow the pattern, path and search again\.$/],
   ])('answers %j with %s', async (scripted, errorCode, content) => {
     const { glob } = await harnessWith(() => scripted)
