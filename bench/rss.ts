@@ -21,7 +21,9 @@ const DSH_PROGRAM = path.join(REPO_ROOT, 'packages', 'cli', 'bin', 'dsh.js')
  */
 export async function dshPeakRssMb(dshArgs: readonly string[]): Promise<number> {
   const preload = `data:text/javascript,${encodeURIComponent(REPORT_MAX_RSS)}`
-  const child = spawn(process.execPath, ['--import', preload, DSH_PROGRAM, ...dshArgs], { stdio: ['ignore', 'ignore', 'pipe'] })
+  // Run through the bin's own shebang, as a user does, so its node flags apply; the preload rides in NODE_OPTIONS.
+  const env = { ...process.env, NODE_OPTIONS: `--import ${preload}` }
+  const child = spawn(DSH_PROGRAM, [...dshArgs], { stdio: ['ignore', 'ignore', 'pipe'], env })
   let stderr = ''
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
   const [exitCode] = (await once(child, 'close')) as [number | null]

@@ -8,7 +8,7 @@ const run = (command, args) => spawnSync(command, args, { stdio: 'inherit' }).st
 
 let failedSteps = 0
 for (const [label, command, args] of [
-  ['type check', 'npx', ['tsc', '-b']],
+  ['build', 'npm', ['run', '--silent', 'build']],
   ['type check (tests)', 'npx', ['tsc', '-p', 'tsconfig.test.json']],
   ['lint', 'npx', ['eslint', '.']],
 ]) {

@@ -43,6 +43,7 @@ export class HeadCapture {
         if (text === undefined) {
           const bytes = Buffer.concat(chunks, length)
           text = (truncated ? bytes.subarray(0, completeLength(bytes)) : bytes).toString('utf8')
+          chunks.length = 0 // the bytes live on in the text; let the buffers go
         }
         return text
       },
