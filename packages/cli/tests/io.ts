@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { runCli, type CliIo } from '@dsh/cli'
@@ -39,25 +39,4 @@ export function writeTree(root: string, files: Record<string, string>): void {
   }
 }
 
-/** Live processes whose command line mentions `needle`, from /proc; a zombie has no command line. */
-export function processesMentioning(needle: string): number[] {
-  const found: number[] = []
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue
-    let cmdline: string
-    try {
-      cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8')
-    } catch {
-      continue // exited while we scanned
-    }
-    if (cmdline.includes(needle)) found.push(Number(entry))
-  }
-  return found
-}
-
-/** Polls until `check` returns true or `withinMs` passes; returns the last answer. */
-export async function waitUntil(check: () => boolean, withinMs: number): Promise<boolean> {
-  const deadline = Date.now() + withinMs
-  while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
-  return check()
-}
+export { processesMentioning, waitUntil } from '../../../test-support/processes.js'

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import * as bashLocal from '@dsh/bash-local'
@@ -82,32 +82,4 @@ export function readSpill(locator: string): string {
   return readFileSync(locator, 'utf8')
 }
 
-/**
- * Live processes whose command line mentions `needle`, from /proc. A zombie has no command line, so
- * it never counts: it has exited and only waits to be reaped.
- */
-export function processesMentioning(needle: string): number[] {
-  const found: number[] = []
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue
-    let cmdline: string
-    try {
-      cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8')
-    } catch {
-      continue // exited while we scanned
-    }
-    if (cmdline.includes(needle)) found.push(Number(entry))
-  }
-  return found
-}
-
-/** Polls until no live process mentions `needle` or `withinMs` passes; returns those left. */
-export async function waitForNoProcess(needle: string, withinMs: number): Promise<number[]> {
-  const deadline = Date.now() + withinMs
-  let left = processesMentioning(needle)
-  while (left.length > 0 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 20))
-    left = processesMentioning(needle)
-  }
-  return left
-}
+export { processesMentioning, waitForNoProcess } from '../../../../test-support/processes.js'
