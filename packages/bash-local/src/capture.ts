@@ -1,3 +1,4 @@
+// Bounded capture of a child's output: the head of stdout, the tail of stderr, exact byte totals.
 import type { CapturedOutput } from '@dsh/core'
 
 /**

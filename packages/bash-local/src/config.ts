@@ -1,3 +1,4 @@
+// bash-local's options: defaults and ceilings for every limit a request can ask for.
 import { z } from 'zod'
 import { BashError } from './errors.js'
 

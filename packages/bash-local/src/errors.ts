@@ -1,3 +1,4 @@
+// The local executor's failure vocabulary.
 import { HarnessError } from '@dsh/core'
 
 /** The codes `@dsh/bash-local` throws. */

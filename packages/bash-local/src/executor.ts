@@ -1,3 +1,4 @@
+// createLocalBash: the BashExecutor that runs commands on this machine.
 import type { BashExecutor } from '@dsh/core'
 import { parseLocalBashOptions, type LocalBashOptions } from './config.js'
 import { resolveRequest } from './resolve.js'

@@ -1,3 +1,4 @@
+// The bash-local plugin: provides the `bash` service.
 import type { PluginContext } from '@dsh/core'
 import type { LocalBashSettings } from './config.js'
 import { createLocalBash } from './executor.js'

@@ -1,3 +1,4 @@
+// Terminating a command's whole process group: SIGTERM, then SIGKILL after a grace.
 import { waitUntil } from './wait-until.js'
 
 /**

@@ -1,3 +1,4 @@
+// resolve(): a request becomes a spec with every limit decided and the environment scrubbed.
 import type { BashRequest, BashSpec } from '@dsh/core'
 import type { LocalBashSettings } from './config.js'
 import { scrubEnvironment } from './environment.js'

@@ -1,3 +1,4 @@
+// run(): one command to completion, timeout or abort, with bounded capture and nothing left running.
 import { once } from 'node:events'
 import type { BashRunResult, BashSpec } from '@dsh/core'
 import { HeadCapture, TailCapture } from './capture.js'

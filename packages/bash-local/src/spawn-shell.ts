@@ -1,3 +1,4 @@
+// Starting the shell: its own process group, stdin from /dev/null, a spawn failure as a typed error.
 import { spawn, type ChildProcessByStdio } from 'node:child_process'
 import type { Readable } from 'node:stream'
 import type { BashSpec } from '@dsh/core'

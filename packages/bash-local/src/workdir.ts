@@ -1,3 +1,4 @@
+// Choosing and checking a request's working directory.
 import { stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { BashError } from './errors.js'

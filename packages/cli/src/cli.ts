@@ -1,3 +1,4 @@
+// runCli: one `dsh` command line, from argv to exit status, printing exactly the model-facing text.
 import { readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { HarnessError, stderrLogger, type Harness, type ToolListing } from '@dsh/core'

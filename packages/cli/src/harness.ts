@@ -1,3 +1,4 @@
+// The plugins `dsh` loads and how command-line options reach their config.
 import * as bashLocal from '@dsh/bash-local'
 import { loadHarness, type Harness, type Logger } from '@dsh/core'
 import * as spillLocal from '@dsh/spill-local'

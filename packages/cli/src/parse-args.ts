@@ -1,3 +1,4 @@
+// Parsing `dsh` command lines; a bad one is a UsageError (exit status 2).
 import { parseArgs } from 'node:util'
 
 /** A command line that parsed: which command, its tool arguments, and the common options. */

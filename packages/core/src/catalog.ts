@@ -1,3 +1,4 @@
+// The config catalog: every plugin's Config fields, rendered as docs/config.md.
 import { z } from 'zod'
 import { asPlugin, type PluginModule } from './plugin.js'
 

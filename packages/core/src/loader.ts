@@ -1,3 +1,4 @@
+// loadHarness: plugins loaded in order, config validated, services injected, failures named.
 import { CoreError } from './errors.js'
 import { applyPlugin, asPlugin, parsePluginConfig, type PluginContext, type PluginModule } from './plugin.js'
 import { ToolRegistry } from './registry.js'

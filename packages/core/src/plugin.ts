@@ -1,3 +1,4 @@
+// The plugin shape and the checks the loader runs on each plugin.
 import { z } from 'zod'
 import { CoreError, HarnessError } from './errors.js'
 import type { Logger, ServiceName, Services } from './services.js'

@@ -1,3 +1,4 @@
+// ToolRegistry: tools and prompt sections, and execution that turns every failure into a result.
 import { randomUUID } from 'node:crypto'
 import type { z } from 'zod'
 import { CoreError, HarnessError } from './errors.js'

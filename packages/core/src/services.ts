@@ -1,3 +1,4 @@
+// The services plugins inject or provide, by name.
 import type { BashExecutor, SpillStore } from './seams.js'
 import type { ToolDefinition } from './tool.js'
 

@@ -1,3 +1,4 @@
+// The timeout policy: a deadline and the caller's cancellation, combined into one signal.
 import { CoreError, HarnessError } from './errors.js'
 
 /** How `runWithDeadline` bounds one piece of work. */

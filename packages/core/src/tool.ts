@@ -1,3 +1,4 @@
+// defineTool: a tool's schema, metadata and execute, and the JSON Schema a model sees.
 import { z } from 'zod'
 import { CoreError } from './errors.js'
 import type { JsonValue } from './json.js'

@@ -1,3 +1,4 @@
+// Writing a spill file whole or not at all: a private temp file, then rename.
 import { open, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 

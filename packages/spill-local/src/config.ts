@@ -1,3 +1,4 @@
+// spill-local's options: where files go and how long they are kept.
 import { homedir } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import { z } from 'zod'

@@ -1,3 +1,4 @@
+// Creating the store's private directories (0700) without following planted links.
 import { chmod, lstat, mkdir } from 'node:fs/promises'
 import { dirname } from 'node:path'
 

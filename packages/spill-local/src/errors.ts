@@ -1,3 +1,4 @@
+// The spill store's failure vocabulary.
 import { HarnessError } from '@dsh/core'
 
 /** The codes `@dsh/spill-local` throws. */

@@ -1,3 +1,4 @@
+// Turning owner and filename hints into safe path segments: nothing a model sends picks a path.
 import { createHash, randomBytes } from 'node:crypto'
 import { relative, sep } from 'node:path'
 import { SpillError } from './errors.js'

@@ -1,3 +1,4 @@
+// The spill-local plugin: provides the `spillStore` service.
 import type { PluginContext } from '@dsh/core'
 import type { z } from 'zod'
 import type { Config } from './config.js'

@@ -1,3 +1,4 @@
+// Retention: deleting an owner's files past their age or size budget, oldest first.
 import { lstat, readdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 

@@ -1,3 +1,4 @@
+// createLocalSpillStore: saveText into <root>/<owner>/<id>-<filename>.
 import { join } from 'node:path'
 import type { SpillSaveRequest, SpillSaveResult, SpillStore } from '@dsh/core'
 import { writeFileAtomic } from './atomic-write.js'

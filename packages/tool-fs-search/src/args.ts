@@ -1,3 +1,4 @@
+// The model-facing argument schemas: glob(pattern, path?) and grep(pattern, path?, include?).
 import { z } from 'zod'
 
 // A single argv word longer than 128 KiB (Linux MAX_ARG_STRLEN) cannot reach bash at all; these

@@ -1,3 +1,4 @@
+// The search tools' budgets and ripgrep choice, out of the model-facing schemas.
 import { z } from 'zod'
 
 const positiveInt = () => z.number().int().positive()

@@ -1,3 +1,4 @@
+// The SEARCH_* failure vocabulary.
 import { HarnessError } from '@dsh/core'
 
 /**

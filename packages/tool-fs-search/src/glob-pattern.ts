@@ -1,3 +1,4 @@
+// Turning the glob patterns models send into a search root and an rg glob.
 import path from 'node:path'
 
 /** Where a glob runs from and what it matches there. */

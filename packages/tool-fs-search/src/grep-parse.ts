@@ -1,3 +1,4 @@
+// Parsing rg's `--null` line output record by record.
 import { SearchError } from './errors.js'
 
 /** One matched line as rg reported it. */

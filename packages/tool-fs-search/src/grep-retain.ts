@@ -1,3 +1,4 @@
+// Retaining a grep page once, within its count, byte and per-file budgets.
 import { ItemRetainer, TextRetainer } from '@dsh/core'
 import { countWithinBytes } from './search-core.js'
 

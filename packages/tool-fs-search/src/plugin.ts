@@ -1,3 +1,4 @@
+// The tool-fs-search plugin: probes for rg, then registers glob, grep and their prompt sections.
 import type { PluginContext } from '@dsh/core'
 import type { SearchConfig } from './config.js'
 import { createGlobTool } from './glob.js'

@@ -1,3 +1,4 @@
+// Choosing the ripgrep to run, by probing candidates through the bash executor.
 import type { BashExecutor, Logger } from '@dsh/core'
 import { SearchError } from './errors.js'
 import { shellCommand } from './shell-quote.js'

@@ -1,3 +1,4 @@
+// What the tools tell a model about what they see.
 import type { PromptSection } from '@dsh/core'
 import { VCS_EXCLUDES } from './vcs.js'
 

@@ -1,3 +1,4 @@
+// Saving a capped search's complete result, and the footer that says where it is or why not.
 import type { SpillStore, ToolExecContext } from '@dsh/core'
 
 /** Whether the complete formatted result was saved, and where, or why not. */

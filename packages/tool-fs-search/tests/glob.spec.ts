@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { loadHarness } from '@dsh/core'
 import * as toolFsSearch from '@dsh/tool-fs-search'
-import { buildGlobCommand, parseGlobListing, retainGlobPaths, sortNewestFirst } from '../src/glob.js'
+import { buildGlobCommand, parseGlobListing, sortNewestFirst } from '../src/glob-command.js'
+import { retainGlobPaths } from '../src/glob.js'
 import { planGlob } from '../src/glob-pattern.js'
 import { FakeBash, MemorySpill, statRecords, type Scripted } from './fake-bash.js'
 

@@ -1,10 +1,11 @@
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { sortNewestFirst } from '../src/glob.js'
+import { sortNewestFirst } from '../src/glob-command.js'
 import { parseRgOutput } from '../src/grep-parse.js'
 import { retainGrepMatches, type GrepMatch } from '../src/grep-retain.js'
 import { chooseRg } from '../src/probe.js'
-import { countWithinBytes, displayFrom, displayPath } from '../src/search-core.js'
+import { displayFrom, displayPath } from '../src/display-path.js'
+import { countWithinBytes } from '../src/search-core.js'
 import { FakeBash } from './fake-bash.js'
 
 const match = (path: string, lineNumber: number): GrepMatch => ({ path, lineNumber, line: 'hit', lineCut: false })
