@@ -1,6 +1,17 @@
 // Terminating a command's whole process group: SIGTERM, then SIGKILL after a grace.
 import { waitUntil } from './wait-until.js'
 
+// Groups still running. Detached groups outlive the host process, so when it exits (a host stopped by
+// SIGTERM, say) whatever is left is killed rather than orphaned.
+const liveGroups = new Set<number>()
+let exitHookInstalled = false
+
+/** SIGKILLs every group still running; runs when the host process exits. */
+export function killLiveGroups(): void {
+  for (const pgid of liveGroups) signalGroup(pgid, 'SIGKILL')
+  liveGroups.clear()
+}
+
 /**
  * Stops a command's whole process group, not just the shell: `bash -c 'sleep 300 & wait'` leaves a
  * grandchild that holds the output pipes, and killing only the shell would leave it running and the
@@ -16,6 +27,9 @@ export class ProcessGroup {
   constructor(pgid: number, graceMs: number) {
     this.#pgid = pgid
     this.#graceMs = graceMs
+    liveGroups.add(pgid)
+    if (!exitHookInstalled) process.on('exit', killLiveGroups)
+    exitHookInstalled = true
   }
 
   /** SIGTERM to the group now and SIGKILL after the grace, for members that trap or ignore SIGTERM. */
@@ -33,6 +47,7 @@ export class ProcessGroup {
    * none does the kill finds no group, and only a full wrap of the pid space could hand the id on.
    */
   finish(): void {
+    liveGroups.delete(this.#pgid)
     clearTimeout(this.#graceTimer)
     this.#signal('SIGKILL')
   }
@@ -56,11 +71,15 @@ export class ProcessGroup {
   }
 
   #signal(signal: NodeJS.Signals): void {
-    try {
-      process.kill(-this.#pgid, signal)
-    } catch {
-      // ESRCH: the group is already empty, the common case. EPERM: a member changed credentials
-      // (setuid), and nothing more can be done from here. Neither is the run's failure.
-    }
+    signalGroup(this.#pgid, signal)
+  }
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal)
+  } catch {
+    // ESRCH: the group is already empty, the common case. EPERM: a member changed credentials
+    // (setuid), and nothing more can be done from here. Neither is the run's failure.
   }
 }

@@ -19,20 +19,24 @@ export interface CliIo {
 export const EXIT = { ok: 0, toolError: 1, usage: 2 } as const
 
 /**
- * Runs one `dsh` command line and returns its exit status; never throws for bad input. Ctrl-C
- * cancels the call (the search's process group is killed); it is listened for from the start, so a
- * Ctrl-C while plugins load (the rg probe runs) cancels too instead of killing the process outright.
+ * Runs one `dsh` command line and returns its exit status; never throws for bad input. Ctrl-C,
+ * SIGTERM or SIGHUP cancels the call (the search's process group is killed); they are listened for
+ * from the start, so one while plugins load (the rg probe runs) cancels too instead of killing the
+ * process outright.
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const controller = new AbortController()
   const cancel = (): void => controller.abort()
-  process.once('SIGINT', cancel)
+  // SIGTERM and SIGHUP too: a host or a closed terminal stopping dsh must not orphan rg.
+  for (const signal of CANCEL_SIGNALS) process.once(signal, cancel)
   try {
     return await runInvocation(argv, io, controller.signal)
   } finally {
-    process.removeListener('SIGINT', cancel)
+    for (const signal of CANCEL_SIGNALS) process.removeListener(signal, cancel)
   }
 }
+
+const CANCEL_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 
 async function runInvocation(argv: readonly string[], io: CliIo, signal: AbortSignal): Promise<number> {
   let invocation: CliInvocation

@@ -46,16 +46,20 @@ describe('node_modules/.bin/dsh', () => {
     expect(dshProcess('frob')).toEqual({ code: 2, stdout: '', stderr: 'dsh: unknown command "frob"\nRun dsh --help for usage.\n' })
   })
 
-  it('Ctrl-C during a search cancels it, kills rg and exits 1', async () => {
+  it.each([
+    ['Ctrl-C', 'SIGINT'],
+    ['a host stopping it', 'SIGTERM'],
+    ['a closed terminal', 'SIGHUP'],
+  ] as const)('%s during a search cancels it, kills rg and exits 1', async (_who, signal) => {
     // rg blocks opening a FIFO nobody writes to, so the search runs until it is cancelled.
-    const fifo = join(tree, 'fifo')
+    const fifo = join(tree, `fifo-${signal}`)
     execFileSync('mkfifo', [fifo])
     const child = spawn(bin, ['--spill-dir', spill, 'grep', 'needle', fifo], { cwd: tree, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
     const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)))
     expect(await waitUntil(() => processesMentioning(fifo).some((pid) => pid !== child.pid), 20_000)).toBe(true)
-    child.kill('SIGINT')
+    child.kill(signal)
     expect(await exited).toBe(1)
     expect(stdout).toMatch(/cancelled/)
     expect(await waitUntil(() => processesMentioning(fifo).length === 0, 2000)).toBe(true)

@@ -1,5 +1,6 @@
 // The model-facing argument schemas: glob(pattern, path?) and grep(pattern, path?, include?).
 import { z } from 'zod'
+import { includeProblem } from './grep-command.js'
 
 // A single argv word longer than 128 KiB (Linux MAX_ARG_STRLEN) cannot reach bash at all; these
 // limits keep every model value far below it and inside what a person could mean.
@@ -26,11 +27,18 @@ function hasTopLevelComma(glob: string): boolean {
   return false
 }
 
+/** rg matches no path against a `..` segment, so one after a wildcard would silently match nothing. */
+function dotDotAfterWildcard(pattern: string): boolean {
+  const segments = pattern.split('/')
+  const wildcard = segments.findIndex((segment) => /[*?[\]{}]/.test(segment))
+  return wildcard !== -1 && segments.slice(wildcard).includes('..')
+}
 
 /** glob(pattern, path?) — seed 000's discovery shape. */
 export const GlobArgs = z.strictObject({
   pattern: modelString('pattern', PATH_MAX_CHARS)
     .refine((value) => !value.startsWith('!'), 'pattern must not start with "!": negated globs are not supported')
+    .refine((value) => !dotDotAfterWildcard(value), 'pattern may use ".." only before its first wildcard; put the directory in path')
     .describe('Glob to match file paths against, e.g. "**/*.ts" or "src/**/*.test.ts".'),
   path: modelString('path', PATH_MAX_CHARS)
     .optional()
@@ -39,13 +47,23 @@ export const GlobArgs = z.strictObject({
 
 /** grep(pattern, path?, include?) — seed 000's minimal shape. */
 export const GrepArgs = z.strictObject({
-  pattern: modelString('pattern', PATTERN_MAX_CHARS).describe('Regular expression (ripgrep syntax) to search file contents for.'),
+  // Only empty is refused: a run of spaces or a tab is a pattern worth searching for.
+  pattern: z
+    .string()
+    .min(1, 'pattern must not be empty')
+    .max(PATTERN_MAX_CHARS, `pattern is longer than ${PATTERN_MAX_CHARS} characters`)
+    .refine((value) => !value.includes('\0'), 'pattern must not contain a NUL character')
+    .describe('Regular expression (ripgrep syntax) to search file contents for.'),
   path: modelString('path', PATH_MAX_CHARS)
     .optional()
     .describe('File or directory to search, absolute or relative to the working directory. Default: the working directory.'),
   include: modelString('include', PATH_MAX_CHARS)
     .refine((value) => !value.startsWith('!'), 'include must be one positive glob: negated globs ("!…") are not supported')
     .refine((value) => !hasTopLevelComma(value), 'include must be one glob, not a comma-separated list; use braces, e.g. "*.{ts,tsx}"')
+    .superRefine((value, ctx) => {
+      const problem = includeProblem(value)
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem })
+    })
     .optional()
     .describe('One glob that filters the files searched, e.g. "*.ts" or "*.{ts,tsx}".'),
 })

@@ -40,7 +40,10 @@ export interface ListedFile {
   nanos: number
 }
 
-/** Parses `mtime TAB name NUL` records; a record that does not parse fails the search. */
+/**
+ * Parses `mtime TAB name NUL` records; a record that does not parse fails the search. An mtime before
+ * 1970 is negative, fraction and all (`-1.25` is 1.25 s before the epoch), so its nanoseconds are too.
+ */
 export function parseGlobListing(stdout: string): ListedFile[] {
   const files: ListedFile[] = []
   for (let pos = 0; pos < stdout.length; ) {
@@ -50,14 +53,16 @@ export function parseGlobListing(stdout: string): ListedFile[] {
     if (time === null) {
       throw new SearchError('SEARCH_FAILED', `glob could not parse the file listing near ${JSON.stringify(stdout.slice(pos, pos + 80))}`)
     }
-    files.push({ name: stdout.slice(tab + 1, end), seconds: Number(time[1]), nanos: Number((time[2] ?? '').padEnd(9, '0')) })
+    const sign = time[1] === '-' ? -1 : 1
+    const nanos = Number((time[3] ?? '').padEnd(9, '0'))
+    files.push({ name: stdout.slice(tab + 1, end), seconds: sign * Number(time[2]), nanos: sign * nanos })
     pos = end + 1
   }
   return files
 }
 
 // find prints ten fractional digits, stat nine; nanoseconds are the first nine.
-const MTIME = /^(\d+)(?:\.(\d{1,9})\d?)?$/
+const MTIME = /^(-?)(\d+)(?:\.(\d{1,9})\d?)?$/
 
 /** Newest modified first; ties by name, so identical calls give identical pages (amendment 10). */
 export function sortNewestFirst(files: ListedFile[]): ListedFile[] {

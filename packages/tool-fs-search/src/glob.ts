@@ -25,11 +25,15 @@ export function classifyGlobRun(run: BashRunResult, root: string): string[] {
     case 1:
       return []
     case 2: {
-      if (isPatternError(run)) {
+      const listed = run.stdout.text !== ''
+      if (!listed && isPatternError(run)) {
         throw new SearchError('SEARCH_INVALID_PATTERN', `glob pattern rejected by rg: ${stderrExcerpt(run)} Fix the pattern and try again.`)
       }
       const errors = rgErrorLines(run)
-      if (errors.length > 0) return errors
+      // The root itself unreadable is a failure, not an empty listing (amendment 3).
+      const rootFailed = errors.some((line) => line.startsWith('./: ') || line.startsWith('.: '))
+      if (errors.length > 0 && (listed || !rootFailed)) return errors
+      if (rootFailed) throw new SearchError('SEARCH_FAILED', `glob cannot read ${root}: ${stderrExcerpt(run)}`)
       break
     }
     case EXIT_ROOT_UNUSABLE:
@@ -41,12 +45,12 @@ export function classifyGlobRun(run: BashRunResult, root: string): string[] {
 }
 
 /** The model-facing text: the page, then the cap and incompleteness footers. */
-export function formatGlobPage(retained: ItemRetention<string>, spill: SpillOutcome | undefined, incomplete: readonly string[]): string {
+export function formatGlobPage(retained: ItemRetention<string>, spill: SpillOutcome | undefined, incomplete: readonly string[], stderrCut: boolean): string {
   const parts = [retained.total === 0 ? 'No files found' : retained.items.join('\n')]
   if (spill !== undefined) {
     parts.push(`(Showing ${retained.kept} of ${retained.total} paths, newest first. ${spillSentence(spill, 'Full sorted result')})`)
   }
-  if (incomplete.length > 0) parts.push(incompleteNote(incomplete))
+  if (incomplete.length > 0) parts.push(incompleteNote(incomplete, stderrCut))
   return parts.join('\n\n')
 }
 
@@ -59,10 +63,10 @@ export async function executeGlob(ctx: SearchContext, args: GlobArgs, exec: Tool
   const paths = sortNewestFirst(parseGlobListing(run.stdout.text)).map((file) => shown(file.name))
   const retained = retainGlobPaths(paths, ctx.config.globMaxResults, ctx.config.inlineMaxBytes)
   const spill = retained.truncated
-    ? await saveFormattedResult(ctx.spillStore(), exec, `${paths.join('\n')}\n`, 'glob-results.txt')
+    ? await saveFormattedResult(ctx.spillStore(), exec, () => `${paths.join('\n')}\n`, 'glob-results.txt')
     : undefined
   return {
-    content: formatGlobPage(retained, spill, incomplete),
+    content: formatGlobPage(retained, spill, incomplete, run.stderr.truncated),
     value: { paths, total: paths.length, truncated: retained.truncated, incomplete },
   }
 }

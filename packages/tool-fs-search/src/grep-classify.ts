@@ -22,14 +22,14 @@ export function assertGrepRan(run: BashRunResult, target: string): void {
  */
 export function partialSearchErrors(run: BashRunResult, output: RgOutput, target: string, include: string | undefined): string[] {
   if (run.exitCode !== 2) return []
-  if (isPatternError(run)) {
+  const found = output.matches.length > 0 || output.binaryFiles.length > 0
+  if (!found && isPatternError(run)) {
     throw new SearchError('SEARCH_INVALID_PATTERN', `grep pattern or include rejected by rg: ${stderrExcerpt(run)} Fix the pattern (ripgrep regex syntax; one line at a time) and try again.`)
   }
   const errors = rgErrorLines(run)
   const subdir = planInclude(include).subdir
   const roots = [explicitPath(target), '.', ...(subdir === undefined ? [] : [explicitPath(subdir)])]
   const rootFailed = errors.some((line) => roots.some((root) => line.startsWith(`${root}: `)))
-  const found = output.matches.length > 0 || output.binaryFiles.length > 0
   if (!found && (rootFailed || errors.length === 0)) {
     throw new SearchError('SEARCH_FAILED', `grep cannot search ${target}: ${stderrExcerpt(run)} Check the path and try again.`)
   }

@@ -16,25 +16,49 @@ export interface IncludePlan {
 // `X/**` and `X/**/*` mean "every file under X". As a --glob they also match the directories under X,
 // and a --glob that matches a directory re-opens it even when .gitignore hides it (DESIGN amendment 5).
 const EVERY_FILE_UNDER = /^((?:[^*?[\]{}/]+\/)+)\*\*(?:\/\*)?$/
+// `*`, `**`, `**/*`: every file.
+const EVERY_FILE = /^(?:\*\*\/)*\*+$/
+// A glob ending in `**` (or `**/*`) matches a directory and everything in it, ignored or not.
+const ENDS_IN_EVERYTHING = /(?:^|\/)\*\*(?:\/\*+)?$/
+
+function withoutDotSlash(glob: string): string {
+  let stripped = glob
+  while (stripped.startsWith('./')) stripped = stripped.slice(2)
+  return stripped
+}
 
 /**
- * Plans an `include` glob. A name-only glob becomes a file type: types filter files and never override
- * ignore rules. Match-everything globs add no filter; `X/**` narrows the search to X instead of
- * globbing. Other path-shaped globs stay a --glob, matched from the search root (amendment 6).
+ * Why an include cannot be honoured as asked, or undefined. It is matched from the search path, so it
+ * is relative and stays inside it; and it must not end in `**` after a prefix with wildcards, which rg
+ * would apply to ignored directories too (a plain `src/**` is fine: it narrows the search instead).
+ */
+export function includeProblem(include: string): string | undefined {
+  const glob = withoutDotSlash(include)
+  if (glob.startsWith('/')) return 'include is matched under the search path, so it must be relative; put the directory in path'
+  if (glob.split('/').includes('..')) return 'include must not contain "..": put the directory in path'
+  // A plain `X/**` is narrowed (or, under a VCS directory, left to the excludes that always win).
+  if (EVERY_FILE.test(glob) || EVERY_FILE_UNDER.test(glob) || !ENDS_IN_EVERYTHING.test(glob)) return undefined
+  return `include ${JSON.stringify(include)} ends in "**", so rg would also search the ignored directories it matches; name the files (e.g. "${glob.replace(/\*\*(?:\/\*+)?$/, '**/*.ts')}") or pass the directory as path`
+}
+
+/**
+ * Plans an `include` glob. A name-only glob (`*.ts`, with or without leading `**` segments) becomes a file type: types filter
+ * files and never override ignore rules. Match-everything globs add no filter; `X/**` narrows the
+ * search to X instead of globbing. Other path-shaped globs stay a --glob, matched from the search
+ * root (amendment 6).
  */
 export function planInclude(include: string | undefined): IncludePlan {
   if (include === undefined) return { args: [] }
-  let glob = include
-  while (glob.startsWith('./')) glob = glob.slice(2)
-  while (glob.startsWith('**/')) glob = glob.slice(3)
-  if (/^\*+$/.test(glob) || glob === '**/*') return { args: [] }
-  const under = EVERY_FILE_UNDER.exec(glob)
-  const subdir = under?.[1]?.slice(0, -1)
+  const glob = withoutDotSlash(include)
+  if (EVERY_FILE.test(glob)) return { args: [] }
+  const subdir = EVERY_FILE_UNDER.exec(glob)?.[1]?.slice(0, -1)
   // A directory searched by name escapes the VCS excludes, so `.git/**` stays a glob they override.
   const vcs = subdir?.split('/').some((segment) => (VCS_EXCLUDES as readonly string[]).includes(segment))
   if (subdir !== undefined && vcs !== true) return { args: [], subdir }
+  let name = glob
+  while (name.startsWith('**/')) name = name.slice(3)
   // rg's --type-add splits on ':' and has an `include:` directive, so a glob with ':' stays a --glob.
-  if (!glob.includes('/') && !glob.includes(':')) return { args: [`--type-add=dshinclude:${glob}`, '--type=dshinclude'] }
+  if (!name.includes('/') && !name.includes(':')) return { args: [`--type-add=dshinclude:${name}`, '--type=dshinclude'] }
   return { args: [`--glob=${glob}`] }
 }
 

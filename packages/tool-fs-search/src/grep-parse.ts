@@ -1,14 +1,17 @@
 // Parsing rg's `--null` line output record by record.
 import { SearchError } from './errors.js'
 
-/** One matched line as rg reported it. */
+/**
+ * One matched line. Parsed from rg with its raw path and rg's preview; the tool then rewrites `path`
+ * for display and cuts `line` to its budget in place, so a match is one object however many there are.
+ */
 export interface RgMatch {
   path: string
   lineNumber: number
   /** The line, or rg's preview of it when it was longer than `--max-columns`. */
-  text: string
-  /** True when rg cut the line (`--max-columns-preview`). */
-  cut: boolean
+  line: string
+  /** True when the line shown is shorter than the line in the file. */
+  lineCut: boolean
 }
 
 /** Everything rg's `--null` line output says. */
@@ -59,7 +62,7 @@ export function parseRgOutput(stdout: string): RgOutput {
     if (text.endsWith('\r')) text = text.slice(0, -1)
     const marker = PREVIEW_MARKER.exec(text)
     if (marker !== null) text = text.slice(0, marker.index)
-    matches.push({ path: stdout.slice(pos, nul), lineNumber: Number(stdout.slice(nul + 1, digitsEnd)), text, cut: marker !== null })
+    matches.push({ path: stdout.slice(pos, nul), lineNumber: Number(stdout.slice(nul + 1, digitsEnd)), line: text, lineCut: marker !== null })
     pos = end + 1
   }
   return { matches, binaryFiles, binaryStopped }

@@ -1,15 +1,10 @@
 // Retaining a grep page once, within its count, byte and per-file budgets.
 import { ItemRetainer, TextRetainer } from '@dsh/core'
+import type { RgMatch } from './grep-parse.js'
 import { countWithinBytes } from './search-core.js'
 
 /** A match ready to show: display path, line number, a bounded preview. */
-export interface GrepMatch {
-  path: string
-  lineNumber: number
-  line: string
-  /** True when the preview is shorter than the line. */
-  lineCut: boolean
-}
+export type GrepMatch = RgMatch
 
 /** Matches of one file, in line order. */
 export interface GrepFileGroup {
@@ -43,9 +38,6 @@ export interface GrepBudget {
 
 /** Cuts a line to its preview budget at a UTF-8 boundary. */
 export function previewLine(line: string, alreadyCut: boolean, maxLineBytes: number): { line: string; lineCut: boolean } {
-  // Text decoded from bytes is well-formed, and a UTF-16 unit encodes to at most 3 bytes: most lines
-  // are short enough to need no measuring at all.
-  if (line.length * 3 <= maxLineBytes) return { line, lineCut: alreadyCut }
   const kept = new TextRetainer({ kind: 'head', maxBytes: maxLineBytes }).retain(line)
   return { line: kept.text, lineCut: alreadyCut || kept.truncated }
 }

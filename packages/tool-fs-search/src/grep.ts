@@ -4,7 +4,7 @@ import { GrepArgs } from './args.js'
 import { displayFrom } from './display-path.js'
 import { assertGrepRan, partialSearchErrors } from './grep-classify.js'
 import { buildGrepCommand, splitGrepOutput } from './grep-command.js'
-import { footers, formatGrepPage, type GrepNotes } from './grep-format.js'
+import { formatGrepPage, type GrepNotes } from './grep-format.js'
 import { parseRgOutput, type RgOutput } from './grep-parse.js'
 import { groupByFile, previewLine, retainGrepMatches, type GrepMatch } from './grep-retain.js'
 import { GREP_DESCRIPTION } from './prompts.js'
@@ -31,16 +31,17 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
   const retained = retainGrepMatches(matches, budget)
   const notes: GrepNotes = {
     incomplete,
+    stderrCut: run.stderr.truncated,
     binary: output.binaryFiles.map(shown),
     binaryStopped: output.binaryStopped.map(shown),
     lossy: matches.filter((m) => m.line.includes('\ufffd') || m.path.includes('\ufffd')).length,
   }
   const complete = { files: groupByFile(matches), kept: matches.length, total: matches.length, truncated: false, cutFiles: [] }
   const spill = retained.truncated
-    ? await saveFormattedResult(ctx.spillStore(), exec, `${formatGrepPage(complete, footers(complete, undefined, notes))}\n`, 'grep-results.txt')
+    ? await saveFormattedResult(ctx.spillStore(), exec, () => `${formatGrepPage(complete, undefined, notes)}\n`, 'grep-results.txt')
     : undefined
   return {
-    content: formatGrepPage(retained, footers(retained, spill, notes)),
+    content: formatGrepPage(retained, spill, notes),
     value: { matches, total: matches.length, truncated: retained.truncated, incomplete },
   }
 }
@@ -52,12 +53,15 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
 function toGrepMatches(output: RgOutput, shown: (file: string) => string, maxLineBytes: number): GrepMatch[] {
   const displayed = new Map<string, string>()
   const byFile = new Map<string, GrepMatch[]>()
-  for (const m of output.matches) {
-    let file = displayed.get(m.path)
-    if (file === undefined) displayed.set(m.path, (file = shown(m.path)))
+  for (const match of output.matches) {
+    let file = displayed.get(match.path)
+    if (file === undefined) displayed.set(match.path, (file = shown(match.path)))
+    match.path = file
+    // A UTF-16 unit is at most 3 UTF-8 bytes: shorter lines fit their budget without measuring.
+    if (match.line.length * 3 > maxLineBytes) Object.assign(match, previewLine(match.line, match.lineCut, maxLineBytes))
     let group = byFile.get(file)
     if (group === undefined) byFile.set(file, (group = []))
-    group.push({ path: file, lineNumber: m.lineNumber, ...previewLine(m.text, m.cut, maxLineBytes) })
+    group.push(match)
   }
   // Two raw paths can display the same (lossy decoding); keying by the display merges them.
   return [...byFile.keys()].sort().flatMap((file) => {

@@ -8,16 +8,18 @@ const vcs = VCS_EXCLUDES.join(', ')
 export const GLOB_DESCRIPTION = [
   'Find files by name with a glob pattern, newest modified first.',
   'Lists hidden files and files that .gitignore ignores; skips VCS metadata directories',
-  `(${vcs}). A pattern without "/" matches file names at any depth ("*.ts"); a pattern with "/"`,
-  'is matched from the search root ("src/**/*.test.ts"). `path` is the directory to search from.',
+  `(${vcs}) and does not follow symbolic links. A pattern without "/" matches file names at any`,
+  'depth ("*.ts"); a pattern with "/" is matched from the search root ("src/**/*.test.ts").',
+  '`path` is the directory to search from.',
 ].join(' ')
 
 /** What the grep tool's schema tells a model. */
 export const GREP_DESCRIPTION = [
   'Search file contents with a regular expression (ripgrep syntax), one line at a time.',
-  'Searches hidden files but skips files that .gitignore, .ignore or .rgignore exclude, binary files,',
-  `and VCS metadata directories (${vcs}). \`path\` is a file or a directory; \`include\` is one glob`,
-  'that filters file names, e.g. "*.ts" or "*.{ts,tsx}". Results are grouped by file with line numbers.',
+  'Searches hidden files but skips files excluded by .ignore or .rgignore, or by .gitignore inside a',
+  `git repository; binary files; VCS metadata directories (${vcs}); and symbolic links.`,
+  '`path` is a file or a directory; `include` is one glob that filters the files searched, e.g.',
+  '"*.ts", "*.{ts,tsx}" or "src/**/*.ts". Results are grouped by file with line numbers.',
 ].join(' ')
 
 /** The system-prompt sections registered with the tools. */
@@ -27,8 +29,8 @@ export const SEARCH_PROMPT_SECTIONS: readonly PromptSection[] = [
     tool: 'glob',
     text: [
       'Use glob to find files by name or path pattern. It lists ignored and hidden files too, so a file',
-      'glob does not show is absent (unless it sits under a VCS metadata directory). Results come newest',
-      'modified first; a capped result names a file holding the complete list.',
+      'glob does not show is absent (unless it sits under a VCS metadata directory or behind a symbolic',
+      'link). Results come newest modified first; a capped result names a file holding the complete list.',
     ].join(' '),
   },
   {

@@ -90,22 +90,35 @@ export function stderrExcerpt(run: BashRunResult): string {
   return lines.length > 8 || run.stderr.truncated ? `…${tail}` : tail
 }
 
-// What rg prints when it rejects a regex, a glob, or a type definition built from `include`.
-const PATTERN_ERRORS = ['regex parse error', 'error parsing glob', 'the literal', 'invalid definition', 'size limit']
+// How rg's own messages begin when it rejects a regex, a glob, or a type definition built from
+// `include`. Matched as line prefixes: a path named "the literal" must not read as a pattern error.
+const PATTERN_ERRORS = ['rg: regex parse error', 'rg: error parsing glob', 'rg: the literal', 'rg: invalid definition', 'rg: compiled regex exceeds size limit']
 
-/** True when rg's stderr says the pattern or include was rejected. */
+/** True when rg's stderr says the pattern or include was rejected (rg then searches nothing). */
 export function isPatternError(run: BashRunResult): boolean {
-  return PATTERN_ERRORS.some((marker) => run.stderr.text.includes(marker))
+  return run.stderr.text.split('\n').some((line) => PATTERN_ERRORS.some((prefix) => line.startsWith(prefix)))
 }
 
-/** How many unreadable paths a note names before it only counts. */
-const INCOMPLETE_NAMED_MAX = 5
+/** How many names a footer lists before it only counts the rest. */
+const NAMED_MAX = 5
 
-/** The footer for a search rg could not finish everywhere (exit 2 with output): not a failure, not complete. */
-export function incompleteNote(errors: readonly string[]): string {
-  const named = errors.slice(0, INCOMPLETE_NAMED_MAX).join('; ')
-  const more = errors.length > INCOMPLETE_NAMED_MAX ? `; and ${errors.length - INCOMPLETE_NAMED_MAX} more` : ''
-  return `(Search incomplete: rg could not read ${errors.length} path${errors.length === 1 ? '' : 's'}, so results from them are missing: ${named}${more}.)`
+/**
+ * Names at most five of `names` and counts the rest. Sorted, because rg reports in its walk order,
+ * which changes between identical calls; a footer must not (amendment 10).
+ */
+export function nameSome(names: readonly string[], separator = ', '): string {
+  const sorted = [...names].sort()
+  const more = sorted.length > NAMED_MAX ? `${separator}and ${sorted.length - NAMED_MAX} more` : ''
+  return `${sorted.slice(0, NAMED_MAX).join(separator)}${more}`
+}
+
+/**
+ * The footer for a search rg could not finish everywhere (exit 2 with output): not a failure, not
+ * complete. When stderr was cut, the count is a lower bound and says so.
+ */
+export function incompleteNote(errors: readonly string[], stderrCut: boolean): string {
+  const count = `${stderrCut ? 'at least ' : ''}${errors.length} path${errors.length === 1 ? '' : 's'}`
+  return `(Search incomplete: rg could not read ${count}, so results from them are missing: ${nameSome(errors, '; ')}.)`
 }
 
 /** How many leading items fit in `maxBytes` by `cost`; at least one, so a page is never empty. */

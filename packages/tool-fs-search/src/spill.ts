@@ -8,12 +8,13 @@ export type SpillOutcome =
 
 /**
  * Saves a capped search's complete formatted result (seed 000's tool-owned spill). A missing store, a
- * missing owner or a failed save is not an error: the inline page stands and the footer says so.
+ * missing owner or a failed save is not an error: the inline page stands and the footer says so. The
+ * text is built only when it can be saved: for a million matches it is the largest thing a call makes.
  */
 export async function saveFormattedResult(
   store: SpillStore | undefined,
   exec: ToolExecContext,
-  text: string,
+  text: () => string,
   filename: 'grep-results.txt' | 'glob-results.txt',
 ): Promise<SpillOutcome> {
   if (store === undefined) return { saved: false, reason: 'no spill store is configured' }
@@ -23,7 +24,7 @@ export async function saveFormattedResult(
     const { locator, retrievalHint } = await store.saveText({
       owner,
       source: { toolName: exec.name, callId: exec.callId, label: 'result' },
-      text,
+      text: text(),
       filename,
     })
     return { saved: true, locator, retrievalHint }

@@ -10,6 +10,7 @@ export interface Scripted {
   timedOut?: boolean
   stdoutTruncated?: boolean
   stdoutOverflowKilled?: boolean
+  stderrTruncated?: boolean
 }
 
 /** A bash executor that records every request and spec and answers from a script: the seam, faked. */
@@ -39,7 +40,7 @@ export class FakeBash implements BashExecutor {
   async run(spec: BashSpec): Promise<BashRunResult> {
     this.specs.push(spec)
     if (this.runError !== undefined) throw this.runError
-    const s = await this.script(spec.command, spec)
+    const s = { ...probeReply(spec.command), ...(await this.script(spec.command, spec)) }
     const stdout = s.stdout ?? ''
     const stderr = s.stderr ?? ''
     return {
@@ -50,13 +51,13 @@ export class FakeBash implements BashExecutor {
       stdoutOverflowKilled: s.stdoutOverflowKilled ?? false,
       durationMs: 1,
       stdout: { text: stdout, truncated: s.stdoutTruncated ?? false, totalBytes: Buffer.byteLength(stdout) },
-      stderr: { text: stderr, truncated: false, totalBytes: Buffer.byteLength(stderr) },
+      stderr: { text: stderr, truncated: s.stderrTruncated ?? false, totalBytes: Buffer.byteLength(stderr) },
     }
   }
 
   /** The search commands run, probes left out. */
   searches(): string[] {
-    return this.specs.map((s) => s.command).filter((c) => !c.startsWith('command -v'))
+    return this.specs.map((s) => s.command).filter((c) => !isProbe(c))
   }
 }
 
@@ -80,4 +81,16 @@ export function rgLines(...records: [path: string, line: number, text: string][]
 /** The glob script's `mtime TAB name NUL` output. */
 export function statRecords(...records: [mtime: string, name: string][]): string {
   return records.map(([mtime, name]) => `${mtime}\t${name}\0`).join('')
+}
+
+/** True for the rg probe's script. */
+export function isProbe(command: string): boolean {
+  return command.startsWith('p=$(command -v -- ')
+}
+
+/** What a probe prints by default: the candidate itself when absolute, else as if found in /usr/bin. */
+function probeReply(command: string): Scripted {
+  if (!isProbe(command)) return {}
+  const candidate = /^p=\$\(command -v -- '?([^')]*)'?\)/.exec(command)![1]!
+  return { stdout: candidate.startsWith('/') ? candidate : `/usr/bin/${candidate}` }
 }

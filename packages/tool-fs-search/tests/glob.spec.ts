@@ -4,12 +4,12 @@ import * as toolFsSearch from '@dsh/tool-fs-search'
 import { buildGlobCommand, parseGlobListing, sortNewestFirst } from '../src/glob-command.js'
 import { retainGlobPaths } from '../src/glob.js'
 import { planGlob } from '../src/glob-pattern.js'
-import { FakeBash, MemorySpill, statRecords, type Scripted } from './fake-bash.js'
+import { FakeBash, isProbe, MemorySpill, statRecords, type Scripted } from './fake-bash.js'
 
 const agent = { session: { header: { id: 'sess-1', cwd: '/work/repo' } } }
 
 async function harnessWith(script: (command: string) => Scripted, config: Record<string, unknown> = {}, spillStore?: MemorySpill) {
-  const bash = new FakeBash((command) => (command.startsWith('command -v') ? {} : script(command)))
+  const bash = new FakeBash((command) => (isProbe(command) ? {} : script(command)))
   const harness = await loadHarness({
     plugins: [toolFsSearch],
     services: { bash, ...(spillStore === undefined ? {} : { spillStore }) },
@@ -63,6 +63,12 @@ describe('the glob script', () => {
     expect(() => parseGlobListing(listing)).toThrow(/^glob could not parse the file listing near /)
   })
 
+  it('reads an mtime before 1970 as negative, fraction and all', () => {
+    expect(parseGlobListing(statRecords(['-315619200.25', 'old']))).toEqual([{ name: 'old', seconds: -315_619_200, nanos: -250_000_000 }])
+    const files = parseGlobListing(statRecords(['-1.25', 'a'], ['-1.5', 'b'], ['0', 'c']))
+    expect(sortNewestFirst(files).map((f) => f.name)).toEqual(['c', 'a', 'b'])
+  })
+
   it('sorts newest first, then by name, deterministically', () => {
     const files = parseGlobListing(statRecords(['10.000000001', 'b'], ['10.000000002', 'a'], ['11', 'z'], ['10.000000001', 'a'], ['10.000000001', 'a']))
     expect(sortNewestFirst(files).map((f) => `${f.seconds}.${f.nanos}:${f.name}`)).toEqual(['11.0:z', '10.2:a', '10.1:a', '10.1:a', '10.1:b'])
@@ -104,6 +110,20 @@ describe('glob through the registry with a fake executor', () => {
     )
   })
 
+  it('fails when the root itself cannot be read, and keeps a listing that found files anyway', async () => {
+    const { glob } = await harnessWith(() => ({ exitCode: 2, stderr: 'rg: ./: Permission denied (os error 13)\n' }))
+    expect(await glob({ pattern: '*', path: 'xonly' })).toMatchObject({ isError: true, errorCode: 'SEARCH_FAILED', content: 'glob cannot read xonly: rg: ./: Permission denied (os error 13)' })
+    const partial = await harnessWith(() => ({ exitCode: 2, stdout: statRecords(['1', 'a']), stderr: 'rg: .: Permission denied (os error 13)\n', stderrTruncated: true }))
+    expect((await partial.glob({ pattern: '*' })).content).toBe(
+      'a\n\n(Search incomplete: rg could not read at least 1 path, so results from them are missing: .: Permission denied (os error 13).)',
+    )
+  })
+
+  it('does not take an unreadable path named like an rg error for a pattern error', async () => {
+    const { glob } = await harnessWith(() => ({ exitCode: 2, stdout: statRecords(['1', 'ok']), stderr: 'rg: ./the literal: Permission denied (os error 13)\n' }))
+    expect(await glob({ pattern: '*' })).toMatchObject({ isError: false })
+  })
+
   it.each([
     [{ exitCode: 2, stderr: "rg: error parsing glob '{a': unclosed alternate group\n" }, 'SEARCH_INVALID_PATTERN', /^glob pattern rejected by rg: rg: error parsing glob/],
     [{ exitCode: 2, stderr: 'odd\n' }, 'SEARCH_FAILED', /^glob failed: rg exited with status 2\. odd$/],
@@ -140,6 +160,12 @@ describe('argument validation', () => {
     ['grep', { pattern: 'x', include: 'a,b' }, 'include: include must be one glob, not a comma-separated list'],
     ['grep', { pattern: 'x', include: '!*.js' }, 'include: include must be one positive glob'],
     ['grep', { pattern: 'x', path: '' }, 'path: path must not be blank'],
+    ['grep', { pattern: '' }, 'pattern: pattern must not be empty'],
+    ['grep', { pattern: 'x', include: 'packages/*/**' }, 'include "packages/*/**" ends in "**", so rg would also search the ignored directories it matches; name the files (e.g. "packages/*/**/*.ts")'],
+    ['grep', { pattern: 'x', include: '**/src/**/*' }, 'ends in "**"'],
+    ['grep', { pattern: 'x', include: '/abs/*.ts' }, 'include is matched under the search path, so it must be relative'],
+    ['grep', { pattern: 'x', include: './../x/*.ts' }, 'include must not contain ".."'],
+    ['glob', { pattern: '**/../x' }, 'pattern may use ".." only before its first wildcard'],
     ['grep', { pattern: 'x'.repeat(9000) }, 'pattern: pattern is longer than 8192 characters'],
     ['grep', { pattern: 42 }, 'pattern: Invalid input: expected string'],
   ])('%s rejects %j as an argument error', async (tool, args, message) => {
@@ -149,6 +175,14 @@ describe('argument validation', () => {
     expect(result).toMatchObject({ isError: true, errorCode: 'TOOL_INVALID_ARGUMENTS' })
     expect(result.content).toContain(message)
     expect(bash.searches()).toEqual([])
+  })
+
+  it('accepts a whitespace pattern, and includes that narrow or filter files', async () => {
+    const { bash } = await harnessWith(() => ({ exitCode: 1, stdout: 'D\0' }))
+    const harness = await loadHarness({ plugins: [toolFsSearch], services: { bash } })
+    for (const args of [{ pattern: '  ' }, { pattern: '\t' }, { pattern: 'x', include: 'src/**' }, { pattern: 'x', include: '.git/**' }, { pattern: 'x', include: 'a/*' }, { pattern: 'x', include: '**' }]) {
+      expect(await harness.registry.execute('grep', args)).toMatchObject({ isError: false })
+    }
   })
 
   it('accepts commas inside braces and unbalanced closing braces', async () => {

@@ -4,13 +4,13 @@ import * as toolFsSearch from '@dsh/tool-fs-search'
 import { Config } from '../src/config.js'
 import { buildGrepCommand, planInclude } from '../src/grep-command.js'
 import { executeGrep } from '../src/grep.js'
-import { FakeBash, MemorySpill, rgLines, type Scripted } from './fake-bash.js'
+import { FakeBash, isProbe, MemorySpill, rgLines, type Scripted } from './fake-bash.js'
 
 const RG = '/opt/rg'
 const agent = { session: { header: { id: 'sess-1', cwd: '/work/repo' } } }
 
 async function harnessWith(script: (command: string) => Scripted | Promise<Scripted>, config: Record<string, unknown> = {}, spillStore?: MemorySpill) {
-  const bash = new FakeBash((command) => (command.startsWith('command -v') ? {} : script(command)))
+  const bash = new FakeBash((command) => (isProbe(command) ? {} : script(command)))
   const harness = await loadHarness({
     plugins: [toolFsSearch],
     services: { bash, ...(spillStore === undefined ? {} : { spillStore }) },
@@ -101,7 +101,7 @@ describe('grep through the registry with a fake executor', () => {
 
   it('answers SEARCH_ABORTED through the registry when the caller cancels', async () => {
     const bash = new FakeBash((command, spec) =>
-      command.startsWith('command -v')
+      isProbe(command)
         ? {}
         : new Promise<Scripted>((resolve) => spec.signal?.addEventListener('abort', () => resolve({ aborted: true, exitCode: null }))),
     )

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { asPlugin, loadHarness, type Logger } from '@dsh/core'
 import * as toolFsSearch from '@dsh/tool-fs-search'
-import { packagedRgPath, rgCandidates } from '../src/probe.js'
+import { buildProbeCommand, packagedRgPath, rgCandidates } from '../src/probe.js'
 import { FakeBash } from './fake-bash.js'
 
 const logger = () => ({ warn: vi.fn<(message: string) => void>(), info: vi.fn<(message: string) => void>() }) satisfies Logger
@@ -22,7 +22,7 @@ describe('the tool-fs-search plugin', () => {
       ['grep', true, true, 30_000],
     ])
     expect(harness.systemPrompt().map((s) => s.tool)).toEqual(['glob', 'grep'])
-    expect(bash.requests[0]).toEqual({ command: 'command -v /opt/rg >/dev/null 2>&1', timeoutMs: 10_000 })
+    expect(bash.requests[0]).toEqual({ command: buildProbeCommand('/opt/rg'), timeoutMs: 10_000 })
   })
 
   it('registers neither tool nor prompt section, with a warning naming what it tried, when no rg is runnable', async () => {
@@ -32,6 +32,13 @@ describe('the tool-fs-search plugin', () => {
     expect(harness.registry.list()).toEqual([])
     expect(harness.systemPrompt()).toEqual([])
     expect(log.warn).toHaveBeenCalledWith(expect.stringMatching(/ripgrep is not runnable in the bash executor \(tried \/opt\/rg, .*rg\); glob and grep are not registered/))
+  })
+
+  it('does not take a builtin or a function that `command -v` finds for rg', async () => {
+    const bash = new FakeBash(() => ({ stdout: 'rg' }))
+    const log = logger()
+    const harness = await loadHarness({ plugins: [toolFsSearch], services: { bash }, logger: log })
+    expect(harness.registry.list()).toEqual([])
   })
 
   it('falls back along the resolution order and says which rg it chose', async () => {
@@ -60,7 +67,7 @@ describe('the tool-fs-search plugin', () => {
   ])('fails the load loudly when the probe %s', async (_case, scripted) => {
     const bash = new FakeBash(() => scripted)
     await expect(loadHarness({ plugins: [toolFsSearch], services: { bash } })).rejects.toThrow(
-      /plugin tool-fs-search failed to load \[SEARCH_FAILED\]: the ripgrep probe .* did not finish with an exit code/,
+      /plugin tool-fs-search failed to load \[SEARCH_FAILED\]: the ripgrep probe for .* did not finish with an exit code/,
     )
   })
 

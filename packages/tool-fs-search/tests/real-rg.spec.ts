@@ -2,7 +2,7 @@
 // the real spill-local store, over temp trees. Nothing is faked; each test names the DESIGN amendment
 // it holds the code to.
 import { execFileSync } from 'node:child_process'
-import { chmodSync, existsSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Harness } from '@dsh/core'
@@ -312,6 +312,15 @@ describe('order and determinism (amendments 1, 8, 10)', () => {
   it('glob lists newest first, ties by path ascending', async () => {
     const result = await callTool(harness, 'glob', { pattern: '*.txt' }, tree)
     expect(result.content).toBe(['b-new.txt', 'tie-a.txt', 'tie-b.txt', 'a-mid.txt', 'c-old.txt'].join('\n'))
+  })
+
+  it('runs a relative rgPath from inside any search root: the probe made it absolute', async () => {
+    const bin = scratchDir('relative-rg')
+    symlinkSync((await import('@vscode/ripgrep')).rgPath, join(bin, 'myrg'))
+    const relative = await loadRealHarness({ spillRoot, bash: { cwd: bin }, search: { rgPath: './myrg' } })
+    expect(relative.registry.list().map((t) => t.name)).toEqual(['glob', 'grep'])
+    expect((await callTool(relative, 'glob', { pattern: 'c-*.txt' }, tree)).content).toBe('c-old.txt')
+    expect((await callTool(relative, 'grep', { pattern: 'needle', path: '.', include: 'c-*.txt' }, tree)).content).toBe('Found 1 match\n\nc-old.txt\nLine 1: needle')
   })
 
   it('glob orders by mtime the same way through the xargs/stat fallback, where find is older than 4.9', async () => {

@@ -12,11 +12,11 @@ const match = (path: string, lineNumber: number): GrepMatch => ({ path, lineNumb
 
 describe('parseRgOutput', () => {
   it('parses a last record without a trailing newline', () => {
-    expect(parseRgOutput('a.ts\u000012:last line')).toEqual({ matches: [{ path: 'a.ts', lineNumber: 12, text: 'last line', cut: false }], binaryFiles: [], binaryStopped: [] })
+    expect(parseRgOutput('a.ts\u000012:last line')).toEqual({ matches: [{ path: 'a.ts', lineNumber: 12, line: 'last line', lineCut: false }], binaryFiles: [], binaryStopped: [] })
   })
 
   it('parses a path that contains a newline, and rg previews of long lines', () => {
-    expect(parseRgOutput('two\nlines\u00003:abc [... 4 more matches]\n').matches).toEqual([{ path: 'two\nlines', lineNumber: 3, text: 'abc', cut: true }])
+    expect(parseRgOutput('two\nlines\u00003:abc [... 4 more matches]\n').matches).toEqual([{ path: 'two\nlines', lineNumber: 3, line: 'abc', lineCut: true }])
   })
 })
 
