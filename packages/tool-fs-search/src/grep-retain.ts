@@ -109,12 +109,24 @@ export function formatRow(match: GrepMatch): string {
 
 /** File groups as text: a header line per file, then its rows; a blank line between files. */
 export function formatGroups(files: readonly GrepFileGroup[]): string {
-  // One flat list and one join: a spill of 20k rows is built without an array per file.
-  const lines: string[] = []
-  for (const group of files) {
-    if (lines.length > 0) lines.push('')
-    lines.push(group.path)
-    for (const match of group.matches) lines.push(formatRow(match))
+  // Rows are joined a few thousand at a time: a spill of a million matches then holds its text and
+  // one batch of row strings at once, not a million row strings and the text.
+  const chunks: string[] = []
+  let batch: string[] = []
+  const push = (line: string): void => {
+    batch.push(line)
+    if (batch.length === ROWS_PER_CHUNK) {
+      chunks.push(batch.join('\n'))
+      batch = []
+    }
   }
-  return lines.join('\n')
+  files.forEach((group, index) => {
+    if (index > 0) push('')
+    push(group.path)
+    for (const match of group.matches) push(formatRow(match))
+  })
+  if (batch.length > 0) chunks.push(batch.join('\n'))
+  return chunks.join('\n')
 }
+
+const ROWS_PER_CHUNK = 4096
