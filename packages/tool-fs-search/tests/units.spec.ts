@@ -2,7 +2,7 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { sortNewestFirst } from '../src/glob-command.js'
 import { parseRgOutput } from '../src/grep-parse.js'
-import { retainGrepMatches, type GrepMatch } from '../src/grep-retain.js'
+import { formatGroups, formatRow, groupByFile, retainGrepMatches, type GrepMatch } from '../src/grep-retain.js'
 import { chooseRg } from '../src/probe.js'
 import { displayFrom, displayPath } from '../src/display-path.js'
 import { countWithinBytes } from '../src/search-core.js'
@@ -44,6 +44,14 @@ describe('retainGrepMatches', () => {
   it('does not cap per file when only one file matched', () => {
     const matches = [match('a', 1), match('a', 2), match('a', 3), match('a', 4)]
     expect(retainGrepMatches(matches, budget)).toMatchObject({ kept: 3, cutFiles: [] })
+  })
+})
+
+describe('formatGroups', () => {
+  it('formats thousands of rows exactly as one join would, across its batches', () => {
+    const matches = [...Array.from({ length: 4095 }, (_, i) => match('a', i + 1)), ...Array.from({ length: 5000 }, (_, i) => match('b', i + 1))]
+    const groups = groupByFile(matches)
+    expect(formatGroups(groups)).toBe(groups.map((g) => [g.path, ...g.matches.map(formatRow)].join('\n')).join('\n\n'))
   })
 })
 
