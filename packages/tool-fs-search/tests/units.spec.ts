@@ -52,6 +52,9 @@ describe('formatGroups', () => {
     const matches = [...Array.from({ length: 4095 }, (_, i) => match('a', i + 1)), ...Array.from({ length: 5000 }, (_, i) => match('b', i + 1))]
     const groups = groupByFile(matches)
     expect(formatGroups(groups)).toBe(groups.map((g) => [g.path, ...g.matches.map(formatRow)].join('\n')).join('\n\n'))
+    // A header and 4,095 rows fill one batch exactly, leaving none for the end.
+    const exact = groupByFile(matches.slice(0, 4095))
+    expect(formatGroups(exact)).toBe(['a', ...exact[0]!.matches.map(formatRow)].join('\n'))
   })
 })
 
