@@ -30,8 +30,3 @@ export type CoreErrorCode =
 
 /** An expected failure inside the harness kernel (registry, loader, timeout policy). */
 export class CoreError extends HarnessError<CoreErrorCode> {}
-
-/** True for a `HarnessError` of any package. */
-export function isHarnessError(value: unknown): value is HarnessError {
-  return value instanceof HarnessError
-}

@@ -1,5 +1,5 @@
 // The public surface of @dsh/core. Any new export here becomes public API.
-export { HarnessError, CoreError, isHarnessError, type CoreErrorCode } from './errors.js'
+export { HarnessError, CoreError, type CoreErrorCode } from './errors.js'
 export type { JsonValue } from './json.js'
 export type { ToolCallKind, GenericCallView, ToolCallView, GenericResultView, ToolResultView } from './presentation.js'
 export {

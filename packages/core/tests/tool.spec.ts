@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { CoreError, defineTool, HarnessError, isHarnessError, toolJsonSchema } from '@dsh/core'
+import { CoreError, defineTool, HarnessError, toolJsonSchema } from '@dsh/core'
 
 const echo = defineTool({
   name: 'echo',
@@ -47,8 +47,8 @@ describe('HarnessError', () => {
     const cause = new Error('low level')
     const error = new CoreError('TOOL_FAILED', 'readable', { cause })
     expect(error).toMatchObject({ code: 'TOOL_FAILED', message: 'readable', name: 'CoreError', cause })
-    expect(isHarnessError(error)).toBe(true)
-    expect(isHarnessError(new Error('x'))).toBe(false)
+    expect(error instanceof HarnessError).toBe(true)
+    expect(new Error('x') instanceof HarnessError).toBe(false)
     expect(new HarnessError('X', 'y').name).toBe('HarnessError')
   })
 })

@@ -1,5 +1,5 @@
 // Retaining a grep page once, within its count, byte and per-file budgets.
-import { ItemRetainer, TextRetainer } from '@dsh/core'
+import { ItemRetainer, type TextRetainer } from '@dsh/core'
 import type { RgMatch } from './grep-parse.js'
 import { countWithinBytes } from './search-core.js'
 
@@ -37,8 +37,8 @@ export interface GrepBudget {
 }
 
 /** Cuts a line to its preview budget at a UTF-8 boundary. */
-export function previewLine(line: string, alreadyCut: boolean, maxLineBytes: number): { line: string; lineCut: boolean } {
-  const kept = new TextRetainer({ kind: 'head', maxBytes: maxLineBytes }).retain(line)
+export function previewLine(line: string, alreadyCut: boolean, retainer: TextRetainer): { line: string; lineCut: boolean } {
+  const kept = retainer.retain(line)
   return { line: kept.text, lineCut: alreadyCut || kept.truncated }
 }
 

@@ -1,5 +1,5 @@
 // The grep tool (seed 000): run the script through the bash seam, classify, parse, retain once, spill.
-import { defineTool, type ToolExecContext, type ToolOutput } from '@dsh/core'
+import { defineTool, TextRetainer, type ToolExecContext, type ToolOutput } from '@dsh/core'
 import { GrepArgs } from './args.js'
 import { displayFrom } from './display-path.js'
 import { assertGrepRan, partialSearchErrors } from './grep-classify.js'
@@ -36,9 +36,10 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
     binaryStopped: output.binaryStopped.map(shown),
     lossy: matches.filter((m) => m.line.includes('\ufffd') || m.path.includes('\ufffd')).length,
   }
-  const complete = { files: groupByFile(matches), kept: matches.length, total: matches.length, truncated: false, cutFiles: [] }
+  // The complete result is grouped and formatted only when it is saved.
+  const complete = () => ({ files: groupByFile(matches), kept: matches.length, total: matches.length, truncated: false, cutFiles: [] })
   const spill = retained.truncated
-    ? await saveFormattedResult(ctx.spillStore(), exec, () => `${formatGrepPage(complete, undefined, notes)}\n`, 'grep-results.txt')
+    ? await saveFormattedResult(ctx.spillStore(), exec, () => `${formatGrepPage(complete(), undefined, notes)}\n`, 'grep-results.txt')
     : undefined
   return {
     content: formatGrepPage(retained, spill, notes),
@@ -51,6 +52,7 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
  * file's lines in order but files in any order, so files are sorted and lines only when they must be.
  */
 function toGrepMatches(output: RgOutput, shown: (file: string) => string, maxLineBytes: number): GrepMatch[] {
+  const preview = new TextRetainer({ kind: 'head', maxBytes: maxLineBytes })
   const displayed = new Map<string, string>()
   const byFile = new Map<string, GrepMatch[]>()
   for (const match of output.matches) {
@@ -58,7 +60,7 @@ function toGrepMatches(output: RgOutput, shown: (file: string) => string, maxLin
     if (file === undefined) displayed.set(match.path, (file = shown(match.path)))
     match.path = file
     // A UTF-16 unit is at most 3 UTF-8 bytes: shorter lines fit their budget without measuring.
-    if (match.line.length * 3 > maxLineBytes) Object.assign(match, previewLine(match.line, match.lineCut, maxLineBytes))
+    if (match.line.length * 3 > maxLineBytes) Object.assign(match, previewLine(match.line, match.lineCut, preview))
     let group = byFile.get(file)
     if (group === undefined) byFile.set(file, (group = []))
     group.push(match)
