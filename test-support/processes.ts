@@ -20,11 +20,17 @@ export function processesMentioning(needle: string): number[] {
   return found
 }
 
-/** Polls until `check` returns true or `withinMs` passes; returns the last answer. */
+/**
+ * Polls until `check` returns true (then true, without asking again: what it saw may be gone by the
+ * next look) or `withinMs` passes (then false).
+ */
 export async function waitUntil(check: () => boolean, withinMs: number): Promise<boolean> {
   const deadline = Date.now() + withinMs
-  while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
-  return check()
+  for (;;) {
+    if (check()) return true
+    if (Date.now() >= deadline) return false
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
 }
 
 /** Polls until no live process mentions `needle` or `withinMs` passes; returns those left. */

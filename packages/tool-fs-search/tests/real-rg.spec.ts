@@ -2,7 +2,7 @@
 // the real spill-local store, over temp trees. Nothing is faked; each test names the DESIGN amendment
 // it holds the code to.
 import { execFileSync } from 'node:child_process'
-import { chmodSync, existsSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Harness } from '@dsh/core'
@@ -410,16 +410,23 @@ describe.skipIf(!canLock)('an unreadable directory makes a search incomplete, no
   beforeAll(async () => {
     writeTree(tree, { 'open/a.txt': 'needle\n', 'top.txt': 'needle\n', 'closed/hidden.txt': 'needle\n' })
     let shellPath = '/bin/bash'
+    let search = {}
     if (isRoot) {
       const bin = scratchDir('shell')
       shellPath = join(bin, 'nobody-bash')
       writeFileSync(shellPath, '#!/bin/sh\nexec setpriv --reuid=65534 --regid=65534 --clear-groups /bin/bash "$@"\n', { mode: 0o755 })
+      // The checkout may sit in a directory nobody cannot enter (CI clones into a 0700 temp dir), so
+      // nobody runs a copy of the packaged rg from here.
+      const rg = join(bin, 'rg')
+      copyFileSync((await import('@vscode/ripgrep')).rgPath, rg)
+      chmodSync(rg, 0o755)
+      search = { rgPath: rg }
       chmodSync(bin, 0o755)
       execFileSync('chmod', ['-R', 'a+rX', tree])
     }
     chmodSync(join(tree, 'closed'), 0o000)
     // HOME points inside the tree: nobody cannot read root's home, and rg looks there for ignore files.
-    locked = await loadRealHarness({ spillRoot, bash: { shellPath, envSet: { HOME: tree } } })
+    locked = await loadRealHarness({ spillRoot, bash: { shellPath, envSet: { HOME: tree } }, search })
   })
 
   it('grep keeps the readable matches and names the unreadable directory', async () => {
