@@ -34,8 +34,21 @@ export default tseslint.config(
     rules: restrict(spawning, ['@dsh/*'], 'core depends on nothing of ours and never spawns processes'),
   },
   {
-    files: ['packages/tool-*/src/**/*.ts', 'packages/spill-local/src/**/*.ts'],
-    rules: restrict(spawning, ['@dsh/*', '!@dsh/core'], 'a tool or store depends on @dsh/core only and runs processes through the bash seam'),
+    files: ['packages/spill-local/src/**/*.ts'],
+    rules: restrict(spawning, ['@dsh/*', '!@dsh/core'], 'a store depends on @dsh/core only and runs no processes'),
+  },
+  {
+    // read goes through the FileSystem seam (ctx.fs) so it works behind a sandboxed or remote backend.
+    files: ['packages/tool-*/src/**/*.ts'],
+    rules: restrict([...spawning, 'node:fs', 'node:fs/promises', 'fs', 'fs/promises'], ['@dsh/*', '!@dsh/core'], 'a tool depends on @dsh/core only and reaches processes and files through the bash and fs seams'),
+  },
+  {
+    files: ['packages/fs-local/src/**/*.ts'],
+    rules: restrict(spawning, ['@dsh/*', '!@dsh/core'], 'the fs provider depends on @dsh/core only and never spawns processes'),
+  },
+  {
+    files: ['packages/mcp/src/**/*.ts'],
+    rules: restrict(spawning, ['@dsh/*', '!@dsh/core'], 'the MCP server serves a loaded harness: it depends on @dsh/core only, and runs processes only through tools'),
   },
   {
     files: ['packages/bash-local/src/**/*.ts'],

@@ -30,3 +30,21 @@ export type CoreErrorCode =
 
 /** An expected failure inside the harness kernel (registry, loader, timeout policy). */
 export class CoreError extends HarnessError<CoreErrorCode> {}
+
+/**
+ * The codes a `FileSystem` backend or a tool reading through it reports. The seam's contract: every
+ * backend maps its failures onto these, so a tool's message does not depend on where the file is.
+ */
+export type FsErrorCode =
+  | 'FS_NOT_FOUND'
+  | 'FS_IS_DIRECTORY'
+  | 'FS_NOT_A_FILE'
+  | 'FS_BINARY'
+  | 'FS_OFFSET_PAST_END'
+  | 'FS_PERMISSION'
+  | 'FS_INVALID_PATH'
+  | 'FS_ABORTED'
+  | 'FS_READ_FAILED'
+
+/** An expected failure reading a file through the `FileSystem` seam. */
+export class FsError extends HarnessError<FsErrorCode> {}

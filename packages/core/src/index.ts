@@ -1,5 +1,5 @@
 // The public surface of @dsh/core. Any new export here becomes public API.
-export { HarnessError, CoreError, type CoreErrorCode } from './errors.js'
+export { HarnessError, CoreError, FsError, type CoreErrorCode, type FsErrorCode } from './errors.js'
 export type { JsonValue } from './json.js'
 export type { ToolCallKind, GenericCallView, ToolCallView, GenericResultView, ToolResultView } from './presentation.js'
 export {
@@ -44,4 +44,10 @@ export type {
   SpillSaveRequest,
   SpillSaveResult,
   SpillStore,
+  FileKind,
+  FileInfo,
+  FileLine,
+  ReadLinesRequest,
+  ReadLinesResult,
+  FileSystem,
 } from './seams.js'

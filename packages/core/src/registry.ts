@@ -117,6 +117,7 @@ export class ToolRegistry implements ToolRegistrar, SystemPromptRegistrar {
         isError: false,
         ...('value' in output ? { value: output.value } : {}),
         ...(output.presentationMeta === undefined ? {} : { meta: output.presentationMeta }),
+        ...(output.spilledTo === undefined ? {} : { spilledTo: output.spilledTo }),
       }
     } catch (error) {
       return failure(error)

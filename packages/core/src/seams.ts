@@ -100,4 +100,80 @@ export interface SpillSaveResult {
 export interface SpillStore {
   /** Saves the text; fails with a typed error (never partially writes a file the locator names). */
   saveText(request: SpillSaveRequest): Promise<SpillSaveResult>
+  /**
+   * The text saved under a locator this store issued, for a host that serves it to a client that
+   * cannot open the path (MCP's `resources/read`). A locator outside the store fails with a typed error.
+   */
+  readText(locator: string): Promise<string>
+}
+
+/** What kind of thing a path names, after following symbolic links. */
+export type FileKind = 'file' | 'directory' | 'other'
+
+/** What `FileSystem.stat` reports. */
+export interface FileInfo {
+  kind: FileKind
+  /** Size in bytes (0 for a directory on some backends; meaningful for files). */
+  sizeBytes: number
+  /** Last modification, milliseconds since the epoch. */
+  mtimeMs: number
+}
+
+/** A window of lines to read from one file. Every limit is decided by the caller (the read tool's config). */
+export interface ReadLinesRequest {
+  /** An absolute path; a relative one is `FS_INVALID_PATH` (the tool resolves against the session cwd). */
+  path: string
+  /** The first line to return, 1-based. */
+  offset: number
+  /** Lines returned at most. */
+  limit: number
+  /** Bytes of one line kept; a longer line is cut on a UTF-8 character boundary and marked `cut`. */
+  maxLineBytes: number
+  /**
+   * Bytes of kept line text returned at most over the window (after per-line cuts): the window ends
+   * before the line that would pass it, but always holds at least one line when one exists.
+   */
+  maxBytes: number
+  /** Bytes at the start of the file checked for a NUL byte; one found there is `FS_BINARY`. */
+  binarySniffBytes: number
+  /** Aborting it stops the read (and closes the file) with `FS_ABORTED`. */
+  signal?: AbortSignal
+}
+
+/** One line of a window. */
+export interface FileLine {
+  /** 1-based line number. */
+  number: number
+  /** The kept bytes decoded as UTF-8, invalid sequences as U+FFFD; no line terminator (LF or CRLF). */
+  text: string
+  /** True when the line was longer than `maxLineBytes` and was cut. */
+  cut: boolean
+}
+
+/** What `readLines` returns: the window, and what is known of the rest of the file. */
+export interface ReadLinesResult {
+  lines: FileLine[]
+  /** Why the window ended: it reached the end of the file, `limit` lines, or `maxBytes`. */
+  stoppedBy: 'end' | 'limit' | 'bytes'
+  /**
+   * The file's line count when the read reached the end of the file (`stoppedBy: 'end'`, which is also
+   * the answer when `offset` is past the end: no lines, and this says how many there are).
+   */
+  totalLines?: number
+  /** True when a returned line held bytes that are not valid UTF-8 (shown as U+FFFD). */
+  lossy: boolean
+}
+
+/**
+ * Reads files for tools (`ctx.fs`). Only an implementation of this touches the filesystem on a tool's
+ * behalf, so a sandboxed or remote backend can serve `read` the way its executor serves `grep`. It
+ * streams: a window near the start of a huge file costs that window, not the file. Failures are
+ * `FsError`s: `FS_NOT_FOUND`, `FS_PERMISSION`, `FS_IS_DIRECTORY` (readLines), `FS_BINARY`,
+ * `FS_INVALID_PATH`, `FS_ABORTED`, `FS_READ_FAILED`.
+ */
+export interface FileSystem {
+  /** What an absolute path names, following symbolic links. */
+  stat(path: string): Promise<FileInfo>
+  /** A window of a regular file's lines. */
+  readLines(request: ReadLinesRequest): Promise<ReadLinesResult>
 }

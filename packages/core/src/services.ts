@@ -1,5 +1,5 @@
 // The services plugins inject or provide, by name.
-import type { BashExecutor, SpillStore } from './seams.js'
+import type { BashExecutor, FileSystem, SpillStore } from './seams.js'
 import type { ToolDefinition } from './tool.js'
 
 /** A system-prompt section a plugin contributes, optionally about one tool. */
@@ -37,6 +37,7 @@ export interface Services {
   logger: Logger
   bash: BashExecutor
   spillStore: SpillStore
+  fs: FileSystem
 }
 
 /** A service name. */

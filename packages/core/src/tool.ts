@@ -30,6 +30,11 @@ export interface ToolOutput {
   value?: unknown
   /** JSON a UI card is built from. */
   presentationMeta?: JsonValue
+  /**
+   * The spill store's locator of the complete result, when the content is a capped page of it: a host
+   * that cannot hand the model a path (an MCP client on another machine) serves it by this.
+   */
+  spilledTo?: string
 }
 
 /** What the registry returns for a call: never a throw. */
@@ -40,6 +45,8 @@ export interface ToolResult {
   errorCode?: string
   value?: unknown
   meta?: JsonValue
+  /** The locator of the complete result in the spill store, when the content is a capped page of it. */
+  spilledTo?: string
 }
 
 /** How a host may schedule a tool and how ToolSearch treats it. */

@@ -31,10 +31,10 @@ export function spillFileName(hint: unknown): string {
 }
 
 /** Throws `SPILL_PATH_ESCAPE` unless `path` lies strictly inside `root`: the last guard, whatever the names. */
-export function assertInsideRoot(root: string, path: string): void {
+export function assertInsideRoot(root: string, path: string, action: 'write' | 'read' = 'write'): void {
   const first = relative(root, path).split(sep)[0]
   if (first === '' || first === '..') {
-    throw new SpillError('SPILL_PATH_ESCAPE', `refusing to write ${path}: it is not inside the spill root ${root}`)
+    throw new SpillError('SPILL_PATH_ESCAPE', `refusing to ${action} ${path}: it is not inside the spill root ${root}`)
   }
 }
 

@@ -1,5 +1,6 @@
 // createLocalSpillStore: saveText into <root>/<owner>/<id>-<filename>.
-import { join } from 'node:path'
+import { lstat, readFile } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
 import type { SpillSaveRequest, SpillSaveResult, SpillStore } from '@dsh/core'
 import { writeFileAtomic } from './atomic-write.js'
 import { parseLocalSpillOptions, type LocalSpillOptions, type LocalSpillSettings } from './config.js'
@@ -24,7 +25,7 @@ const RETRIEVAL_HINT = 'Use read with offset/limit, or grep this path to search 
 export function createLocalSpillStore(options: LocalSpillStoreOptions = {}): SpillStore {
   const { now = Date.now, ...rest } = options
   const settings = parseLocalSpillOptions(rest)
-  return { saveText: (request) => saveText(request, settings, now) }
+  return { saveText: (request) => saveText(request, settings, now), readText: (locator) => readText(locator, settings) }
 }
 
 async function saveText(request: SpillSaveRequest, settings: LocalSpillSettings, now: () => number): Promise<SpillSaveResult> {
@@ -44,4 +45,24 @@ async function saveText(request: SpillSaveRequest, settings: LocalSpillSettings,
   }
   await pruneOwnerDir(ownerDir, { name, bytes: Buffer.byteLength(request.text) }, { ...settings, now: now() })
   return { locator, retrievalHint: RETRIEVAL_HINT }
+}
+
+/**
+ * A saved text by its locator. Only a regular file inside the root is served (a symbolic link planted
+ * there could lead anywhere), so a host may pass a locator from a client without checking it itself.
+ */
+async function readText(locator: string, settings: LocalSpillSettings): Promise<string> {
+  const file = resolve(settings.root, locator)
+  assertInsideRoot(settings.root, file, 'read')
+  try {
+    if (!(await lstat(file)).isFile()) throw new Error('not a regular file')
+    return await readFile(file, 'utf8')
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT'
+    throw new SpillError(
+      missing ? 'SPILL_NOT_FOUND' : 'SPILL_READ_FAILED',
+      missing ? `no saved result at ${file}: it was never saved here or retention removed it; run the search again` : `cannot read the saved result ${file}: ${(error as Error).message}`,
+      { cause: error },
+    )
+  }
 }

@@ -68,6 +68,7 @@ export async function executeGlob(ctx: SearchContext, args: GlobArgs, exec: Tool
   return {
     content: formatGlobPage(retained, spill, incomplete, run.stderr.truncated),
     value: { paths, total: paths.length, truncated: retained.truncated, incomplete },
+    ...(spill?.saved === true ? { spilledTo: spill.locator } : {}),
   }
 }
 

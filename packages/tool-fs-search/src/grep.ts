@@ -44,6 +44,7 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
   return {
     content: formatGrepPage(retained, spill, notes),
     value: { matches, total: matches.length, truncated: retained.truncated, incomplete },
+    ...(spill?.saved === true ? { spilledTo: spill.locator } : {}),
   }
 }
 

@@ -69,7 +69,17 @@ export class MemorySpill implements SpillStore {
   async saveText(request: SpillSaveRequest) {
     if (this.failWith !== undefined) throw this.failWith
     this.saved.push(request)
-    return { locator: `/spill/${request.owner}/0001-${request.filename}`, retrievalHint: 'Use read with offset/limit, or grep this path to search within it.' }
+    return { locator: this.locatorOf(request), retrievalHint: 'Use read with offset/limit, or grep this path to search within it.' }
+  }
+
+  async readText(locator: string) {
+    const request = this.saved.find((r) => this.locatorOf(r) === locator)
+    if (request === undefined) throw new Error(`no text saved at ${locator}`)
+    return request.text
+  }
+
+  private locatorOf(request: SpillSaveRequest): string {
+    return `/spill/${request.owner}/0001-${request.filename}`
   }
 }
 
