@@ -65,6 +65,12 @@ describe('ToolRegistry.execute', () => {
     expect(seen.at(-1)).not.toHaveProperty('agent')
   })
 
+  it('passes on where a tool spilled its complete result', async () => {
+    const r = new ToolRegistry()
+    r.register(defineTool({ name: 'spiller', description: 'Spills.', parameters: z.strictObject({}), execute: async () => ({ content: 'page', spilledTo: '/spill/s/1-r.txt' }) }))
+    expect(await r.execute('spiller', {})).toEqual({ content: 'page', isError: false, spilledTo: '/spill/s/1-r.txt' })
+  })
+
   it('returns output without value or meta when the tool gives none', async () => {
     expect(await registry().execute('write', {})).toEqual({ content: 'written', isError: false })
   })

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative, sep } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -101,5 +101,37 @@ describe('saveText', () => {
   it('fails with SPILL_WRITE_FAILED under a root the kernel refuses to write (/proc)', async () => {
     const store = createLocalSpillStore({ root: '/proc/dsh-spill' })
     await expect(store.saveText(request())).rejects.toMatchObject({ code: 'SPILL_WRITE_FAILED' })
+  })
+})
+
+describe('readText', () => {
+  it('reads back exactly what was saved, by its locator', async () => {
+    const store = createLocalSpillStore({ root: freshRoot() })
+    const text = 'ünïcode\nline 2\n'.repeat(1000)
+    const saved = await store.saveText(request({ text }))
+    expect(await store.readText(saved.locator)).toBe(text)
+  })
+
+  it.each([
+    ['outside the root', (root: string) => join(root, '..', 'elsewhere.txt'), 'SPILL_PATH_ESCAPE', /refusing to read .*: it is not inside the spill root/],
+    ['the root itself', (root: string) => root, 'SPILL_PATH_ESCAPE', /refusing to read/],
+    ['missing', (root: string) => join(root, 'session-1', 'gone.txt'), 'SPILL_NOT_FOUND', /no saved result at .*gone\.txt: .*run the search again/],
+  ])('refuses a locator %s', async (_what, locator, code, message) => {
+    const root = freshRoot()
+    const store = createLocalSpillStore({ root })
+    await store.saveText(request())
+    await expect(store.readText(locator(root))).rejects.toMatchObject({ code, message: expect.stringMatching(message) })
+  })
+
+  it('refuses a symbolic link or a directory inside the root', async () => {
+    const root = freshRoot()
+    const store = createLocalSpillStore({ root })
+    const saved = await store.saveText(request())
+    const secret = join(scratch, 'secret.txt')
+    writeFileSync(secret, 'secret')
+    const link = join(dirname(saved.locator), 'link.txt')
+    symlinkSync(secret, link)
+    await expect(store.readText(link)).rejects.toMatchObject({ code: 'SPILL_READ_FAILED', message: expect.stringMatching(/not a regular file/) })
+    await expect(store.readText(dirname(saved.locator))).rejects.toMatchObject({ code: 'SPILL_READ_FAILED' })
   })
 })

@@ -97,9 +97,11 @@ describe('glob through the registry with a fake executor', () => {
   it('caps the page, names the full sorted result, and saves every path', async () => {
     const store = new MemorySpill()
     const { glob } = await harnessWith(() => ({ stdout: statRecords(['1', 'a'], ['2', 'b'], ['3', 'c']) }), { globMaxResults: 2 }, store)
-    expect((await glob({ pattern: '*' })).content).toBe(
+    const result = await glob({ pattern: '*' })
+    expect(result.content).toBe(
       'c\nb\n\n(Showing 2 of 3 paths, newest first. Full sorted result stored at: /spill/sess-1/0001-glob-results.txt. Use read with offset/limit, or grep this path to search within it.)',
     )
+    expect(result.spilledTo).toBe('/spill/sess-1/0001-glob-results.txt')
     expect(store.saved[0]).toEqual({ owner: 'sess-1', source: { toolName: 'glob', callId: 'call-9', label: 'result' }, filename: 'glob-results.txt', text: 'c\nb\na\n' })
   })
 

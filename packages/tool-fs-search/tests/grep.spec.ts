@@ -265,6 +265,7 @@ describe('grep spill', () => {
       },
     ])
     expect(result.value).toMatchObject({ total: 5, truncated: true })
+    expect(result.spilledTo).toBe('/spill/sess-1/0001-grep-results.txt')
   })
 
   it('keeps the inline page and says the rest could not be saved when there is no store', async () => {
@@ -272,6 +273,7 @@ describe('grep spill', () => {
     const result = await grep({ pattern: 'hit' })
     expect(result.isError).toBe(false)
     expect(result.content).toMatch(/\n\n\(The complete result could not be saved \(no spill store is configured\); narrow the search to see the rest\.\)$/)
+    expect(result).not.toHaveProperty('spilledTo')
   })
 
   it('keeps the inline page when saving fails or the call has no session', async () => {
