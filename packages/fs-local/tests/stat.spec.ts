@@ -1,0 +1,39 @@
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { statPath } from '../src/stat.js'
+
+const scratch = mkdtempSync(join(tmpdir(), 'fs-local-stat-'))
+afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+
+describe('statPath', () => {
+  const path = join(scratch, 'five.txt')
+  writeFileSync(path, '12345')
+  const fifo = join(scratch, 'fifo')
+  execFileSync('mkfifo', [fifo])
+
+  it('reports a file with its size and modification time', async () => {
+    expect(await statPath(path)).toEqual({ kind: 'file', sizeBytes: 5, mtimeMs: statSync(path).mtimeMs })
+  })
+
+  it('follows a symbolic link to what it names', async () => {
+    const link = join(scratch, 'link')
+    symlinkSync(scratch, link)
+    expect(await statPath(link)).toMatchObject({ kind: 'directory' })
+  })
+
+  it.each([fifo, '/dev/null'])('reports %s as other', async (other) => {
+    expect(await statPath(other)).toMatchObject({ kind: 'other' })
+  })
+
+  it.each([
+    [join(scratch, 'missing'), 'FS_NOT_FOUND'],
+    ['five.txt', 'FS_INVALID_PATH'],
+    ['', 'FS_INVALID_PATH'],
+    [`${path}\0`, 'FS_INVALID_PATH'],
+  ])('fails for %j with %s', async (bad, code) => {
+    await expect(statPath(bad)).rejects.toMatchObject({ code })
+  })
+})

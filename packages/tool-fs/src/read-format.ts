@@ -1,0 +1,43 @@
+// The read tool's page: numbered lines like `cat -n`, then notes that say what was left out and how to get it.
+import type { ReadLinesResult } from '@dsh/core'
+
+/** One read call's window and the budgets that shaped it. */
+export interface ReadPage {
+  path: string
+  offset: number
+  result: ReadLinesResult
+  maxLineBytes: number
+  maxBytes: number
+}
+
+/** A path as a message shows it: quoted when it holds a control character such as a newline. */
+export function shownPath(path: string): string {
+  return /\p{Cc}/u.test(path) ? JSON.stringify(path) : path
+}
+
+/** The model-facing text of a page with at least one line. */
+export function formatReadPage(page: ReadPage): string {
+  const { result, maxLineBytes } = page
+  const body = result.lines.map((line) => {
+    const marker = line.cut ? ` … [line cut at ${maxLineBytes} bytes]` : ''
+    return `${String(line.number).padStart(6)}\t${line.text}${marker}`
+  })
+  const notes = [...(result.lossy ? ['(Some bytes in these lines are not valid UTF-8; they are shown as U+FFFD.)'] : []), ...pagingNote(page)]
+  return notes.length === 0 ? body.join('\n') : `${body.join('\n')}\n\n${notes.join('\n')}`
+}
+
+/** What follows the page: where to read on, or where the file ended when the page began past line 1. */
+function pagingNote({ path, offset, result, maxBytes }: ReadPage): string[] {
+  const last = result.lines.at(-1)!
+  const range = `lines ${result.lines[0]!.number}–${last.number} of ${shownPath(path)}`
+  const next = `To read on, call read with offset=${last.number + 1}.`
+  switch (result.stoppedBy) {
+    case 'end':
+      return offset > 1 ? [`(Showing ${range}, the end of the file.)`] : []
+    case 'bytes':
+      return [`(Showing ${range}: this page reached its ${maxBytes}-byte limit, and the file continues. ${next})`]
+    case 'limit':
+      // The provider does not look for the end of a cut last line, so it cannot say more lines follow.
+      return [`(Showing ${range}; ${last.cut ? 'its last line is cut, and more lines may follow' : 'the file continues'}. ${next})`]
+  }
+}
