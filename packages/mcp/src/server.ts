@@ -1,0 +1,51 @@
+// createDshMcpServer: a loaded harness's tools, and the results they spill, as one MCP server.
+import type { Harness, Logger } from '@dsh/core'
+import { Server } from '@modelcontextprotocol/server'
+import { fixedCwd, followClientRoots } from './session-cwd.js'
+import { SpillLinks } from './spill-links.js'
+import { registerSpillResources } from './spill-resources.js'
+import { registerToolHandlers } from './tool-call.js'
+
+/** What an MCP server over a harness needs. */
+export interface DshMcpOptions {
+  /** The loaded harness whose registry is served. */
+  harness: Harness
+  /** The session cwd the host chose (`--cwd`); when given, client roots are ignored. */
+  cwd?: string
+  /** The cwd when none is given and the client names no usable root: the process cwd. */
+  fallbackCwd: string
+  /** The session id; it owns the results calls spill. */
+  session: string
+  /** The server's name and version, as `initialize` reports them. */
+  name: string
+  version: string
+  /** Where the server reports trouble: stderr, since stdout carries JSON-RPC only. */
+  logger: Logger
+}
+
+/** A server and a way to wait until the calls it was running have settled (after a close aborted them). */
+export interface DshMcpServerParts {
+  server: Server
+  callsSettled(): Promise<void>
+}
+
+/** Builds the server with the hook `serveMcpStdio` needs to let no call outlive it. */
+export function buildDshMcpServer(options: DshMcpOptions): DshMcpServerParts {
+  // The low-level Server: McpServer would validate arguments against the schema itself, and its
+  // messages would replace the registry's, which tell the model how to fix the call.
+  const server = new Server({ name: options.name, version: options.version }, { capabilities: { tools: {}, resources: {} } })
+  server.onerror = (error) => options.logger.warn(`mcp: ${error.message}`)
+  const links = new SpillLinks(options.session)
+  const cwd =
+    options.cwd === undefined
+      ? followClientRoots(server, { fallbackCwd: options.fallbackCwd, logger: options.logger })
+      : fixedCwd(options.cwd)
+  const callsSettled = registerToolHandlers(server, { registry: options.harness.registry, session: options.session, cwd, links })
+  registerSpillResources(server, links, options.harness.get('spillStore'))
+  return { server, callsSettled }
+}
+
+/** An MCP server (the SDK's `Server`) serving the harness's tools and spilled results; connect it to a transport. */
+export function createDshMcpServer(options: DshMcpOptions): Server {
+  return buildDshMcpServer(options).server
+}

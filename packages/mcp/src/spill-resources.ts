@@ -1,0 +1,36 @@
+// resources/*: spilled results listed, templated and read back in full through the harness's spill store.
+import { HarnessError, type SpillStore } from '@dsh/core'
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type Server } from '@modelcontextprotocol/server'
+import { SPILL_URI_TEMPLATE, type SpillLinks } from './spill-links.js'
+import { ERROR_CODE_META } from './tool-call.js'
+
+/** Answers the resource requests from the links this server issued, reading texts from the harness's spill store. */
+export function registerSpillResources(server: Server, links: SpillLinks, store: SpillStore | undefined): void {
+  server.setRequestHandler('resources/templates/list', () => ({
+    resourceTemplates: [
+      {
+        uriTemplate: SPILL_URI_TEMPLATE,
+        name: 'spilled-result',
+        title: 'Spilled tool result',
+        description: 'The complete text of a capped tool result; a call links the one it produced.',
+        mimeType: 'text/plain',
+      },
+    ],
+  }))
+  server.setRequestHandler('resources/list', () => ({ resources: links.list().map(({ type: _type, ...resource }) => resource) }))
+  server.setRequestHandler('resources/read', async (request) => {
+    const { uri } = request.params
+    const locator = links.locator(uri)
+    if (locator === undefined || store === undefined) {
+      throw new ResourceNotFoundError(uri, `no result was spilled under ${uri} by this server; use a resource_link a tool call returned`)
+    }
+    try {
+      return { contents: [{ uri, mimeType: 'text/plain', text: await store.readText(locator) }] }
+    } catch (error) {
+      // The store words what went wrong (retention removed the file, say) and what to do next.
+      const message = error instanceof Error ? error.message : String(error)
+      const code = error instanceof HarnessError ? { [ERROR_CODE_META]: error.code } : {}
+      throw new ProtocolError(ProtocolErrorCode.InternalError, `cannot read ${uri}: ${message}`, { uri, ...code })
+    }
+  })
+}

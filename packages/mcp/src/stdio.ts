@@ -1,0 +1,37 @@
+// serveMcpStdio: the server on a process's stdin and stdout until stdin closes or the host stops it.
+import type { Readable, Writable } from 'node:stream'
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio'
+import { buildDshMcpServer, type DshMcpOptions } from './server.js'
+
+/** What `serveMcpStdio` takes: the server's options, the streams (default the process's) and a stop signal. */
+export interface ServeMcpStdioOptions extends DshMcpOptions {
+  /** @default process.stdin */
+  stdin?: Readable
+  /** Nothing but JSON-RPC is written here. @default process.stdout */
+  stdout?: Writable
+  /** Aborting it closes the server (SIGTERM, SIGINT). */
+  signal?: AbortSignal
+}
+
+/**
+ * Serves over stdio and resolves once stdin closes or `signal` aborts. Closing aborts every call still
+ * running (a search's process group is signalled at once), and this resolves only after those calls
+ * have returned, so a host that exits next leaves no search behind.
+ */
+export async function serveMcpStdio(options: ServeMcpStdioOptions): Promise<void> {
+  const { stdin, stdout, signal, ...serverOptions } = options
+  if (signal?.aborted === true) return
+  const { server, callsSettled } = buildDshMcpServer(serverOptions)
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = resolve
+  })
+  const stop = (): void => void server.close()
+  signal?.addEventListener('abort', stop, { once: true })
+  try {
+    await server.connect(new StdioServerTransport(stdin, stdout))
+    await closed
+  } finally {
+    signal?.removeEventListener('abort', stop)
+    await callsSettled()
+  }
+}

@@ -1,0 +1,60 @@
+// tools/list and tools/call: the registry's tools, each call run in the session's cwd under the request's signal.
+import type { ToolRegistry, ToolResult } from '@dsh/core'
+import { ProtocolError, ProtocolErrorCode, type CallToolResult, type ContentBlock, type Server } from '@modelcontextprotocol/server'
+import type { SessionCwd } from './session-cwd.js'
+import type { SpillLinks } from './spill-links.js'
+import { toMcpTool } from './tool-listing.js'
+
+/** The `_meta` key a failed call's error code rides under, e.g. `{ "dsh/errorCode": "SEARCH_INVALID_PATTERN" }`. */
+export const ERROR_CODE_META = 'dsh/errorCode'
+
+/** What the tool handlers need. */
+export interface ToolHandlerDeps {
+  registry: ToolRegistry
+  /** The session id: it owns the results the calls spill. */
+  session: string
+  cwd: SessionCwd
+  links: SpillLinks
+}
+
+/** Answers tools/list and tools/call; the returned function resolves once every call still running has settled. */
+export function registerToolHandlers(server: Server, deps: ToolHandlerDeps): () => Promise<void> {
+  const running = new Set<Promise<unknown>>()
+  server.setRequestHandler('tools/list', () => ({ tools: deps.registry.list().map(toMcpTool) }))
+  // The SDK runs each request's handler as it arrives, so calls overlap; nothing here serializes them.
+  server.setRequestHandler('tools/call', (request, ctx) => {
+    const call = callTool(deps, request.params.name, request.params.arguments ?? {}, ctx.mcpReq.signal)
+    running.add(call)
+    void call.finally(() => running.delete(call)).catch(() => undefined)
+    return call
+  })
+  return async () => {
+    await Promise.allSettled([...running])
+  }
+}
+
+async function callTool(deps: ToolHandlerDeps, name: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
+  if (deps.registry.get(name) === undefined) {
+    // MCP makes an unknown tool a protocol error; the registry's message names the tools there are.
+    const { content } = await deps.registry.execute(name, args)
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, content, { [ERROR_CODE_META]: 'TOOL_NOT_FOUND' })
+  }
+  const cwd = await deps.cwd.current(signal)
+  const result = await deps.registry.execute(name, args, { signal, agent: { session: { header: { id: deps.session, cwd } } } })
+  return toCallToolResult(result, deps.links)
+}
+
+/**
+ * A registry result as MCP content: exactly the model-facing text, a link to the complete result when
+ * the text is a capped page of it, and a failed call's code in `_meta`. `structuredContent` (the view
+ * `registry.present` builds for the search card) is the field still to add, here and nowhere else.
+ */
+function toCallToolResult(result: ToolResult, links: SpillLinks): CallToolResult {
+  const content: ContentBlock[] = [{ type: 'text', text: result.content }]
+  if (result.spilledTo !== undefined) content.push(links.link(result.spilledTo))
+  return {
+    content,
+    isError: result.isError,
+    ...(result.errorCode === undefined ? {} : { _meta: { [ERROR_CODE_META]: result.errorCode } }),
+  }
+}

@@ -1,0 +1,40 @@
+// How a registered tool appears in tools/list: its schema, its description with prompt sections, its hints.
+import type { ToolListing } from '@dsh/core'
+import type { Tool, ToolAnnotations } from '@modelcontextprotocol/server'
+
+/** One registry listing as an MCP tool. */
+export function toMcpTool(listing: ToolListing): Tool {
+  return {
+    name: listing.name,
+    title: toolTitle(listing.name),
+    description: toolDescription(listing),
+    // The registry's JSON Schema as is: it validates calls itself, with the messages a model is meant to read.
+    inputSchema: listing.inputSchema as Tool['inputSchema'],
+    annotations: toolAnnotations(listing),
+  }
+}
+
+/** An MCP host gives the model a tool's description and nothing else, so the prompt sections about it ride along. */
+export function toolDescription(listing: ToolListing): string {
+  return [listing.description, ...listing.promptSections.map((section) => section.text)].join('\n\n')
+}
+
+/** The name as a person reads it in a host's UI: "tool_search" becomes "Tool search". */
+export function toolTitle(name: string): string {
+  const words = name.split(/[_-]+/).join(' ')
+  return words.charAt(0).toUpperCase() + words.slice(1)
+}
+
+/**
+ * The hints MCP defines, only as far as the registry's metadata supports them. A tool that changes
+ * nothing can neither destroy anything nor differ on a repeat; for a tool that may write, only its
+ * author knows, so MCP's cautious defaults (destructive, not idempotent) stand.
+ */
+export function toolAnnotations(listing: ToolListing): ToolAnnotations {
+  return {
+    readOnlyHint: listing.isReadOnly,
+    ...(listing.isReadOnly ? { destructiveHint: false, idempotentHint: true } : {}),
+    // Our own tools reach only the session's machine; a tool fronted from another MCP server reaches whatever it does.
+    ...(listing.isMcp ? {} : { openWorldHint: false }),
+  }
+}

@@ -1,0 +1,149 @@
+// Test plugins, a harness built from them, and the official client connected over linked in-memory transports.
+import { Client, InMemoryTransport, type JSONRPCMessage, type Root } from '@modelcontextprotocol/client'
+import { z } from 'zod'
+import { defineTool, HarnessError, loadHarness, type Harness, type Logger, type PluginContext, type SpillStore } from '@dsh/core'
+import { createDshMcpServer, type DshMcpOptions } from '@dsh/mcp'
+
+/** What the `wait` tool saw of one call: when it started, and the signal it was given. */
+export interface WaitCall {
+  signal: AbortSignal
+  /** Resolves when the call is released or cancelled, with whether its signal was aborted by then. */
+  ended: Promise<boolean>
+  /** True once `execute` has returned, `lingerMs` after it ended. */
+  finished: boolean
+  release(): void
+}
+
+/** A harness of test tools: `echo`, `fail`, `wait`, `spill`, and a fake spill store holding `texts`. */
+export interface TestHarness {
+  harness: Harness
+  waits: WaitCall[]
+  texts: Map<string, string>
+}
+
+/** The spill locator the `spill` tool reports. */
+export const SPILLED = '/spill/mcp/0001-grep-results.txt'
+
+/** Loads the test tools; `spillStore: false` leaves the store out. */
+export async function testHarness(options: { spillStore?: SpillStore | false } = {}): Promise<TestHarness> {
+  const waits: WaitCall[] = []
+  const texts = new Map([[SPILLED, 'line 1\nline 2\nline 3\n']])
+  const store: SpillStore = {
+    saveText: () => Promise.reject(new Error('not used')),
+    readText: async (locator) => {
+      const text = texts.get(locator)
+      if (text === undefined) throw new HarnessError('SPILL_NOT_FOUND', `no saved result at ${locator}; run the search again`)
+      return text
+    },
+  }
+  const tools = {
+    name: 'test-tools',
+    inject: ['tools', 'systemPrompt'] as const,
+    Config: z.strictObject({}),
+    apply(ctx: PluginContext<'tools' | 'systemPrompt'>) {
+      ctx.tools.register(echo)
+      ctx.tools.register(fail)
+      ctx.tools.register(wait(waits))
+      ctx.tools.register(spill)
+      ctx.systemPrompt.add({ id: 'test/echo', tool: 'echo', text: 'Use echo to hear yourself.' })
+      ctx.systemPrompt.add({ id: 'test/general', text: 'Be brief.' })
+    },
+  }
+  const services = options.spillStore === false ? {} : { spillStore: options.spillStore ?? store }
+  const harness = await loadHarness({ plugins: [tools], services, logger: silentLogger() })
+  return { harness, waits, texts }
+}
+
+const echo = defineTool({
+  name: 'echo',
+  description: 'Echoes its text.',
+  parameters: z.strictObject({ text: z.string() }),
+  isReadOnly: true,
+  isConcurrencySafe: true,
+  execute: async ({ text }, exec) => ({ content: `${text} (session ${exec.agent?.session.header.id}, cwd ${exec.agent?.session.header.cwd})` }),
+})
+
+const fail = defineTool({
+  name: 'fail',
+  description: 'Always fails.',
+  parameters: z.strictObject({}),
+  execute: () => Promise.reject(new HarnessError('TEST_BROKEN', 'fail always fails; do not call it again')),
+})
+
+const spill = defineTool({
+  name: 'spill',
+  description: 'Returns a capped page of a spilled result.',
+  parameters: z.strictObject({ locator: z.string().default(SPILLED) }),
+  isReadOnly: true,
+  execute: async ({ locator }) => ({ content: 'line 1\n(2 more lines in the spilled result)', spilledTo: locator }),
+})
+
+function wait(waits: WaitCall[]) {
+  return defineTool({
+    name: 'wait',
+    description: 'Waits until released or cancelled, then lingers as a process group being killed does.',
+    parameters: z.strictObject({ lingerMs: z.number().int().default(0) }),
+    isReadOnly: true,
+    isConcurrencySafe: true,
+    execute: async ({ lingerMs }, exec) => {
+      let release!: () => void
+      const released = new Promise<void>((resolve) => (release = resolve))
+      const ended = Promise.race([released, new Promise<void>((resolve) => exec.signal.addEventListener('abort', () => resolve()))]).then(
+        () => exec.signal.aborted,
+      )
+      const call: WaitCall = { signal: exec.signal, ended, finished: false, release }
+      waits.push(call)
+      const cancelled = await ended
+      await new Promise((resolve) => setTimeout(resolve, lingerMs))
+      call.finished = true
+      return { content: cancelled ? 'cancelled' : 'released' }
+    },
+  })
+}
+
+/** A logger that keeps its lines for the test to read. */
+export function silentLogger(): Logger & { lines: string[] } {
+  const lines: string[] = []
+  return { lines, warn: (message) => lines.push(`warn: ${message}`), info: (message) => lines.push(`info: ${message}`) }
+}
+
+/** A connected client, what the server sent it, and the server's log lines. */
+export interface Connection {
+  client: Client
+  /** Every message the server sent the client, in order. */
+  sent: JSONRPCMessage[]
+  logger: Logger & { lines: string[] }
+  close(): Promise<void>
+}
+
+/** How the test client presents itself: with `roots`, it declares the capability and answers roots/list. */
+export interface ClientSetup {
+  roots?: () => Root[] | Promise<Root[]>
+}
+
+/** Connects the official client to a fresh server over linked in-memory transports. */
+export async function connect(harness: Harness, options: Partial<DshMcpOptions> = {}, setup: ClientSetup = {}): Promise<Connection> {
+  const logger = silentLogger()
+  const server = createDshMcpServer({ harness, fallbackCwd: '/fallback', session: 'mcp', name: 'dsh', version: '9.9.9', logger, ...options })
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+  const sent: JSONRPCMessage[] = []
+  const send = serverSide.send.bind(serverSide)
+  serverSide.send = (message, sendOptions) => {
+    sent.push(message)
+    return send(message, sendOptions)
+  }
+  const client = new Client({ name: 'test-client', version: '1.0.0' }, setup.roots === undefined ? {} : { capabilities: { roots: { listChanged: true } } })
+  const roots = setup.roots
+  if (roots !== undefined) client.setRequestHandler('roots/list', async () => ({ roots: await roots() }))
+  await server.connect(serverSide)
+  await client.connect(clientSide)
+  return { client, sent, logger, close: () => client.close() }
+}
+
+/** The methods of the requests the server sent. */
+export function requestMethods(sent: readonly JSONRPCMessage[]): string[] {
+  return sent.flatMap((message) => ('method' in message && 'id' in message ? [message.method] : []))
+}
+
+/** Polls until `check` holds or `withinMs` passes. */
+export { waitUntil } from '../../../test-support/processes.js'

@@ -1,0 +1,123 @@
+import { Client, InMemoryTransport, type Root } from '@modelcontextprotocol/client'
+import { Server } from '@modelcontextprotocol/server'
+import { afterEach, describe, expect, it } from 'vitest'
+import { followClientRoots, type SessionCwd } from '../src/session-cwd.js'
+import { connect, requestMethods, silentLogger, testHarness, waitUntil, type Connection } from './fixtures.js'
+
+let connection: Connection | undefined
+afterEach(async () => {
+  await connection?.close()
+  connection = undefined
+})
+
+const root = (path: string): Root => ({ uri: `file://${path}`, name: path })
+
+async function echoCwd(client: Client): Promise<string> {
+  const result = await client.callTool({ name: 'echo', arguments: { text: '' } })
+  const [text] = result.content as { text: string }[]
+  return /cwd (.*)\)$/.exec(text!.text)![1]!
+}
+
+describe('the session cwd over MCP', () => {
+  it("is the client's first local file:// root", async () => {
+    const { harness } = await testHarness()
+    // The SDK admits only file:// roots; one naming another host is no local directory.
+    connection = await connect(harness, {}, { roots: () => [{ uri: 'file://build-host/repo', name: 'remote' }, root('/work/a'), root('/work/b')] })
+    expect(await echoCwd(connection.client)).toBe('/work/a')
+  })
+
+  it('follows the roots when the client says they changed', async () => {
+    const { harness } = await testHarness()
+    let roots = [root('/work/a')]
+    connection = await connect(harness, {}, { roots: () => roots })
+    expect(await echoCwd(connection.client)).toBe('/work/a')
+    roots = [root('/work/b')]
+    await connection.client.sendRootsListChanged()
+    expect(await echoCwd(connection.client)).toBe('/work/b')
+    roots = []
+    await connection.client.sendRootsListChanged()
+    expect(await echoCwd(connection.client)).toBe('/fallback')
+    expect(requestMethods(connection.sent)).toEqual(['roots/list', 'roots/list', 'roots/list'])
+  })
+
+  it('is the fallback, and roots/list is never sent, for a client without the roots capability', async () => {
+    const { harness } = await testHarness()
+    connection = await connect(harness)
+    expect(await echoCwd(connection.client)).toBe('/fallback')
+    expect(requestMethods(connection.sent)).toEqual([])
+  })
+
+  it('is the given cwd, and roots are not asked for, when the host chose one', async () => {
+    const { harness } = await testHarness()
+    connection = await connect(harness, { cwd: '/chosen' }, { roots: () => [root('/work/a')] })
+    expect(await echoCwd(connection.client)).toBe('/chosen')
+    await connection.client.sendRootsListChanged()
+    expect(await echoCwd(connection.client)).toBe('/chosen')
+    expect(requestMethods(connection.sent)).toEqual([])
+  })
+
+  it('stays where it was, with a warning, when roots/list fails', async () => {
+    const { harness } = await testHarness()
+    connection = await connect(harness, {}, { roots: () => Promise.reject(new Error('no roots today')) })
+    expect(await echoCwd(connection.client)).toBe('/fallback')
+    expect(connection.logger.lines).toEqual([expect.stringMatching(/^warn: mcp: roots\/list failed \(.*no roots today.*\); tools run in \/fallback$/)])
+  })
+})
+
+/** A server that only follows roots, and a client whose roots/list answers are the test's to release. */
+async function rootsPair(rootsWaitMs: number) {
+  const server = new Server({ name: 's', version: '1' }, { capabilities: {} })
+  const logger = silentLogger()
+  const cwd: SessionCwd = followClientRoots(server, { fallbackCwd: '/fallback', logger, rootsWaitMs })
+  const answers: ((roots: Root[]) => void)[] = []
+  const client = new Client({ name: 'c', version: '1' }, { capabilities: { roots: { listChanged: true } } })
+  client.setRequestHandler('roots/list', () => new Promise((resolve) => answers.push((roots) => resolve({ roots }))))
+  const [a, b] = InMemoryTransport.createLinkedPair()
+  await server.connect(a)
+  await client.connect(b)
+  return { cwd, client, answers, logger }
+}
+
+describe('followClientRoots', () => {
+  it('lets a call wait for an unanswered roots/list only so long, then later calls see the answer', async () => {
+    const { cwd, client, answers } = await rootsPair(50)
+    expect(await waitUntil(() => answers.length === 1, 5000)).toBe(true)
+    expect(await cwd.current(new AbortController().signal)).toBe('/fallback')
+    answers[0]!([root('/late')])
+    expect(await cwd.current(new AbortController().signal)).toBe('/late')
+    await client.close()
+  })
+
+  it('waits for the answer when it comes in time', async () => {
+    const { cwd, client, answers } = await rootsPair(60_000)
+    expect(await waitUntil(() => answers.length === 1, 5000)).toBe(true)
+    const current = cwd.current(new AbortController().signal)
+    answers[0]!([root('/in-time')])
+    expect(await current).toBe('/in-time')
+    await client.close()
+  })
+
+  it("stops waiting when the call's signal aborts", async () => {
+    const { cwd, client, answers } = await rootsPair(60_000)
+    expect(await waitUntil(() => answers.length === 1, 5000)).toBe(true)
+    const controller = new AbortController()
+    const current = cwd.current(controller.signal)
+    controller.abort()
+    expect(await current).toBe('/fallback')
+    await client.close()
+  })
+
+  it('keeps the newest answer when an older roots/list answers last', async () => {
+    const { cwd, client, answers } = await rootsPair(60_000)
+    expect(await waitUntil(() => answers.length === 1, 5000)).toBe(true)
+    await client.sendRootsListChanged()
+    expect(await waitUntil(() => answers.length === 2, 5000)).toBe(true)
+    answers[1]!([root('/newer')])
+    expect(await cwd.current(new AbortController().signal)).toBe('/newer')
+    answers[0]!([root('/older')])
+    // Let the older answer arrive: it is the one that must not win.
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(await cwd.current(new AbortController().signal)).toBe('/newer')
+    await client.close()
+  })
+})

@@ -1,0 +1,71 @@
+import { ProtocolError, ResourceNotFoundError, type ResourceLink } from '@modelcontextprotocol/client'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { SpillStore } from '@dsh/core'
+import { connect, SPILLED, testHarness, type Connection } from './fixtures.js'
+
+let connection: Connection | undefined
+afterEach(async () => {
+  await connection?.close()
+  connection = undefined
+})
+
+async function spilled(options: Parameters<typeof testHarness>[0] = {}, locator = SPILLED) {
+  const test = await testHarness(options)
+  connection = await connect(test.harness)
+  const result = await connection.client.callTool({ name: 'spill', arguments: { locator } })
+  return { client: connection.client, link: result.content[1] as ResourceLink, texts: test.texts }
+}
+
+describe('spilled results as resources', () => {
+  it('lists the spill URI template', async () => {
+    const test = await testHarness()
+    connection = await connect(test.harness)
+    const { resourceTemplates } = await connection.client.listResourceTemplates()
+    expect(resourceTemplates).toEqual([expect.objectContaining({ uriTemplate: 'dsh-spill://{session}/{name}', name: 'spilled-result', mimeType: 'text/plain' })])
+  })
+
+  it('reads back the complete text a resource_link names', async () => {
+    const { client, link } = await spilled()
+    const { contents } = await client.readResource({ uri: link.uri })
+    expect(contents).toEqual([{ uri: link.uri, mimeType: 'text/plain', text: 'line 1\nline 2\nline 3\n' }])
+  })
+
+  it('lists the results this server spilled, and only those', async () => {
+    const { client, link } = await spilled()
+    const { resources } = await client.listResources()
+    expect(resources).toEqual([{ uri: link.uri, name: link.name, description: link.description, mimeType: 'text/plain' }])
+  })
+
+  it('answers a URI it never issued with resource-not-found, even one the template matches', async () => {
+    const { client } = await spilled()
+    for (const uri of ['dsh-spill://mcp/0002-grep-results.txt', 'dsh-spill://mcp/..%2F..%2Fetc%2Fpasswd', 'file:///etc/passwd']) {
+      const error = await client.readResource({ uri }).catch((e: unknown) => e)
+      expect(error, uri).toBeInstanceOf(ResourceNotFoundError)
+      expect(error).toMatchObject({ code: -32602, data: { uri } })
+    }
+  })
+
+  it("passes on the store's message and code when the saved text is gone", async () => {
+    const { client, link, texts } = await spilled()
+    texts.clear()
+    const error = await client.readResource({ uri: link.uri }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ProtocolError)
+    expect(error).toMatchObject({
+      code: -32603,
+      message: `cannot read ${link.uri}: no saved result at ${SPILLED}; run the search again`,
+      data: { uri: link.uri, 'dsh/errorCode': 'SPILL_NOT_FOUND' },
+    })
+  })
+
+  it('reports a store failure that is no HarnessError without a code', async () => {
+    const broken: SpillStore = { saveText: () => Promise.reject(new Error('unused')), readText: () => Promise.reject('disk on fire') }
+    const { client, link } = await spilled({ spillStore: broken })
+    const error = await client.readResource({ uri: link.uri }).catch((e: unknown) => e)
+    expect(error).toMatchObject({ code: -32603, message: `cannot read ${link.uri}: disk on fire`, data: { uri: link.uri } })
+  })
+
+  it('serves nothing when the harness has no spill store', async () => {
+    const { client, link } = await spilled({ spillStore: false })
+    await expect(client.readResource({ uri: link.uri })).rejects.toBeInstanceOf(ResourceNotFoundError)
+  })
+})
