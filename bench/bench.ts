@@ -11,6 +11,7 @@ import { ensureNpmTree } from './corpus-npm.js'
 import { loadCliHarness, loadRecordingHarness } from './harness.js'
 import type { Rounds } from './measure.js'
 import { CASE_HEADER, formatCase, formatSplits, formatTargets, ratioOf } from './report.js'
+import { mcpCase } from './mcp.js'
 import { measurePeakRss } from './rss.js'
 import { checkTargets } from './targets.js'
 import { warmPageCache } from './warm.js'
@@ -21,8 +22,8 @@ const GLOB_PATTERNS = ['**/*.ts', '**/*'] as const
 
 /** Rounds per kind of case; the full run's sorted-glob baseline (~3 s a call) is why glob gets fewer. */
 const ROUNDS = {
-  full: { grep: { warmup: 2, measured: 7 }, glob: { warmup: 1, measured: 5 }, cli: { warmup: 3, measured: 15 } },
-  quick: { grep: { warmup: 1, measured: 5 }, glob: { warmup: 1, measured: 5 }, cli: { warmup: 2, measured: 10 } },
+  full: { grep: { warmup: 2, measured: 7 }, glob: { warmup: 1, measured: 5 }, cli: { warmup: 3, measured: 15 }, mcp: { warmup: 5, measured: 31 } },
+  quick: { grep: { warmup: 1, measured: 5 }, glob: { warmup: 1, measured: 5 }, cli: { warmup: 2, measured: 10 }, mcp: { warmup: 3, measured: 15 } },
 } satisfies Record<string, Record<string, Rounds>>
 
 const print = (text: string): void => void process.stdout.write(`${text}\n`)
@@ -58,6 +59,8 @@ export async function runBench(quick: boolean): Promise<void> {
     print(`\n== per-call fixed cost (processes; tool vs it = median of per-round differences)\n${CASE_HEADER}`)
     const cli = await cliCase(ctx, tiny, spillRoot, rounds.cli)
     report(results, cli)
+    const mcp = await mcpCase(ctx, tiny, spillRoot, rounds.mcp)
+    report(results, mcp)
 
     print(`\n== peak RSS of the dsh process (MB), ${main.name}, one fresh process per case`)
     const rss = await measurePeakRss(main, tiny, GLOB_PATTERNS, spillRoot, (name, mb) => print(`    ${name.padEnd(32)} ${mb.toFixed(1).padStart(7)}`))
@@ -65,7 +68,7 @@ export async function runBench(quick: boolean): Promise<void> {
     print(`\n== where the time goes, ${main.name} (medians of 3 calls through a recording executor)`)
     print(formatSplits(await splitToolTime(ctx, main, GLOB_PATTERNS, 3)))
 
-    const checks = checkTargets((name) => results.get(`${main.name}/${name}`)!, rss, cli)
+    const checks = checkTargets((name) => results.get(`${main.name}/${name}`)!, rss, cli, mcp)
     print(`\n== targets (${main.name}${quick ? '; --quick: indicative only, the targets are for the npm tree' : ''})\n${formatTargets(checks)}`)
     // The in-process cases of the main corpus, each against its first baseline (rg itself, rg --files
     // unsorted, or rg's time to the cap); the CLI case compares in ms, not as a ratio.

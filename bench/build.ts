@@ -5,7 +5,7 @@ import path from 'node:path'
 /** The repository root: the bench lives in `<root>/bench`. */
 export const REPO_ROOT = path.resolve(import.meta.dirname, '..')
 
-const PACKAGES = ['core', 'bash-local', 'spill-local', 'tool-fs-search', 'cli'] as const
+const PACKAGES = ['core', 'bash-local', 'spill-local', 'fs-local', 'tool-fs', 'tool-fs-search', 'mcp', 'cli'] as const
 
 /**
  * Runs the build (`tsc -b`, then the dsh bundle) and checks every package's dist/. Under tsx the

@@ -14,12 +14,12 @@ const ms = (value: number): string => value.toFixed(1)
 
 /**
  * A case as rows: each contender's median and min–max, and on each baseline row the median of the
- * paired ratios tool / baseline (for the CLI case, the paired difference in ms, its target's unit).
+ * paired ratios tool / baseline (for the CLI and MCP cases, the paired difference in ms, their targets' unit).
  */
 export function formatCase(result: CaseResult): string {
   const [tool] = result.times
   const rows = result.times.map((times, i) => {
-    const compare = i === 0 ? '' : result.name.startsWith('cli') ? `+${ms(pairedDifference(tool!, times))} ms` : `${pairedRatio(tool!, times).toFixed(2)}x`
+    const compare = i === 0 ? '' : result.name.startsWith('cli') || result.name.startsWith('mcp') ? `+${ms(pairedDifference(tool!, times))} ms` : `${pairedRatio(tool!, times).toFixed(2)}x`
     const cells = [result.labels[i]!.padEnd(30), ms(median(times)).padStart(9), `${ms(Math.min(...times))}–${ms(Math.max(...times))}`.padStart(17), String(times.length).padStart(4), compare.padStart(11)]
     return `    ${cells.join('  ')}`.trimEnd()
   })

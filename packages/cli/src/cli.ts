@@ -1,10 +1,15 @@
 // runCli: one `dsh` command line, from argv to exit status, printing exactly the model-facing text.
 import { readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { HarnessError, stderrLogger, type Harness, type ToolListing } from '@dsh/core'
+import type { Readable, Writable } from 'node:stream'
+import { HarnessError, stderrLogger, type Harness, type Logger, type ToolListing } from '@dsh/core'
+import { serveMcpStdio } from '@dsh/mcp'
+import { readCommandLine, UsageError, type CommandLine } from './command-line.js'
 import { createDshHarness } from './harness.js'
-import { parseCliArgs, UsageError, type CliInvocation } from './parse-args.js'
-import { USAGE } from './usage.js'
+import { nearestCommand } from './suggest.js'
+import { readToolArgs } from './tool-args.js'
+import { toolShape } from './tool-shape.js'
+import { BUILTIN_COMMANDS, builtinUsage, globalUsage, toolUsage, type BuiltinCommand } from './usage.js'
 
 /** Where the CLI writes and what it knows of its process. */
 export interface CliIo {
@@ -13,16 +18,18 @@ export interface CliIo {
   /** The process cwd: what `--cwd`, `--config` and `--spill-dir` are relative to. */
   cwd: string
   version: string
+  /** The byte streams `dsh mcp` speaks JSON-RPC over: the process's own, or a test's. */
+  stdio: { stdin: Readable; stdout: Writable }
 }
 
-/** Exit statuses (DESIGN.md's contract). */
-export const EXIT = { ok: 0, toolError: 1, usage: 2 } as const
+/** Exit statuses (the contract in the README). */
+export const EXIT = { ok: 0, toolError: 1, usage: 2, interrupted: 130 } as const
 
 /**
  * Runs one `dsh` command line and returns its exit status; never throws for bad input. Ctrl-C,
- * SIGTERM or SIGHUP cancels the call (the search's process group is killed); they are listened for
- * from the start, so one while plugins load (the rg probe runs) cancels too instead of killing the
- * process outright.
+ * SIGTERM or SIGHUP cancels the call (the search's process group is killed) or stops `dsh mcp`; they
+ * are listened for from the start, so one while plugins load (the rg probe runs) cancels too instead
+ * of killing the process outright.
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const controller = new AbortController()
@@ -31,6 +38,16 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   for (const signal of CANCEL_SIGNALS) process.once(signal, cancel)
   try {
     return await runInvocation(argv, io, controller.signal)
+  } catch (error) {
+    // A config file or a plugin that cannot load: the message says what to fix, usage would not help.
+    if (error instanceof HarnessError) {
+      io.stderr.write(`dsh: ${error.message}\n`)
+      return EXIT.usage
+    }
+    if (!(error instanceof UsageError)) throw error
+    const help = error.command === undefined ? 'dsh --help' : `dsh ${error.command} --help`
+    io.stderr.write(`dsh: ${error.message}\nRun ${help} for usage.\n`)
+    return EXIT.usage
   } finally {
     for (const signal of CANCEL_SIGNALS) process.removeListener(signal, cancel)
   }
@@ -38,41 +55,94 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
 const CANCEL_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 
+/** A loaded session: the harness, the directory calls run in, and where warnings go. */
+interface Session {
+  harness: Harness
+  cwd: string
+  logger: Logger
+}
+
 async function runInvocation(argv: readonly string[], io: CliIo, signal: AbortSignal): Promise<number> {
-  let invocation: CliInvocation
-  let harness: Harness
-  let cwd: string
-  try {
-    invocation = parseCliArgs(argv)
-    if (invocation.command === 'help' || invocation.command === 'version') {
-      io.stdout.write(invocation.command === 'help' ? USAGE : `${io.version}\n`)
-      return EXIT.ok
-    }
-    cwd = await directory(path.resolve(io.cwd, invocation.cwd ?? '.'))
-    const config = invocation.configFile === undefined ? {} : await readConfig(path.resolve(io.cwd, invocation.configFile))
-    harness = await createDshHarness({
-      config,
-      ...(invocation.spillDir === undefined ? {} : { spillDir: path.resolve(io.cwd, invocation.spillDir) }),
-      logger: { warn: (message) => io.stderr.write(`dsh: warning: ${message}\n`), info: stderrLogger.info },
-    })
-  } catch (error) {
-    if (!(error instanceof UsageError || error instanceof HarnessError)) throw error
-    io.stderr.write(`dsh: ${error.message}\n${error instanceof UsageError ? 'Run dsh --help for usage.\n' : ''}`)
-    return EXIT.usage
-  }
-  if (invocation.command === 'tools') {
-    io.stdout.write(invocation.format === 'json' ? `${JSON.stringify(harness.registry.list(), null, 2)}\n` : formatToolList(harness.registry.list()))
+  const line = readCommandLine(argv)
+  if (line.common.version) {
+    io.stdout.write(`${io.version}\n`)
     return EXIT.ok
   }
-  const agent = { session: { header: { id: invocation.session ?? 'cli', cwd } } }
-  const result = await harness.registry.execute(invocation.command, invocation.toolArgs, { agent, signal })
-  if (invocation.format === 'json') {
-    const view = harness.registry.present(invocation.command, invocation.toolArgs, result) ?? null
-    io.stdout.write(`${JSON.stringify({ isError: result.isError, content: result.content, meta: result.meta ?? null, view })}\n`)
+  if (line.command === undefined && !line.common.help) throw new UsageError('no command given')
+  const session = await loadSession(line, io)
+  const tools = session.harness.registry.list()
+  const command = line.command
+  if (command === undefined) {
+    io.stdout.write(globalUsage(tools))
+    return EXIT.ok
+  }
+  if (Object.hasOwn(BUILTIN_COMMANDS, command)) return runBuiltin(command as BuiltinCommand, line, session, io, signal)
+  const tool = tools.find((t) => t.name === command)
+  if (tool === undefined) {
+    const near = nearestCommand(command, [...tools.map((t) => t.name), ...Object.keys(BUILTIN_COMMANDS)])
+    throw new UsageError(`unknown command ${JSON.stringify(command)}${near === undefined ? '' : `; did you mean ${near}?`}`)
+  }
+  if (line.common.help) {
+    io.stdout.write(toolUsage(tool))
+    return EXIT.ok
+  }
+  return runTool(tool, line, session, io, signal)
+}
+
+async function runTool(tool: ToolListing, line: CommandLine, session: Session, io: CliIo, signal: AbortSignal): Promise<number> {
+  const args = readToolArgs(tool.name, line.argv, toolShape(tool))
+  const agent = { session: { header: { id: line.common.session ?? 'cli', cwd: session.cwd } } }
+  const result = await session.harness.registry.execute(tool.name, args, { agent, signal })
+  if (line.common.format === 'json') {
+    const view = session.harness.registry.present(tool.name, args, result) ?? null
+    const errorCode = result.errorCode === undefined ? {} : { errorCode: result.errorCode }
+    io.stdout.write(`${JSON.stringify({ isError: result.isError, ...errorCode, content: result.content, meta: result.meta ?? null, view })}\n`)
   } else {
     io.stdout.write(`${result.content}\n`)
   }
+  if (signal.aborted) return EXIT.interrupted
   return result.isError ? EXIT.toolError : EXIT.ok
+}
+
+async function runBuiltin(command: BuiltinCommand, line: CommandLine, session: Session, io: CliIo, signal: AbortSignal): Promise<number> {
+  if (line.common.help) {
+    io.stdout.write(builtinUsage(command))
+    return EXIT.ok
+  }
+  readToolArgs(command, line.argv, { positionals: [], flags: [] })
+  if (command === 'tools') {
+    const tools = session.harness.registry.list()
+    io.stdout.write(line.common.format === 'json' ? `${JSON.stringify(tools, null, 2)}\n` : formatToolList(tools))
+    return EXIT.ok
+  }
+  await serveMcpStdio({
+    harness: session.harness,
+    // Without --cwd the client's first root is the session cwd, once it says which.
+    ...(line.common.cwd === undefined ? {} : { cwd: session.cwd }),
+    fallbackCwd: session.cwd,
+    session: line.common.session ?? 'mcp',
+    name: 'dsh',
+    version: io.version,
+    logger: session.logger,
+    stdin: io.stdio.stdin,
+    stdout: io.stdio.stdout,
+    signal,
+  })
+  return EXIT.ok
+}
+
+/** Resolves `--cwd`, reads `--config` and loads the plugins; a problem with any of them is a usage error (exit 2). */
+async function loadSession(line: CommandLine, io: CliIo): Promise<Session> {
+  const logger: Logger = { warn: (message) => io.stderr.write(`dsh: warning: ${message}\n`), info: stderrLogger.info }
+  const { common } = line
+  const cwd = await directory(path.resolve(io.cwd, common.cwd ?? '.'))
+  const config = common.configFile === undefined ? {} : await readConfig(path.resolve(io.cwd, common.configFile))
+  const harness = await createDshHarness({
+    config,
+    ...(common.spillDir === undefined ? {} : { spillDir: path.resolve(io.cwd, common.spillDir) }),
+    logger,
+  })
+  return { harness, cwd, logger }
 }
 
 async function directory(dir: string): Promise<string> {

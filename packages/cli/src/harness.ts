@@ -1,11 +1,17 @@
 // The plugins `dsh` loads and how command-line options reach their config.
 import * as bashLocal from '@dsh/bash-local'
 import { loadHarness, type Harness, type Logger } from '@dsh/core'
+import * as fsLocal from '@dsh/fs-local'
 import * as spillLocal from '@dsh/spill-local'
+import * as toolFs from '@dsh/tool-fs'
 import * as toolFsSearch from '@dsh/tool-fs-search'
 
-/** Every plugin `dsh` loads, in load order: the executor and the store before the tools that use them. */
-export const DSH_PLUGINS = [bashLocal, spillLocal, toolFsSearch] as const
+/**
+ * Every plugin `dsh` loads, in load order: the providers (executor, store, filesystem) before the
+ * tools that use them. A tool is a package plus one line here; the CLI and `dsh mcp` serve it from
+ * its schema.
+ */
+export const DSH_PLUGINS = [bashLocal, spillLocal, fsLocal, toolFsSearch, toolFs] as const
 
 /** What `createDshHarness` takes: the config file's object and the command-line overrides. */
 export interface DshHarnessOptions {

@@ -1,19 +1,75 @@
-/** The text `dsh --help` prints. */
-export const USAGE = `dsh — workspace search for AI agents: ripgrep-backed glob and grep, bounded and honest.
+// What `dsh --help` and `dsh COMMAND --help` print, generated from the registered tools.
+import type { ToolListing } from '@dsh/core'
+import { flagName, synopsis, toolShape } from './tool-shape.js'
 
-Usage:
-  dsh grep PATTERN [PATH] [--include GLOB]   search file contents (prints the model-facing text)
-  dsh glob PATTERN [PATH]                    find files by name, newest first
-  dsh tools                                  list tools, their JSON schemas and prompt sections
-  dsh --help | --version
+/** The commands that are not tools, with their synopsis and what they do. */
+export const BUILTIN_COMMANDS = {
+  tools: { synopsis: 'tools', summary: 'list the tools, their JSON schemas and prompt sections' },
+  mcp: { synopsis: 'mcp', summary: 'serve the tools over the Model Context Protocol on stdio (for Claude Code, Cursor, VS Code, …)' },
+} as const
 
-Options:
+/** A built-in command's name. */
+export type BuiltinCommand = keyof typeof BUILTIN_COMMANDS
+
+const OPTIONS = `Options (any command, anywhere before "--"):
   --cwd DIR          the session's working directory (default: the current directory)
   --config FILE      JSON config keyed by plugin name, e.g. {"tool-fs-search": {"grepMaxMatches": 10}}
   --spill-dir DIR    where capped results are saved in full (spill-local's root)
-  --session ID       the session id that owns spilled results (default: cli)
-  --format text|json text prints the model-facing text; json prints {isError, content, meta, view}
+  --session ID       the session id that owns spilled results (default: cli; mcp: mcp)
+  --format text|json text prints the model-facing text; json prints {isError, errorCode?, content, meta, view}
+  -h, --help         this text; dsh COMMAND --help describes one command
+  -v, --version      the version`
 
-A PATTERN that starts with "-" goes after "--": dsh grep -- -foo
-Exit status: 0 success (no matches is success), 1 the tool returned an error, 2 usage error.
+const FOOTER = `A value that starts with "-" goes after "--" (dsh grep -- -foo) or as --NAME=VALUE (--pattern=-foo).
+Exit status: 0 success (no matches is success), 1 the tool returned an error, 2 usage error, 130 interrupted.`
+
+/** `dsh --help`: every registered tool as a command, then the built-ins, the options and the exit statuses. */
+export function globalUsage(tools: readonly ToolListing[]): string {
+  const rows: [string, string][] = tools.map((tool) => [synopsis(tool.name, toolShape(tool)), firstSentence(tool.description)])
+  for (const command of Object.values(BUILTIN_COMMANDS)) rows.push([command.synopsis, command.summary])
+  const width = Math.min(48, Math.max(...rows.map(([left]) => left.length)))
+  const lines = rows.map(([left, right]) => `  dsh ${left.padEnd(width)}  ${right}`)
+  const none = tools.length === 0 ? ['  (no tools are registered: see the warnings above)'] : []
+  return `dsh — workspace search for AI agents: ripgrep-backed glob, grep and read, bounded and honest.
+
+Usage:
+${[...none, ...lines].join('\n')}
+  dsh --help | --version
+
+${OPTIONS}
+
+${FOOTER}
 `
+}
+
+/** `dsh COMMAND --help` for a tool: its synopsis, its description, and each parameter. */
+export function toolUsage(tool: ToolListing): string {
+  const shape = toolShape(tool)
+  const params = [...shape.positionals.map((p) => [p.metavar, p] as const), ...shape.flags.map((p) => [`${flagName(p)}${p.metavar === '' ? '' : ` ${p.metavar}`}`, p] as const)]
+  const width = Math.max(...params.map(([left]) => left.length), 0)
+  const described = params.map(([left, p]) => `  ${left.padEnd(width)}  ${p.required ? '' : '(optional) '}${p.description}`.trimEnd())
+  return `Usage: dsh ${synopsis(tool.name, shape)}
+
+${tool.description}
+${described.length === 0 ? '' : `\n${described.join('\n')}\n`}
+${OPTIONS}
+
+${FOOTER}
+`
+}
+
+/** `dsh tools --help` or `dsh mcp --help`. */
+export function builtinUsage(command: BuiltinCommand): string {
+  return `Usage: dsh ${BUILTIN_COMMANDS[command].synopsis}
+
+${BUILTIN_COMMANDS[command].summary}.
+
+${OPTIONS}
+`
+}
+
+/** The first sentence of a description, for the one-line command list. */
+function firstSentence(text: string): string {
+  const end = text.search(/\.(\s|$)/)
+  return end === -1 ? text : text.slice(0, end + 1)
+}

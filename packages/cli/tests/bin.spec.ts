@@ -50,7 +50,7 @@ describe('node_modules/.bin/dsh', () => {
     ['Ctrl-C', 'SIGINT'],
     ['a host stopping it', 'SIGTERM'],
     ['a closed terminal', 'SIGHUP'],
-  ] as const)('%s during a search cancels it, kills rg and exits 1', async (_who, signal) => {
+  ] as const)('%s during a search cancels it, kills rg and exits 130', async (_who, signal) => {
     // rg blocks opening a FIFO nobody writes to, so the search runs until it is cancelled.
     const fifo = join(tree, `fifo-${signal}`)
     execFileSync('mkfifo', [fifo])
@@ -60,7 +60,7 @@ describe('node_modules/.bin/dsh', () => {
     const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)))
     expect(await waitUntil(() => processesMentioning(fifo).some((pid) => pid !== child.pid), 20_000)).toBe(true)
     child.kill(signal)
-    expect(await exited).toBe(1)
+    expect(await exited).toBe(130)
     expect(stdout).toMatch(/cancelled/)
     expect(await waitUntil(() => processesMentioning(fifo).length === 0, 2000)).toBe(true)
   }, 40_000)

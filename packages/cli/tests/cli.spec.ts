@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { PassThrough } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ToolListing } from '@dsh/core'
 import { EXIT } from '@dsh/cli'
 import { formatToolList } from '../src/cli.js'
-import { USAGE } from '../src/usage.js'
 import { dsh, processesMentioning, tempDir, waitUntil, writeTree } from './io.js'
 
 const tree = tempDir('tree')
@@ -34,9 +34,26 @@ function run(argv: readonly string[]) {
 const ALL_MATCHES = 'Found 4 matches\n\na.txt\nLine 1: needle one\n\nc.txt\nLine 1: needle three\n\nsub/b.txt\nLine 1: needle two\n\nsub/d.md\nLine 1: needle four\n'
 
 describe('dsh commands', () => {
-  it('--help prints the usage and exits 0', async () => {
-    expect(await dsh(['--help'], tree)).toEqual({ code: EXIT.ok, stdout: USAGE, stderr: '' })
-    expect(USAGE).toContain('dsh grep PATTERN [PATH] [--include GLOB]')
+  it('--help lists every registered tool as a command, and the built-ins', async () => {
+    const result = await dsh(['--help'], tree)
+    expect(result).toMatchObject({ code: EXIT.ok, stderr: '' })
+    expect(result.stdout).toMatch(/\n {2}dsh glob PATTERN \[PATH\] +Find files by name/)
+    expect(result.stdout).toMatch(/\n {2}dsh grep PATTERN \[PATH\] \[--include INCLUDE\] +Search file contents/)
+    expect(result.stdout).toMatch(/\n {2}dsh read PATH \[--offset N\] \[--limit N\] +/)
+    expect(result.stdout).toMatch(/\n {2}dsh tools +list the tools/)
+    expect(result.stdout).toMatch(/\n {2}dsh mcp +serve the tools/)
+  })
+
+  it.each([
+    ['grep', /^Usage: dsh grep PATTERN \[PATH\] \[--include INCLUDE\]\n\nSearch file contents[^]*\n {2}--include INCLUDE {2}\(optional\) /],
+    ['glob', /^Usage: dsh glob PATTERN \[PATH\]\n\nFind files by name/],
+    ['read', /^Usage: dsh read PATH \[--offset N\] \[--limit N\]\n\n/],
+    ['tools', /^Usage: dsh tools\n/],
+    ['mcp', /^Usage: dsh mcp\n/],
+  ])('%s --help describes that command', async (command, text) => {
+    const result = await dsh([command, '--help'], tree)
+    expect(result).toMatchObject({ code: EXIT.ok, stderr: '' })
+    expect(result.stdout).toMatch(text)
   })
 
   it('--version prints the version it was given', async () => {
@@ -82,13 +99,14 @@ describe('dsh commands', () => {
     const result = await run(['tools'])
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(/^glob \(read-only, concurrency-safe\)\n {2}Find files by name.*\n {2}schema: \{"type":"object".*\n {2}prompt: Use glob /)
-    expect(result.stdout).toMatch(/\n\ngrep \(read-only, concurrency-safe\)\n {2}Search file contents.*\n {2}schema: .*"include".*\n {2}prompt: Use grep .*\n$/)
+    expect(result.stdout).toMatch(/\n\ngrep \(read-only, concurrency-safe\)\n {2}Search file contents.*\n {2}schema: .*"include".*\n {2}prompt: Use grep .*\n\n/)
+    expect(result.stdout).toMatch(/\n\nread \(read-only, concurrency-safe\)\n/)
   })
 
   it('tools --format json prints the listings as JSON', async () => {
     const result = await run(['tools', '--format', 'json'])
     const listings = JSON.parse(result.stdout) as ToolListing[]
-    expect(listings.map((t) => t.name)).toEqual(['glob', 'grep'])
+    expect(listings.map((t) => t.name)).toEqual(['glob', 'grep', 'read'])
     expect(listings[1]!.inputSchema).toMatchObject({ type: 'object', required: ['pattern'] })
     expect(listings[1]!.promptSections.map((s) => s.id)).toEqual(['tool-fs-search/grep'])
   })
@@ -108,27 +126,44 @@ describe('--format json', () => {
     const result = await run(['glob', '*', 'missing', '--format', 'json'])
     const printed = JSON.parse(result.stdout) as Record<string, unknown>
     expect(result.code).toBe(1)
-    expect(Object.keys(printed)).toEqual(['isError', 'content', 'meta', 'view'])
-    expect(printed.isError).toBe(true)
+    expect(Object.keys(printed)).toEqual(['isError', 'errorCode', 'content', 'meta', 'view'])
+    expect(printed).toMatchObject({ isError: true, errorCode: 'SEARCH_FAILED' })
     expect(printed.content).toMatch(/^glob cannot search missing/)
+  })
+
+  it.each([
+    [['grep', 'a('], 'SEARCH_INVALID_PATTERN'],
+    [['grep', 'x', '--include', 'a,b'], 'TOOL_INVALID_ARGUMENTS'],
+    [['read', 'absent.txt'], 'FS_NOT_FOUND'],
+    [['read', 'sub'], 'FS_IS_DIRECTORY'],
+    [['read', 'a.txt', '--offset', '9'], 'FS_OFFSET_PAST_END'],
+  ])('%j carries its errorCode', async (argv, code) => {
+    const result = await run([...argv, '--format', 'json'])
+    expect(result.code).toBe(EXIT.toolError)
+    expect(JSON.parse(result.stdout)).toMatchObject({ isError: true, errorCode: code })
   })
 })
 
 describe('usage errors exit 2 with a clear message', () => {
   it.each([
-    [['frob'], 'unknown command "frob"'],
-    [['grep'], 'grep takes PATTERN [PATH]'],
-    [['grep', 'a', 'b', 'c'], 'grep takes PATTERN [PATH]'],
-    [['grep', 'x', '--format', 'xml'], '--format must be text or json, not "xml"'],
-    [['grep', 'x', '--nope'], "Unknown option '--nope'"],
-    [['glob', '*', '--include', '*.ts'], '--include belongs to grep'],
-    [['tools', 'extra'], 'tools takes no arguments'],
-    [[], 'no command given'],
-  ])('%j', async (argv, message) => {
+    [['frob'], 'unknown command "frob"', 'dsh'],
+    [['gerp', 'x'], 'unknown command "gerp"; did you mean grep?', 'dsh'],
+    [['--include', '*.ts', 'grep', 'x'], '--include must follow the command', 'dsh *.ts'],
+    [['grep'], 'grep takes PATTERN [PATH]', 'dsh grep'],
+    [['grep', 'a', 'b', 'c'], 'grep takes PATTERN [PATH]', 'dsh grep'],
+    [['grep', 'x', '--format', 'xml'], '--format must be text or json, not "xml"', 'dsh'],
+    [['grep', 'x', '--nope'], "Unknown option '--nope'", 'dsh grep'],
+    [['glob', '*', '--include', '*.ts'], "Unknown option '--include'", 'dsh glob'],
+    [['read', 'a.txt', '--offset', 'two'], '--offset must be a number, not "two"', 'dsh read'],
+    [['read'], 'read takes PATH', 'dsh read'],
+    [['tools', 'extra'], 'tools takes no arguments', 'dsh tools'],
+    [['mcp', '--nope'], "Unknown option '--nope'", 'dsh mcp'],
+    [[], 'no command given', 'dsh'],
+  ])('%j', async (argv, message, help) => {
     const result = await dsh(argv, tree)
     expect(result).toMatchObject({ code: EXIT.usage, stdout: '' })
     expect(result.stderr.startsWith(`dsh: ${message}`)).toBe(true)
-    expect(result.stderr.endsWith('\nRun dsh --help for usage.\n')).toBe(true)
+    expect(result.stderr.endsWith(`\nRun ${help} --help for usage.\n`)).toBe(true)
   })
 
   it('an argument the tool rejects is a tool error, not a usage error', async () => {
@@ -197,7 +232,7 @@ describe('--config', () => {
   it('rejects a key that names no plugin, naming it', async () => {
     const result = await run(['grep', 'needle', '--config', configFile('unknown.json', '{"tool-fs-serch": {}}')])
     expect(result.code).toBe(2)
-    expect(result.stderr).toMatch(/^dsh: config names tool-fs-serch, which is not a loaded plugin \(loaded: bash-local, spill-local, tool-fs-search\)\n$/)
+    expect(result.stderr).toMatch(/^dsh: config names tool-fs-serch, which is not a loaded plugin \(loaded: bash-local, spill-local, fs-local, tool-fs-search, tool-fs\)\n$/)
   })
 
   it('rejects a bad value, naming the plugin and the field', async () => {
@@ -221,7 +256,7 @@ describe('--spill-dir and --session', () => {
     const result = await run(['glob', '*.txt', '--config', capped(), '--session', 'sess-42'])
     const locator = /stored at: (\S+)\. Use read/.exec(result.stdout)?.[1]
     expect(locator?.startsWith(join(spill, 'sess-42') + '/')).toBe(true)
-    expect(readdirSync(join(spill, 'sess-42'))).toHaveLength(1)
+    expect(readdirSync(join(spill, 'sess-42')).filter((name) => !name.startsWith('.'))).toHaveLength(1)
   })
 
   it('--spill-dir overrides the root from the config file and keeps its other fields', async () => {
@@ -236,7 +271,7 @@ describe('--spill-dir and --session', () => {
 })
 
 describe('cancellation', () => {
-  it('SIGINT during a search cancels it: exit 1, and the handler is removed', async () => {
+  it('SIGINT during a search cancels it: exit 130, and the handler is removed', async () => {
     // rg blocks opening a FIFO nobody writes to, so the search runs until it is cancelled.
     const fifo = join(configs, 'fifo')
     execFileSync('mkfifo', [fifo])
@@ -251,7 +286,7 @@ describe('cancellation', () => {
     // Call the handler runCli installed rather than signal the test runner's own process.
     added!('SIGINT')
     const result = await pending
-    expect(result.code).toBe(1)
+    expect(result.code).toBe(EXIT.interrupted)
     expect(result.stdout).toMatch(/cancelled/)
     expect(process.listeners('SIGINT')).toEqual(before)
     expect(await waitUntil(() => processesMentioning(fifo).length === 0, 2000)).toBe(true)
@@ -290,5 +325,75 @@ describe('formatToolList', () => {
     expect(formatToolList([tool, { ...tool, name: 'read', isReadOnly: true }])).toBe(
       'write\n  Writes.\n  schema: {"type":"object"}\n\nread (read-only)\n  Writes.\n  schema: {"type":"object"}\n',
     )
+  })
+})
+
+describe('read', () => {
+  /** The text of a read page's numbered lines, without numbers or footer. */
+  const unnumbered = (page: string): string[] => page.split('\n').filter((line) => /^ *\d+\t/.test(line)).map((line) => line.replace(/^ *\d+\t/, ''))
+
+  it('prints a file numbered like cat -n', async () => {
+    expect(await run(['read', 'sub/b.txt'])).toEqual({ code: 0, stdout: '     1\tneedle two\n', stderr: '' })
+  })
+
+  it('pages with --offset and --limit, saying where to read on', async () => {
+    writeTree(tree, { 'ten.txt': Array.from({ length: 10 }, (_, i) => `line ${i + 1}\n`).join('') })
+    const result = await run(['read', 'ten.txt', '--offset', '3', '--limit', '2'])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^ {5}3\tline 3\n {5}4\tline 4\n\n.*offset=5/s)
+  })
+
+  it('reads back the whole result a capped grep spilled, at the locator its footer names', async () => {
+    writeTree(tree, { 'many/m.txt': Array.from({ length: 20 }, (_, i) => `hit ${i}\n`).join('') })
+    const file = configFile('caps.json', JSON.stringify({ 'tool-fs-search': { grepMaxMatches: 3, globMaxResults: 3 } }))
+    const grep = await run(['grep', 'hit', 'many', '--config', file])
+    expect(grep.stdout).toMatch(/^Found 3 of 20 matches/)
+    const locator = /stored at: (\S+)\. Use read/.exec(grep.stdout)![1]!
+    const read = await run(['read', locator])
+    expect(read.code).toBe(0)
+    expect(unnumbered(read.stdout)).toEqual(readFileSync(locator, 'utf8').trimEnd().split('\n'))
+    expect(read.stdout).toContain('Line 20: hit 19')
+  })
+
+  it('reads a file whose name starts with a dash, after "--"', async () => {
+    writeTree(tree, { '-rf': 'dashed\n' })
+    expect(await run(['read', '--', '-rf'])).toEqual({ code: 0, stdout: '     1\tdashed\n', stderr: '' })
+  })
+})
+
+describe('mcp', () => {
+  /** Runs `dsh mcp` in-process on piped streams: sends `messages`, closes stdin, returns the replies. */
+  async function mcpSession(argv: readonly string[], messages: readonly object[]) {
+    const stdin = new PassThrough()
+    const stdout = new PassThrough()
+    let replies = ''
+    stdout.on('data', (chunk: Buffer) => (replies += chunk.toString()))
+    const done = dsh(['--spill-dir', spill, 'mcp', ...argv], tree, { stdio: { stdin, stdout } })
+    for (const message of messages) stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`)
+    // Let the server answer before its stdin closes.
+    const deadline = Date.now() + 10_000
+    while (replies.split('\n').filter(Boolean).length < messages.filter((m) => 'id' in m).length && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    stdin.end()
+    const result = await done
+    return { ...result, replies: replies.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { id: number; result: Record<string, unknown> }) }
+  }
+
+  const initialize = { id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '0' } } }
+  const call = (id: number, name: string, args: object) => ({ id, method: 'tools/call', params: { name, arguments: args } })
+
+  it('serves the tools on stdio until stdin closes, then exits 0', async () => {
+    const result = await mcpSession([], [initialize, { method: 'notifications/initialized' }, { id: 2, method: 'tools/list' }, call(3, 'grep', { pattern: 'needle', path: 'sub' })])
+    expect(result.code).toBe(EXIT.ok)
+    expect(result.stdout).toBe('')
+    const [, list, grep] = result.replies
+    expect((list!.result.tools as { name: string }[]).map((t) => t.name)).toEqual(['glob', 'grep', 'read'])
+    expect(grep!.result.content).toEqual([{ type: 'text', text: 'Found 2 matches\n\nsub/b.txt\nLine 1: needle two\n\nsub/d.md\nLine 1: needle four' }])
+  })
+
+  it('runs calls in --cwd when it is given', async () => {
+    const result = await mcpSession(['--cwd', 'sub'], [initialize, { method: 'notifications/initialized' }, call(2, 'glob', { pattern: '*.md' })])
+    expect(result.replies[1]!.result.content).toEqual([{ type: 'text', text: 'd.md' }])
   })
 })

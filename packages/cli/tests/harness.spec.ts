@@ -8,11 +8,12 @@ const spill = tempDir('harness-spill')
 afterAll(() => rmSync(spill, { recursive: true, force: true }))
 
 describe('createDshHarness', () => {
-  it('loads the executor, the store and the search tools in that order', async () => {
+  it('loads the providers before the tools that use them', async () => {
     const harness = await createDshHarness({ config: {} })
-    expect(DSH_PLUGINS.map((p) => p.name)).toEqual(['bash-local', 'spill-local', 'tool-fs-search'])
-    expect(harness.plugins).toEqual(['bash-local', 'spill-local', 'tool-fs-search'])
-    expect(harness.registry.list().map((t) => t.name)).toEqual(['glob', 'grep'])
+    const order = ['bash-local', 'spill-local', 'fs-local', 'tool-fs-search', 'tool-fs']
+    expect(DSH_PLUGINS.map((p) => p.name)).toEqual(order)
+    expect(harness.plugins).toEqual(order)
+    expect(harness.registry.list().map((t) => t.name)).toEqual(['glob', 'grep', 'read'])
   })
 
   it('saves spilled text under spillDir, over the config file root', async () => {

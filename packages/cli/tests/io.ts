@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { PassThrough } from 'node:stream'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { runCli, type CliIo } from '@dsh/cli'
@@ -19,6 +20,7 @@ export async function dsh(argv: readonly string[], cwd: string, overrides: Parti
     stderr: { write: (text: string) => (stderr += text) },
     cwd,
     version: '9.9.9-test',
+    stdio: { stdin: new PassThrough(), stdout: new PassThrough() },
     ...overrides,
   }
   const code = await runCli(argv, io)

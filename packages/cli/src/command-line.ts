@@ -1,0 +1,82 @@
+// The first reading of a `dsh` command line: the command, and the options every command shares.
+import { parseArgs } from 'node:util'
+
+/** A command line that does not make sense; exit status 2. */
+export class UsageError extends Error {
+  /** The command whose `--help` would have helped, when one was named. */
+  readonly command: string | undefined
+
+  constructor(message: string, command?: string) {
+    super(message)
+    this.command = command
+  }
+}
+
+/** The output formats: the model-facing text, or one JSON object for programs. */
+export type OutputFormat = 'text' | 'json'
+
+/** The options every command takes, anywhere before `--`. */
+export interface CommonOptions {
+  cwd?: string
+  configFile?: string
+  spillDir?: string
+  session?: string
+  format: OutputFormat
+  help: boolean
+  version: boolean
+}
+
+/** What the first reading found: the command (the first positional), the shared options, and argv whole. */
+export interface CommandLine {
+  command: string | undefined
+  common: CommonOptions
+  argv: readonly string[]
+}
+
+/** The shared options in `util.parseArgs` form; a command's own options are added to these. */
+export const COMMON_OPTIONS = {
+  cwd: { type: 'string' },
+  config: { type: 'string' },
+  'spill-dir': { type: 'string' },
+  session: { type: 'string' },
+  format: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const
+
+/**
+ * Finds the command and the shared options. A command's own options cannot be known before the tools
+ * are loaded (they come from its schema), so they must follow the command: one before it is an error.
+ */
+export function readCommandLine(argv: readonly string[]): CommandLine {
+  const { tokens } = parseArgs({ args: [...argv], options: COMMON_OPTIONS, allowPositionals: true, strict: false, tokens: true })
+  const first = tokens.find((token) => token.kind === 'positional')
+  const command = first?.kind === 'positional' ? first.value : undefined
+  const early = tokens.find((token) => token.kind === 'option' && !(token.name in COMMON_OPTIONS) && (first === undefined || token.index < first.index))
+  if (early?.kind === 'option' && command !== undefined) {
+    throw new UsageError(`${early.rawName} must follow the command: dsh ${command} … ${early.rawName}`, command)
+  }
+  return { command, common: commonOptions(argv), argv }
+}
+
+/** The shared options' values; a command's own options are left to the second reading. */
+function commonOptions(argv: readonly string[]): CommonOptions {
+  const { values } = parseArgs({ args: [...argv], options: COMMON_OPTIONS, allowPositionals: true, strict: false })
+  const text = (name: keyof typeof COMMON_OPTIONS): string | undefined => {
+    const value = values[name]
+    if (value === true) throw new UsageError(`Option '--${name} <value>' argument missing`)
+    return value as string | undefined
+  }
+  const format = text('format') ?? 'text'
+  if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, not ${JSON.stringify(format)}`)
+  const [cwd, configFile, spillDir, session] = [text('cwd'), text('config'), text('spill-dir'), text('session')]
+  return {
+    format,
+    help: values.help === true,
+    version: values.version === true,
+    ...(cwd === undefined ? {} : { cwd }),
+    ...(configFile === undefined ? {} : { configFile }),
+    ...(spillDir === undefined ? {} : { spillDir }),
+    ...(session === undefined ? {} : { session }),
+  }
+}

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest'
+import { readCommandLine, UsageError } from '../src/command-line.js'
+
+describe('readCommandLine', () => {
+  it('finds the command and every shared option, wherever they stand', () => {
+    expect(readCommandLine(['--cwd', 'w', 'grep', 'needle', '--config', 'c.json', '--spill-dir', 's', '--session', 'id', '--format', 'json', '--include', '*.ts'])).toEqual({
+      command: 'grep',
+      common: { cwd: 'w', configFile: 'c.json', spillDir: 's', session: 'id', format: 'json', help: false, version: false },
+      argv: ['--cwd', 'w', 'grep', 'needle', '--config', 'c.json', '--spill-dir', 's', '--session', 'id', '--format', 'json', '--include', '*.ts'],
+    })
+  })
+
+  it('defaults to text output and leaves unset options out', () => {
+    expect(readCommandLine(['glob', '**/*.ts'])).toEqual({ command: 'glob', common: { format: 'text', help: false, version: false }, argv: ['glob', '**/*.ts'] })
+  })
+
+  it.each([
+    [['--help'], { help: true, version: false }, undefined],
+    [['-h', 'grep'], { help: true, version: false }, 'grep'],
+    [['--version'], { help: false, version: true }, undefined],
+    [['-v'], { help: false, version: true }, undefined],
+    [[], { help: false, version: false }, undefined],
+  ] as const)('reads %j', (argv, flags, command) => {
+    expect(readCommandLine(argv)).toMatchObject({ command, common: flags })
+  })
+
+  it('takes the first word after "--" as the command when none came before', () => {
+    expect(readCommandLine(['--', 'grep', '-foo']).command).toBe('grep')
+  })
+
+  it.each([
+    [['grep', 'x', '--format', 'yaml'], '--format must be text or json, not "yaml"'],
+    [['grep', 'x', '--cwd'], "Option '--cwd <value>' argument missing"],
+    [['--include', '*.ts', 'grep', 'x'], '--include must follow the command: dsh *.ts … --include'],
+  ] as const)('rejects %j with a usage error naming the problem', (argv, message) => {
+    expect(() => readCommandLine(argv)).toThrow(UsageError)
+    expect(() => readCommandLine(argv)).toThrow(message)
+  })
+})
