@@ -16,6 +16,23 @@ function modelString(what: string, maxChars: number) {
     .refine((value) => !value.includes('\0'), `${what} must not contain a NUL character`)
 }
 
+// With the `u` flag a surrogate pair is one code point, so only a lone half matches.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u
+
+/**
+ * Refuses text with a lone surrogate (JSON can carry one): on its way to the executor it is encoded as
+ * U+FFFD, so a search for it would silently search for something else. A path may hold one: it then
+ * names no file, and the search says so.
+ */
+function wellFormed(what: string) {
+  return (value: string, ctx: z.RefinementCtx): void => {
+    const lone = LONE_SURROGATE.exec(value)?.[0]
+    if (lone === undefined) return
+    const code = lone.charCodeAt(0).toString(16).toUpperCase()
+    ctx.addIssue({ code: 'custom', message: `${what} must be valid Unicode: it holds a lone surrogate (U+${code}), which would be searched as U+FFFD` })
+  }
+}
+
 /** Top-level commas outside `{...}` make a list; commas inside braces are glob alternation. */
 function hasTopLevelComma(glob: string): boolean {
   let depth = 0
@@ -37,6 +54,7 @@ function dotDotAfterWildcard(pattern: string): boolean {
 /** glob(pattern, path?) — seed 000's discovery shape. */
 export const GlobArgs = z.strictObject({
   pattern: modelString('pattern', PATH_MAX_CHARS)
+    .superRefine(wellFormed('pattern'))
     .refine((value) => !value.startsWith('!'), 'pattern must not start with "!": negated globs are not supported')
     .refine((value) => !dotDotAfterWildcard(value), 'pattern may use ".." only before its first wildcard; put the directory in path')
     .describe('Glob to match file paths against, e.g. "**/*.ts" or "src/**/*.test.ts".'),
@@ -53,11 +71,13 @@ export const GrepArgs = z.strictObject({
     .min(1, 'pattern must not be empty')
     .max(PATTERN_MAX_CHARS, `pattern is longer than ${PATTERN_MAX_CHARS} characters`)
     .refine((value) => !value.includes('\0'), 'pattern must not contain a NUL character')
+    .superRefine(wellFormed('pattern'))
     .describe('Regular expression (ripgrep syntax) to search file contents for.'),
   path: modelString('path', PATH_MAX_CHARS)
     .optional()
     .describe('File or directory to search, absolute or relative to the working directory. Default: the working directory.'),
   include: modelString('include', PATH_MAX_CHARS)
+    .superRefine(wellFormed('include'))
     .refine((value) => !value.startsWith('!'), 'include must be one positive glob: negated globs ("!…") are not supported')
     .refine((value) => !hasTopLevelComma(value), 'include must be one glob, not a comma-separated list; use braces, e.g. "*.{ts,tsx}"')
     .superRefine((value, ctx) => {
@@ -65,7 +85,9 @@ export const GrepArgs = z.strictObject({
       if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem })
     })
     .optional()
-    .describe('One glob that filters the files searched, e.g. "*.ts" or "*.{ts,tsx}".'),
+    .describe(
+      'One glob that filters the files of a directory search, e.g. "*.ts" or "*.{ts,tsx}"; without "/" it matches file names at any depth. "src/" or "src/**" searches only the directory src, and so does "src" when that directory exists.',
+    ),
 })
 
 export type GlobArgs = z.output<typeof GlobArgs>

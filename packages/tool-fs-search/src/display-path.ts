@@ -1,16 +1,17 @@
 // Paths as a model sees them, and as the shell must be given them.
 import path from 'node:path'
+import { quoteName } from './escape-controls.js'
 
-// A newline in a name would split it across lines of the result; JSON quoting keeps it one item.
-// eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
-const CONTROL = /[\u0000-\u001f\u007f]/
-
-/** A path as the model sees it: relative to the workdir when inside it, control characters escaped. */
+/**
+ * A path as the model sees it: relative to the workdir when inside it, and JSON-quoted with escapes
+ * when it holds a control character (a newline would split it across lines of the result, an ESC
+ * would reach the reader's terminal).
+ */
 export function displayPath(workdir: string, file: string): string {
   const absolute = path.resolve(workdir, file)
   const relative = path.relative(workdir, absolute)
   const shown = relative === '' ? '.' : relative === '..' || relative.startsWith(`..${path.sep}`) ? absolute : relative
-  return CONTROL.test(shown) ? JSON.stringify(shown) : shown
+  return quoteName(shown)
 }
 
 /**
@@ -26,8 +27,7 @@ export function displayFrom(workdir: string, dir: string): (name: string) => str
   return (name) => {
     const relative = name.startsWith('./') ? name.slice(2) : name
     if (relative.startsWith('/') || relative.startsWith('../') || relative.includes('/../') || relative === '..' || relative.endsWith('/..')) return slow(name)
-    const shown = prefix + relative
-    return CONTROL.test(shown) ? JSON.stringify(shown) : shown
+    return quoteName(prefix + relative)
   }
 }
 

@@ -1,35 +1,48 @@
 // The glob script and its output: list with rg, add mtimes in the executor, parse, order newest first.
 import { SearchError } from './errors.js'
 import { explicitPath } from './display-path.js'
+import { EXIT_CANNOT_ENTER, EXIT_MISSING, EXIT_MTIME_PARTIAL, EXIT_MTIME_UNAVAILABLE, EXIT_NOT_DIRECTORY } from './script-exit.js'
 import { shellCommand } from './shell-quote.js'
 import { VCS_EXCLUDES } from './vcs.js'
 
-// Exit statuses the glob script adds to rg's own 0 (files), 1 (none) and 2 (partial or error).
-export const EXIT_ROOT_UNUSABLE = 3
-export const EXIT_STAT_UNAVAILABLE = 125
+/**
+ * The program that adds each listed file's mtime in the executor, by absolute path as the load-time
+ * probe resolved it: GNU find reads the NUL-separated names in one process (findutils >= 4.9), else
+ * `xargs stat` does in batches. Absolute, so no `.` or empty PATH entry can run a searched tree's own.
+ */
+export type MtimeLister = { helper: 'find'; find: string } | { helper: 'stat'; xargs: string; stat: string }
 
 /**
  * The glob script. rg lists unsorted (its `--sortr=modified` is single-threaded, DESIGN amendment 8)
  * from inside the root, so path-shaped globs work (amendment 6); the executor adds each file's mtime,
- * so a remote or sandboxed backend reads its own files: GNU find reads the NUL-separated names in one
- * process (findutils >= 4.9), else `xargs stat` does in batches. NUL separates records, so names with
- * newlines survive (amendment 7). The script exits with rg's status.
+ * so a remote or sandboxed backend reads its own files. NUL separates records, so names with newlines
+ * survive (amendment 7). It is POSIX sh, so an executor whose shell is dash runs it: with no
+ * PIPESTATUS, each side of the pipe writes its status to fd 3, which a command substitution
+ * collects, while the listing reaches stdout through fd 4. The script exits with rg's status, or
+ * with its own when the root is unusable or the helper failed on a name (a file rg listed must never
+ * vanish from the result unmentioned).
  */
-export function buildGlobCommand(rg: string, root: string, glob: string): string {
+export function buildGlobCommand(rg: string, lister: MtimeLister, root: string, glob: string): string {
   const list = shellCommand([
     rg, '--files', '--null', '--no-config', '--no-ignore', '--hidden', '--color=never',
     // The model's glob first: later globs win, so the VCS excludes cannot be overridden.
     `--glob=${glob}`,
     ...VCS_EXCLUDES.map((dir) => `--glob=!${dir}`),
   ])
+  const mtimes =
+    lister.helper === 'find'
+      ? shellCommand([lister.find, '-files0-from', '-', '-maxdepth', '0', '-printf', '%T@\\t%p\\0'])
+      : shellCommand([lister.xargs, '-0', '-r', lister.stat, '--printf=%.9Y\\t%n\\0', '--'])
+  const dir = shellCommand([explicitPath(root)])
   return [
-    `cd -- ${shellCommand([explicitPath(root)])} || exit ${EXIT_ROOT_UNUSABLE}`,
-    'if find -files0-from /dev/null -maxdepth 0 >/dev/null 2>&1; then',
-    `  ${list} </dev/null | find -files0-from - -maxdepth 0 -printf '%T@\\t%p\\0'`,
-    'else',
-    `  ${list} </dev/null | xargs -0 -r stat --printf='%.9Y\\t%n\\0' --`,
-    'fi',
-    `s=("\${PIPESTATUS[@]}"); if [ "\${s[1]}" -ge 126 ]; then exit ${EXIT_STAT_UNAVAILABLE}; fi; exit "\${s[0]}"`,
+    `[ -d ${dir} ] || { [ -e ${dir} ] && exit ${EXIT_NOT_DIRECTORY}; exit ${EXIT_MISSING}; }`,
+    `cd -- ${dir} || exit ${EXIT_CANNOT_ENTER}`,
+    'exec 4>&1',
+    `s=$( { { ${list} </dev/null; echo "r$?" >&3; } | { ${mtimes}; echo "h$?" >&3; } >&4; } 3>&1 )`,
+    'r=${s#*r}; r=${r%%[!0-9]*}; h=${s#*h}; h=${h%%[!0-9]*}',
+    `[ "$h" -lt 126 ] || exit ${EXIT_MTIME_UNAVAILABLE}`,
+    `[ "$h" -eq 0 ] || [ "$r" -gt 2 ] || exit ${EXIT_MTIME_PARTIAL}`,
+    'exit "$r"',
   ].join('\n')
 }
 

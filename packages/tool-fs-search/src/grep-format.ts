@@ -1,20 +1,22 @@
 // The grep page as the model reads it: a count, file groups, then footers for everything the page
 // does not show (cut files, the spill, unreadable paths, binary files, replaced bytes).
 import { formatGroups, type RetainedGrep } from './grep-retain.js'
-import { incompleteNote, nameSome } from './search-core.js'
+import { incompleteNote, nameSome, type SearchGaps } from './search-core.js'
 import { spillSentence, type SpillOutcome } from './spill.js'
 
 /** What the page must say besides its matches. */
 export interface GrepNotes {
-  incomplete: readonly string[]
+  incomplete: SearchGaps
   /** rg's stderr was cut, so `incomplete` may be missing some paths. */
   stderrCut: boolean
   binary: readonly string[]
   binaryStopped: readonly string[]
   lossy: number
+  /** Matched lines whose control characters are shown escaped. */
+  escaped: number
 }
 
-/** The footers: per-file cuts, the spill, incompleteness, binary files, replaced bytes; each names at most five. */
+/** The footers: per-file cuts, the spill, incompleteness, binary files, replaced bytes, escapes; each names at most five. */
 export function footers(retained: RetainedGrep, spill: SpillOutcome | undefined, notes: GrepNotes): string[] {
   const lines: string[] = []
   const cut = retained.cutFiles.filter((f) => f.shown > 0)
@@ -22,14 +24,19 @@ export function footers(retained: RetainedGrep, spill: SpillOutcome | undefined,
     lines.push(`(Per-file cap: these files show only some of their matches: ${nameSome(cut.map((f) => `${f.path} (${f.shown} of ${f.total})`))}.)`)
   }
   if (spill !== undefined) lines.push(`(${spillSentence(spill, 'Full grep result')})`)
-  if (notes.incomplete.length > 0) lines.push(incompleteNote(notes.incomplete, notes.stderrCut))
-  const { binary, binaryStopped, lossy } = notes
+  const incomplete = incompleteNote(notes.incomplete, notes.stderrCut)
+  if (incomplete !== undefined) lines.push(incomplete)
+  const { binary, binaryStopped, lossy, escaped } = notes
   if (binary.length > 0) lines.push(`(Binary file${binary.length === 1 ? '' : 's'} matched, lines not shown: ${nameSome(binary)}.)`)
   if (binaryStopped.length > 0) {
     lines.push(`(rg stopped at binary content in ${nameSome(binaryStopped)}, so matches after it are missing.)`)
   }
   // The seam hands over decoded text, so a literal U+FFFD in a file is counted too; the note says so.
   if (lossy > 0) lines.push(`(${lossy} matched line${lossy === 1 ? '' : 's'} or path${lossy === 1 ? '' : 's'} contain U+FFFD: bytes that are not valid UTF-8, shown replaced.)`)
+  // An escape reads like a file's own backslash text; the footer says which it is.
+  if (escaped > 0) {
+    lines.push(`(${escaped} matched line${escaped === 1 ? ' contains' : 's contain'} control characters, shown escaped as \\u001b, \\r and the like.)`)
+  }
   return lines
 }
 

@@ -102,9 +102,12 @@ export function groupByFile(matches: readonly GrepMatch[]): GrepFileGroup[] {
   return groups
 }
 
-/** One result row as the model reads it. */
+/**
+ * One result row as the model reads it. A cut line is marked before the colon, where a line's own
+ * text cannot reach: a marker after the text could be forged by a line that ends in it.
+ */
 export function formatRow(match: GrepMatch): string {
-  return `Line ${match.lineNumber}: ${match.line}${match.lineCut ? ' […line cut]' : ''}`
+  return `Line ${match.lineNumber}${match.lineCut ? ' (cut)' : ''}: ${match.line}`
 }
 
 /** File groups as text: a header line per file, then its rows; a blank line between files. */

@@ -1,9 +1,9 @@
-// The tool-fs-search plugin: probes for rg, then registers glob, grep and their prompt sections.
+// The tool-fs-search plugin: probes the executor, then registers glob, grep and their prompt sections.
 import type { PluginContext } from '@dsh/core'
 import type { SearchConfig } from './config.js'
 import { createGlobTool } from './glob.js'
 import { createGrepTool } from './grep.js'
-import { chooseRg, packagedRgPath, rgCandidates } from './probe.js'
+import { chooseMtimeLister, chooseRg, packagedRgPath, rgCandidates, warnAboveOutputCap } from './probe.js'
 import { SEARCH_PROMPT_SECTIONS } from './prompts.js'
 
 /** The plugin's name: its config key. */
@@ -12,12 +12,17 @@ export const name = 'tool-fs-search'
 /** Services the plugin needs; `spillStore` is optional and read with `ctx.get`. */
 export const inject = ['tools', 'systemPrompt', 'bash'] as const
 
-/** Registers glob and grep and their prompt sections when the executor can run ripgrep. */
+/**
+ * Registers grep when the executor can run ripgrep, and glob when it can also run an mtime helper,
+ * each with its prompt section; warns when the executor keeps less output than the configured cap.
+ */
 export async function apply(ctx: PluginContext<(typeof inject)[number]>, config: SearchConfig): Promise<void> {
   const rg = await chooseRg(ctx.bash, rgCandidates(config.rgPath, await packagedRgPath()), ctx.logger)
   if (rg === undefined) return
+  await warnAboveOutputCap(ctx.bash, config, ctx.logger)
   const search = { bash: ctx.bash, rg, config, spillStore: () => ctx.get('spillStore') }
-  ctx.tools.register(createGlobTool(search))
+  const lister = await chooseMtimeLister(ctx.bash, ctx.logger)
+  if (lister !== undefined) ctx.tools.register(createGlobTool({ ...search, lister }))
   ctx.tools.register(createGrepTool(search))
-  for (const section of SEARCH_PROMPT_SECTIONS) ctx.systemPrompt.add(section)
+  for (const section of SEARCH_PROMPT_SECTIONS) if (lister !== undefined || section.tool !== 'glob') ctx.systemPrompt.add(section)
 }

@@ -7,8 +7,9 @@ const vcs = VCS_EXCLUDES.join(', ')
 /** What the glob tool's schema tells a model (DESIGN amendment 13: say exactly what it sees). */
 export const GLOB_DESCRIPTION = [
   'Find files by name with a glob pattern, newest modified first.',
-  'Lists hidden files and files that .gitignore ignores; skips VCS metadata directories',
-  `(${vcs}) and does not follow symbolic links. A pattern without "/" matches file names at any`,
+  'Lists regular files only, hidden files and files that .gitignore ignores included; it never lists',
+  'symbolic links, FIFOs, sockets or device files, nor anything under a symbolic link to a directory',
+  `or under a VCS metadata directory (${vcs}). A pattern without "/" matches file names at any`,
   'depth ("*.ts"); a pattern with "/" is matched from the search root ("src/**/*.test.ts").',
   '`path` is the directory to search from.',
 ].join(' ')
@@ -18,9 +19,12 @@ export const GREP_DESCRIPTION = [
   'Search file contents with a regular expression (ripgrep syntax), one line at a time.',
   'Searches hidden files but skips files excluded by .ignore or .rgignore, or by .gitignore inside a',
   `git repository; binary files; VCS metadata directories (${vcs}); and symbolic links.`,
-  '`path` is a file or a directory; `include` is one glob that filters the files searched, e.g.',
-  '"*.ts", "*.{ts,tsx}" or "src/**/*.ts". Results are grouped by file with line numbers.',
+  '`path` is a file or a directory; `include` is one glob that filters the files of a directory search,',
+  'e.g. "*.ts", "*.{ts,tsx}" or "src/**/*.ts". Results are grouped by file with line numbers.',
 ].join(' ')
+
+// How both tools show a name a repository controls, so a model can read it back.
+const QUOTED_PATHS = 'A path holding a control character is shown JSON-quoted with escapes ("a\\u001bb").'
 
 /** The system-prompt sections registered with the tools. */
 export const SEARCH_PROMPT_SECTIONS: readonly PromptSection[] = [
@@ -28,9 +32,11 @@ export const SEARCH_PROMPT_SECTIONS: readonly PromptSection[] = [
     id: 'tool-fs-search/glob',
     tool: 'glob',
     text: [
-      'Use glob to find files by name or path pattern. It lists ignored and hidden files too, so a file',
-      'glob does not show is absent (unless it sits under a VCS metadata directory or behind a symbolic',
-      'link). Results come newest modified first; a capped result names a file holding the complete list.',
+      'Use glob to find files by name or path pattern. It lists regular files, ignored and hidden ones',
+      'too, except under VCS metadata directories; it never lists symbolic links, FIFOs, sockets or',
+      'device files, so a file glob does not show may still exist as one of those. Results come newest',
+      'modified first; a capped result names a file holding the complete list; a listing reported',
+      `incomplete names what it could not show. ${QUOTED_PATHS}`,
     ].join(' '),
   },
   {
@@ -39,9 +45,11 @@ export const SEARCH_PROMPT_SECTIONS: readonly PromptSection[] = [
     text: [
       'Use grep to search file contents. It honours ignore files: a file in node_modules or another',
       'ignored directory is not searched, so "no matches" does not prove a text is absent there; grep',
-      'that path directly or find it with glob. Each matched line is cut to a preview; use read for',
-      'context. A capped result names a file holding every match. A search reported incomplete missed',
-      'the paths it names.',
+      'that path directly or find it with glob. Each matched line is cut to a preview; a row marked',
+      '"(cut)" shows only the start of its line; use read for context. Control characters in a matched',
+      'line other than tab are shown as JSON escapes (ESC as \\u001b, CR as \\r), and a footer says when.',
+      'A capped result names a file holding every match. A search reported incomplete missed the paths',
+      `it names. ${QUOTED_PATHS}`,
     ].join(' '),
   },
 ]

@@ -1,7 +1,10 @@
 // What glob and grep share: one rg run through the bash seam, stderr reading, notes and budgets.
-import { HarnessError, type BashExecutor, type BashRunResult, type SpillStore, type ToolExecContext } from '@dsh/core'
+import { HarnessError, type BashExecutor, type BashRunResult, type BashSpec, type SpillStore, type ToolExecContext } from '@dsh/core'
 import type { SearchConfig } from './config.js'
+import { displayPath } from './display-path.js'
 import { SearchError } from './errors.js'
+import { EXIT_CANNOT_ENTER, EXIT_MISSING } from './script-exit.js'
+import { shellCommand } from './shell-quote.js'
 
 /** What both tools share at run time. */
 export interface SearchContext {
@@ -20,10 +23,20 @@ export interface SearchRun {
   workdir: string
 }
 
+/**
+ * How long after `timeoutMs` the registry's own deadline falls. The executor's timeout fires first,
+ * stops rg's process group and waits until it is gone (bash-local's default kill grace is 2 s), so a
+ * timed-out call returns with nothing left running; the registry's deadline is the backstop for an
+ * executor that does not come back.
+ */
+export const TIMEOUT_BACKSTOP_MS = 5_000
+
 // The end of an error is what explains it; 16 KiB holds dozens of rg's one-line errors.
 const STDERR_MAX_BYTES = 16_384
 // bash's "command not found" status.
 const EXIT_COMMAND_NOT_FOUND = 127
+// A `cd` answers in milliseconds; ten seconds means the executor itself is stuck.
+const DIAGNOSIS_TIMEOUT_MS = 10_000
 
 /**
  * Runs one search command through the bash seam (`resolve`, then `run`) and turns every way it can
@@ -41,36 +54,87 @@ export async function runSearchCommand(ctx: SearchContext, exec: ToolExecContext
     onStdoutOverflow: 'kill' as const,
     signal: exec.signal,
   }
+  let spec: BashSpec | undefined
   let run: BashRunResult
-  let workdir: string
   try {
-    const spec = await ctx.bash.resolve(request)
-    workdir = spec.workdir
+    spec = await ctx.bash.resolve(request)
     run = await ctx.bash.run(spec)
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error)
-    const code = error instanceof HarnessError ? ` [${error.code}]` : ''
-    throw new SearchError('SEARCH_FAILED', `${exec.name} could not run${code}: ${reason}`, { cause: error })
+    throw await runFailure(ctx.bash, exec, spec, error)
   }
-  if (run.aborted || run.timedOut) throw abortedError(exec, run)
+  throwIfAborted(exec, run)
   if (run.stdout.truncated || run.stdoutOverflowKilled) {
+    // The executor may cap below the configured budget: quote the cap that stopped rg.
     throw new SearchError(
       'SEARCH_RAW_OUTPUT_OVERFLOW',
-      `${exec.name} stopped: rg produced more than ${ctx.config.rawOutputMaxBytes} bytes of output. Narrow the pattern, path${exec.name === 'grep' ? ' or include' : ''} and search again.`,
+      `${exec.name} stopped: rg produced more than ${spec.stdoutMaxBytes} bytes of output. Narrow the pattern, path${exec.name === 'grep' ? ' or include' : ''} and search again.`,
     )
   }
   if (run.exitCode === EXIT_COMMAND_NOT_FOUND) {
     throw new SearchError('SEARCH_FAILED', `${exec.name} failed: ripgrep (${ctx.rg}) is no longer available to the executor. ${stderrExcerpt(run)}`)
   }
-  return { run, workdir }
+  return { run, workdir: spec.workdir }
 }
 
-function abortedError(exec: ToolExecContext, run: BashRunResult): SearchError {
+/**
+ * The failure for an executor that threw. A shell that cannot start in the working directory (one the
+ * executor's user may not enter) reads as a shell that cannot start at all (Node reports `spawn
+ * /bin/bash EACCES` for both), so a shell started in the executor's own directory is asked to enter
+ * it: when that fails, its message names the cause.
+ */
+async function runFailure(bash: BashExecutor, exec: ToolExecContext, spec: BashSpec | undefined, error: unknown): Promise<SearchError> {
+  if (spec !== undefined) {
+    const why = await diagnoseWorkdir(bash, spec.workdir, exec.signal)
+    if (why !== undefined) {
+      return new SearchError('SEARCH_FAILED', `${exec.name} cannot run in the working directory ${spec.workdir}: ${why}. Choose a directory the executor can enter.`, { cause: error })
+    }
+  }
+  const reason = error instanceof Error ? error.message : String(error)
+  const code = error instanceof HarnessError ? ` [${error.code}]` : ''
+  return new SearchError('SEARCH_FAILED', `${exec.name} could not run${code}: ${reason}`, { cause: error })
+}
+
+/** What a shell started elsewhere prints when it cannot `cd` into `workdir`, or undefined. */
+async function diagnoseWorkdir(bash: BashExecutor, workdir: string, signal: AbortSignal): Promise<string | undefined> {
+  try {
+    const run = await bash.run(await bash.resolve({ command: `cd -- ${shellCommand([workdir])}`, timeoutMs: DIAGNOSIS_TIMEOUT_MS, signal }))
+    const why = run.stderr.text.trim()
+    return run.exitCode !== 0 && why !== '' ? why : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Fails with SEARCH_ABORTED once the call's signal has fired or the run was stopped. A result built
+ * after that is thrown away by the registry, so building it, let alone saving a spill for it, would
+ * leave an orphan file behind a call reported as timed out.
+ */
+export function throwIfAborted(exec: ToolExecContext, run?: BashRunResult): void {
+  if (!exec.signal.aborted && run?.aborted !== true && run?.timedOut !== true) return
   const reason: unknown = exec.signal.reason
-  const timedOut = run.timedOut || (reason instanceof HarnessError && reason.code === 'TOOL_TIMEOUT')
+  const timedOut = run?.timedOut === true || (reason instanceof HarnessError && reason.code === 'TOOL_TIMEOUT')
   const why = timedOut ? 'timed out' : 'was cancelled'
   const next = timedOut ? ' Narrow the pattern or path and search again.' : ''
-  return new SearchError('SEARCH_ABORTED', `${exec.name} ${why} before rg finished; no result was produced.${next}`)
+  throw new SearchError('SEARCH_ABORTED', `${exec.name} ${why} before rg finished; no result was produced.${next}`)
+}
+
+/**
+ * The failure a script status means for the path to search (missing, or a directory that cannot be
+ * entered), or undefined for any other status. The working directory is named as such: the executor
+ * found it, so when the shell cannot see it the cause is permission, not absence.
+ */
+export function targetFailure(tool: string, run: BashRunResult, workdir: string, target: string): SearchError | undefined {
+  const missing = run.exitCode === EXIT_MISSING
+  if (!missing && run.exitCode !== EXIT_CANNOT_ENTER) return undefined
+  const shown = displayPath(workdir, target)
+  const said = run.stderr.text.trim() === '' ? '' : ` ${stderrExcerpt(run)}`
+  const denied = `exists but cannot be entered (permission denied for the executor's user).${said}`
+  if (shown === '.') return new SearchError('SEARCH_FAILED', `${tool} cannot run in the working directory ${workdir}: it ${denied}`)
+  if (missing) {
+    return new SearchError('SEARCH_FAILED', `${tool} cannot search ${shown}: no such file or directory (or a directory above it cannot be entered). Check the path.`)
+  }
+  return new SearchError('SEARCH_FAILED', `${tool} cannot search ${shown}: the directory ${denied}`)
 }
 
 /** The error lines rg printed, without its `rg: ` prefix. */
@@ -112,11 +176,26 @@ export function nameSome(names: readonly string[], separator = ', '): string {
   return `${sorted.slice(0, NAMED_MAX).join(separator)}${more}`
 }
 
+/** What a partial search (rg's exit 2) left out: the paths rg named, or what it printed when it named none. */
+export interface SearchGaps {
+  paths: string[]
+  /** rg's stderr excerpt, when it exited 2 without naming a path: incomplete all the same. */
+  unexplained?: string
+}
+
+/** The gaps as the result's `incomplete` list. */
+export function listGaps(gaps: SearchGaps): string[] {
+  return gaps.unexplained === undefined ? gaps.paths : [gaps.unexplained]
+}
+
 /**
  * The footer for a search rg could not finish everywhere (exit 2 with output): not a failure, not
  * complete. When stderr was cut, the count is a lower bound and says so.
  */
-export function incompleteNote(errors: readonly string[], stderrCut: boolean): string {
+export function incompleteNote(gaps: SearchGaps, stderrCut: boolean): string | undefined {
+  if (gaps.unexplained !== undefined) return `(Search incomplete: rg exited with status 2, so some results may be missing; it printed: ${gaps.unexplained}.)`
+  const errors = gaps.paths
+  if (errors.length === 0) return undefined
   const count = `${stderrCut ? 'at least ' : ''}${errors.length} path${errors.length === 1 ? '' : 's'}`
   return `(Search incomplete: rg could not read ${count}, so results from them are missing: ${nameSome(errors, '; ')}.)`
 }

@@ -1,5 +1,6 @@
 // Saving a capped search's complete result, and the footer that says where it is or why not.
 import type { SpillStore, ToolExecContext } from '@dsh/core'
+import { throwIfAborted } from './search-core.js'
 
 /** Whether the complete formatted result was saved, and where, or why not. */
 export type SpillOutcome =
@@ -10,6 +11,7 @@ export type SpillOutcome =
  * Saves a capped search's complete formatted result (seed 000's tool-owned spill). A missing store, a
  * missing owner or a failed save is not an error: the inline page stands and the footer says so. The
  * text is built only when it can be saved: for a million matches it is the largest thing a call makes.
+ * An aborted call fails instead: the registry discards its result, so a file saved for it would be an orphan.
  */
 export async function saveFormattedResult(
   store: SpillStore | undefined,
@@ -17,6 +19,7 @@ export async function saveFormattedResult(
   text: () => string,
   filename: 'grep-results.txt' | 'glob-results.txt',
 ): Promise<SpillOutcome> {
+  throwIfAborted(exec)
   if (store === undefined) return { saved: false, reason: 'no spill store is configured' }
   const owner = exec.agent?.session.header.id
   if (owner === undefined || owner === '') return { saved: false, reason: 'the call has no session to own the file' }

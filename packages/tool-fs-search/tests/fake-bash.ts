@@ -19,6 +19,8 @@ export class FakeBash implements BashExecutor {
   readonly specs: BashSpec[] = []
   resolveError: Error | undefined
   runError: Error | undefined
+  /** The executor's ceiling on stdoutMaxBytes, applied by `resolve` as bash-local does. */
+  maxStdoutMaxBytes = Number.MAX_SAFE_INTEGER
 
   constructor(private readonly script: (command: string, spec: BashSpec) => Scripted | Promise<Scripted> = () => ({})) {}
 
@@ -29,7 +31,7 @@ export class FakeBash implements BashExecutor {
       command: request.command,
       workdir: request.workdir ?? '/work/default',
       timeoutMs: request.timeoutMs ?? 1000,
-      stdoutMaxBytes: request.stdoutMaxBytes ?? 1_000_000,
+      stdoutMaxBytes: Math.min(request.stdoutMaxBytes ?? 1_000_000, this.maxStdoutMaxBytes),
       stderrMaxBytes: request.stderrMaxBytes ?? 1000,
       onStdoutOverflow: request.onStdoutOverflow ?? 'drain',
       env: {},
@@ -78,6 +80,10 @@ export class MemorySpill implements SpillStore {
     return request.text
   }
 
+  holds(path: string): boolean {
+    return path.startsWith('/spill/')
+  }
+
   private locatorOf(request: SpillSaveRequest): string {
     return `/spill/${request.owner}/0001-${request.filename}`
   }
@@ -93,14 +99,26 @@ export function statRecords(...records: [mtime: string, name: string][]): string
   return records.map(([mtime, name]) => `${mtime}\t${name}\0`).join('')
 }
 
-/** True for the rg probe's script. */
+/** True for a load-time probe's script (the rg probe or the mtime helper probe). */
 export function isProbe(command: string): boolean {
-  return command.startsWith('p=$(command -v -- ')
+  return command.startsWith('dsh_lookup()')
 }
 
-/** What a probe prints by default: the candidate itself when absolute, else as if found in /usr/bin. */
+/** True for the probe that resolves glob's mtime helpers. */
+export function isMtimeProbe(command: string): boolean {
+  return isProbe(command) && command.includes('f=$(dsh_lookup find)')
+}
+
+/** What rg 15 prints for `--version`, as the probe passes it on after the path and a NUL. */
+export const RG_VERSION = 'ripgrep 15.0.0 (rev 3a612f88b8)\n\nfeatures:+pcre2'
+
+/**
+ * What a probe prints by default: for rg, the candidate itself when absolute (else as if found in
+ * /usr/bin) and its version; for the mtime helpers, GNU find in /usr/bin.
+ */
 function probeReply(command: string): Scripted {
   if (!isProbe(command)) return {}
-  const candidate = /^p=\$\(command -v -- '?([^')]*)'?\)/.exec(command)![1]!
-  return { stdout: candidate.startsWith('/') ? candidate : `/usr/bin/${candidate}` }
+  if (isMtimeProbe(command)) return { stdout: 'find\0/usr/bin/find' }
+  const candidate = /^p=\$\(dsh_lookup '?([^')]*)'?\)/m.exec(command)![1]!
+  return { stdout: `${candidate.startsWith('/') ? candidate : `/usr/bin/${candidate}`}\0${RG_VERSION}` }
 }

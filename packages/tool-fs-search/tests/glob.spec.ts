@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { loadHarness } from '@dsh/core'
 import * as toolFsSearch from '@dsh/tool-fs-search'
 import { buildGlobCommand, parseGlobListing, sortNewestFirst } from '../src/glob-command.js'
-import { retainGlobPaths } from '../src/glob.js'
+import { Config } from '../src/config.js'
+import { executeGlob, retainGlobPaths } from '../src/glob.js'
 import { planGlob } from '../src/glob-pattern.js'
 import { FakeBash, isProbe, MemorySpill, statRecords, type Scripted } from './fake-bash.js'
 
@@ -35,18 +36,20 @@ describe('planGlob (amendment 12)', () => {
 })
 
 describe('the glob script', () => {
-  it('lists from inside the root, unsorted, with the model glob before the VCS excludes', () => {
+  it('lists from inside the root, unsorted, with the model glob before the VCS excludes, in POSIX sh', () => {
     const list =
       "/opt/rg --files --null --no-config --no-ignore --hidden '--color=never' '--glob=-*.ts' '--glob=!.git' '--glob=!.svn' '--glob=!.hg' '--glob=!.bzr' '--glob=!.jj' '--glob=!.sl' </dev/null"
-    expect(buildGlobCommand('/opt/rg', "it's $(x)", '-*.ts')).toBe(
+    const dir = "'./it'\\''s $(x)'"
+    expect(buildGlobCommand('/opt/rg', { helper: 'find', find: '/usr/bin/find' }, "it's $(x)", '-*.ts')).toBe(
       [
-        "cd -- './it'\\''s $(x)' || exit 3",
-        'if find -files0-from /dev/null -maxdepth 0 >/dev/null 2>&1; then',
-        `  ${list} | find -files0-from - -maxdepth 0 -printf '%T@\\t%p\\0'`,
-        'else',
-        `  ${list} | xargs -0 -r stat --printf='%.9Y\\t%n\\0' --`,
-        'fi',
-        's=("${PIPESTATUS[@]}"); if [ "${s[1]}" -ge 126 ]; then exit 125; fi; exit "${s[0]}"',
+        `[ -d ${dir} ] || { [ -e ${dir} ] && exit 5; exit 4; }`,
+        `cd -- ${dir} || exit 3`,
+        'exec 4>&1',
+        `s=$( { { ${list}; echo "r$?" >&3; } | { /usr/bin/find -files0-from - -maxdepth 0 -printf '%T@\\t%p\\0'; echo "h$?" >&3; } >&4; } 3>&1 )`,
+        'r=${s#*r}; r=${r%%[!0-9]*}; h=${s#*h}; h=${h%%[!0-9]*}',
+        '[ "$h" -lt 126 ] || exit 125',
+        '[ "$h" -eq 0 ] || [ "$r" -gt 2 ] || exit 7',
+        'exit "$r"',
       ].join('\n'),
     )
   })
@@ -84,7 +87,7 @@ describe('glob through the registry with a fake executor', () => {
     const { bash, glob } = await harnessWith(() => ({ stdout: statRecords(['100', 'old.ts'], ['300', 'new.ts'], ['200', 'mid.ts']) }))
     const result = await glob({ pattern: '*.ts', path: 'src' })
     expect(result).toMatchObject({ isError: false, content: 'src/new.ts\nsrc/mid.ts\nsrc/old.ts' })
-    expect(bash.searches().at(-1)).toMatch(/^cd -- \.\/src \|\| exit 3\n/)
+    expect(bash.searches().at(-1)).toMatch(/^\[ -d \.\/src \] .*\ncd -- \.\/src \|\| exit 3\n/)
     expect(bash.requests.at(-1)).toMatchObject({ workdir: '/work/repo', onStdoutOverflow: 'kill' })
     expect(result.value).toEqual({ paths: ['src/new.ts', 'src/mid.ts', 'src/old.ts'], total: 3, truncated: false, incomplete: [] })
   })
@@ -129,7 +132,7 @@ describe('glob through the registry with a fake executor', () => {
   it.each([
     [{ exitCode: 2, stderr: "rg: error parsing glob '{a': unclosed alternate group\n" }, 'SEARCH_INVALID_PATTERN', /^glob pattern rejected by rg: rg: error parsing glob/],
     [{ exitCode: 2, stderr: 'odd\n' }, 'SEARCH_FAILED', /^glob failed: rg exited with status 2\. odd$/],
-    [{ exitCode: 3, stderr: 'bash: cd: nope: No such file or directory' }, 'SEARCH_FAILED', /^glob cannot search nope: it does not exist or is not a directory\. bash: cd: nope/],
+    [{ exitCode: 4 }, 'SEARCH_FAILED', /^glob cannot search nope: no such file or directory \(or a directory above it cannot be entered\)\. Check the path\.$/],
     [{ exitCode: 125 }, 'SEARCH_FAILED', /^glob needs GNU find/],
     [{ exitCode: null, signal: 'SIGKILL' }, 'SEARCH_FAILED', /^glob failed: rg exited with status signal SIGKILL\./],
     [{ stdout: 'no-tab-here\0' }, 'SEARCH_FAILED', /^glob could not parse the file listing near "no-tab-here\\u0000"/],
@@ -192,5 +195,92 @@ describe('argument validation', () => {
     const harness = await loadHarness({ plugins: [toolFsSearch], services: { bash } })
     expect(await harness.registry.execute('grep', { pattern: 'x', include: '*.{ts,tsx}' })).toMatchObject({ isError: false })
     expect(await harness.registry.execute('grep', { pattern: 'x', include: 'a}b' })).toMatchObject({ isError: false })
+  })
+})
+
+describe('glob under a hostile review', () => {
+  const findFailed = "/usr/bin/find: ‘shut/a.ts’: Permission denied\n/usr/bin/find: ‘gone.ts’: No such file or directory\n"
+
+  it('names the files the mtime helper could not stat (exit 7) instead of dropping them', async () => {
+    const { glob } = await harnessWith(() => ({ exitCode: 7, stdout: statRecords(['1', 'ok.ts']), stderr: findFailed }))
+    const result = await glob({ pattern: '**/*.ts' })
+    expect(result).toMatchObject({ isError: false })
+    expect(result.content).toBe(
+      "ok.ts\n\n(Listing incomplete: 2 files rg listed could not be examined for their modification time, so they are not shown: ‘gone.ts’: No such file or directory; ‘shut/a.ts’: Permission denied.)",
+    )
+    expect(result.value).toMatchObject({ total: 1, incomplete: ['‘shut/a.ts’: Permission denied', '‘gone.ts’: No such file or directory'] })
+  })
+
+  it('says "No files to show", not "No files found", when every listed file failed to stat', async () => {
+    const { glob } = await harnessWith(() => ({ exitCode: 7, stderr: '/usr/bin/find: ‘x.ts’: Permission denied\n', stderrTruncated: true }))
+    expect((await glob({ pattern: '*.ts' })).content).toBe(
+      'No files to show\n\n(Listing incomplete: at least 1 file rg listed could not be examined for its modification time, so it is not shown: ‘x.ts’: Permission denied.)',
+    )
+  })
+
+  it('keeps both notes when rg and the mtime helper each missed something', async () => {
+    const stderr = `rg: ./locked: Permission denied (os error 13)\n${findFailed}`
+    const { glob } = await harnessWith(() => ({ exitCode: 7, stdout: statRecords(['1', 'ok.ts']), stderr }))
+    const { content } = await glob({ pattern: '*.ts' })
+    expect(content).toContain('(Search incomplete: rg could not read 1 path, so results from them are missing: ./locked: Permission denied (os error 13).)')
+    expect(content).toContain('(Listing incomplete: 2 files rg listed')
+  })
+
+  it('is incomplete, never complete, when the mtime helper failed without naming a file', async () => {
+    const { glob } = await harnessWith(() => ({ exitCode: 7, stdout: statRecords(['1', 'ok.ts']), stderr: '' }))
+    expect((await glob({ pattern: '*.ts' })).content).toBe(
+      'ok.ts\n\n(Listing incomplete: the modification-time helper failed without a message, so files rg listed may be missing.)',
+    )
+  })
+
+  it('is incomplete when rg exits 2 with a listing and an error it does not tie to a path', async () => {
+    const { glob } = await harnessWith(() => ({ exitCode: 2, stdout: statRecords(['1', 'ok.ts']), stderr: 'something odd\n' }))
+    expect(await glob({ pattern: '*.ts' })).toMatchObject({
+      isError: false,
+      content: 'ok.ts\n\n(Search incomplete: rg exited with status 2, so some results may be missing; it printed: something odd.)',
+    })
+  })
+
+  it('notes names that are not valid UTF-8, once per path, in the singular and the plural', async () => {
+    const one = await harnessWith(() => ({ stdout: statRecords(['1', 'bad\ufffd.ts'], ['2', 'ok.ts']) }))
+    expect((await one.glob({ pattern: '*.ts' })).content).toBe('ok.ts\nbad\ufffd.ts\n\n(1 path contains U+FFFD: bytes that are not valid UTF-8, shown replaced.)')
+    const two = await harnessWith(() => ({ stdout: statRecords(['1', 'a\ufffd'], ['2', 'b\ufffd']) }))
+    expect((await two.glob({ pattern: '*' })).content).toContain('(2 paths contain U+FFFD')
+  })
+
+  it('escapes every control character in a path, DEL and C1 included', async () => {
+    const { glob } = await harnessWith(() => ({ stdout: statRecords(['1', 'a\u001b[2J\rb\u007fc\u009bd']) }))
+    expect((await glob({ pattern: '*' })).content).toBe('"a\\u001b[2J\\rb\\u007fc\\u009bd"')
+  })
+
+  it.each([
+    [{ exitCode: 4 }, 'glob cannot search "gone\\nname": no such file or directory (or a directory above it cannot be entered). Check the path.'],
+    [{ exitCode: 5 }, 'glob searches directories, but "gone\\nname" is a file. Pass its directory as path, or grep the file.'],
+    [
+      { exitCode: 3, stderr: 'dash: 1: cd: can\'t cd to ./gone' },
+      "glob cannot search \"gone\\nname\": the directory exists but cannot be entered (permission denied for the executor's user). dash: 1: cd: can't cd to ./gone",
+    ],
+  ])('names the real cause for %j', async (scripted, content) => {
+    const { glob } = await harnessWith(() => scripted)
+    expect(await glob({ pattern: '*', path: 'gone\nname' })).toMatchObject({ isError: true, errorCode: 'SEARCH_FAILED', content })
+  })
+
+  it('runs the mtime helpers the probe resolved, by absolute path', async () => {
+    const { bash, glob } = await harnessWith(() => ({}))
+    await glob({ pattern: '*' })
+    expect(bash.searches().at(-1)).toContain("| { /usr/bin/find -files0-from - -maxdepth 0 -printf '%T@\\t%p\\0'; echo \"h$?\" >&3; }")
+  })
+
+  it('saves no spill when the call was aborted while rg was finishing', async () => {
+    const store = new MemorySpill()
+    const bash = new FakeBash((_command, spec) =>
+      new Promise<Scripted>((resolve) => spec.signal?.addEventListener('abort', () => resolve({ stdout: statRecords(['1', 'a'], ['2', 'b'], ['3', 'c']) }))),
+    )
+    const controller = new AbortController()
+    const ctx = { bash, rg: '/opt/rg', lister: { helper: 'find', find: '/usr/bin/find' } as const, config: Config.parse({ globMaxResults: 1 }), spillStore: () => store }
+    const pending = executeGlob(ctx, { pattern: '*' }, { signal: controller.signal, name: 'glob', callId: 'c', agent })
+    setTimeout(() => controller.abort(), 10)
+    await expect(pending).rejects.toMatchObject({ code: 'SEARCH_ABORTED', message: 'glob was cancelled before rg finished; no result was produced.' })
+    expect(store.saved).toEqual([])
   })
 })

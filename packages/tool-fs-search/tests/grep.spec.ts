@@ -24,16 +24,17 @@ describe('grep command construction', () => {
     const command = buildGrepCommand(RG, '-rf $(touch x)', '-dir with space', undefined, 2000)
     expect(command).toBe(
       [
-        "if [ -d './-dir with space' ]; then cd -- './-dir with space' || exit 3; printf 'D\\0'; [ -e . ] || exit 1; set -- .",
-        "else printf 'F\\0'; set -- './-dir with space'; fi",
-        "/opt/rg --no-config --null --line-number --with-filename --no-heading '--color=never' --hidden '--max-columns=2000' --max-columns-preview '--glob=!.git' '--glob=!.svn' '--glob=!.hg' '--glob=!.bzr' '--glob=!.jj' '--glob=!.sl' -e '-rf $(touch x)' -- \"$1\" </dev/null",
+        "if [ -d './-dir with space' ]; then cd -- './-dir with space' || exit 3; printf 'D\\0'; set -- -- .",
+        "elif [ -e './-dir with space' ]; then printf 'F\\0'; set -- -- './-dir with space'",
+        'else exit 4; fi',
+        "/opt/rg --no-config --null --line-number --with-filename --no-heading '--color=never' --hidden '--max-columns=2000' --max-columns-preview '--glob=!.git' '--glob=!.svn' '--glob=!.hg' '--glob=!.bzr' '--glob=!.jj' '--glob=!.sl' -e '-rf $(touch x)' \"$@\" </dev/null",
       ].join('\n'),
     )
   })
 
   it('narrows the search to the directory of an "every file under X" include', () => {
     const command = buildGrepCommand(RG, 'x', '/abs', 'src/lib/**', 100)
-    expect(command).toContain("cd -- /abs || exit 3; printf 'D\\0'; [ -e ./src/lib ] || exit 1; set -- ./src/lib")
+    expect(command).toContain("cd -- /abs || exit 3; printf 'D\\0'; [ -e ./src/lib ] || exit 1; set -- -- ./src/lib")
     expect(command).not.toContain('--glob=src')
   })
 
@@ -178,8 +179,8 @@ describe('grep through the registry with a fake executor', () => {
 
   it.each([
     [{ exitCode: 127, stderr: 'bash: line 1: /opt/rg: No such file or directory' }, 'grep failed: ripgrep (/opt/rg) is no longer available to the executor. bash: line 1: /opt/rg: No such file or directory'],
-    [{ exitCode: 3, stderr: 'cd: ./x: Permission denied' }, 'grep cannot search .: the directory cannot be entered. cd: ./x: Permission denied'],
-    [{ exitCode: 4 }, 'grep failed: rg exited with status 4. (rg printed no error)'],
+    [{ exitCode: 3, stderr: 'cd: ./.: Permission denied' }, "grep cannot run in the working directory /work/repo: it exists but cannot be entered (permission denied for the executor's user). cd: ./.: Permission denied"],
+    [{ exitCode: 9 }, 'grep failed: rg exited with status 9. (rg printed no error)'],
     [{ exitCode: null, signal: 'SIGSEGV' }, 'grep failed: rg exited with status signal SIGSEGV. (rg printed no error)'],
     [{ stdout: 'garbage' }, 'grep could not parse its script output near "garbage"; the search result cannot be trusted.'],
     [{ stdout: 'D\0garbage without a separator' }, `grep could not parse rg's output near "garbage without a separator"; the search result cannot be trusted.`],
@@ -191,8 +192,8 @@ describe('grep through the registry with a fake executor', () => {
 
   it('shows the tail of a long stderr', async () => {
     const stderr = Array.from({ length: 12 }, (_, i) => `line ${i}`).join('\n')
-    const { grep } = await harnessWith(() => ({ exitCode: 4, stderr }))
-    expect((await grep({ pattern: 'x' })).content).toBe(`grep failed: rg exited with status 4. …${Array.from({ length: 8 }, (_, i) => `line ${i + 4}`).join('\n')}`)
+    const { grep } = await harnessWith(() => ({ exitCode: 9, stderr }))
+    expect((await grep({ pattern: 'x' })).content).toBe(`grep failed: rg exited with status 9. …${Array.from({ length: 8 }, (_, i) => `line ${i + 4}`).join('\n')}`)
   })
 
   it('reports SEARCH_FAILED when the executor cannot resolve or run', async () => {
@@ -242,7 +243,7 @@ describe('grep through the registry with a fake executor', () => {
     const { grep } = await harnessWith(() => ({ stdout: rgLines(['a', 1, `${'é'.repeat(10)} [... omitted end of long line]`], ['b', 1, 'x'.repeat(30)]) }), {
       grepMaxLineBytes: 12,
     })
-    expect((await grep({ pattern: 'x' })).content).toBe('Found 2 matches\n\na\nLine 1: éééééé […line cut]\n\nb\nLine 1: xxxxxxxxxxxx […line cut]')
+    expect((await grep({ pattern: 'x' })).content).toBe('Found 2 matches\n\na\nLine 1 (cut): éééééé\n\nb\nLine 1 (cut): xxxxxxxxxxxx')
   })
 })
 
@@ -319,5 +320,185 @@ describe('grep spill', () => {
     expect(header).not.toBeNull()
     expect(Buffer.byteLength(page) - header![0].length).toBeLessThanOrEqual(1000)
     expect(Number(header![1])).toBeGreaterThan(5)
+  })
+})
+
+describe('grep under a hostile review', () => {
+  it.each([
+    ['./!src/*.ts', 'include must not start with "!" (after "./"): a leading "!" would negate the glob; to search a directory named "!src", pass it as path'],
+    ['*.ts/', 'include "*.ts/" ends in "/", so it names directories, not files'],
+    ['a/*/', 'include "a/*/" ends in "/"'],
+    ['*\uD800.ts', 'include must be valid Unicode: it holds a lone surrogate (U+D800), which would be searched as U+FFFD'],
+  ])('refuses the include %j as an argument error', async (include, message) => {
+    const { bash, grep } = await harnessWith(() => ({}))
+    const result = await grep({ pattern: 'x', include })
+    expect(result).toMatchObject({ isError: true, errorCode: 'TOOL_INVALID_ARGUMENTS' })
+    expect(result.content).toContain(message)
+    expect(bash.searches()).toEqual([])
+  })
+
+  it.each(['needle \uD800', '\uDFFF'])('refuses the pattern %j: a lone surrogate would silently become U+FFFD', async (pattern) => {
+    const { grep } = await harnessWith(() => ({}))
+    const result = await grep({ pattern })
+    expect(result).toMatchObject({ isError: true, errorCode: 'TOOL_INVALID_ARGUMENTS' })
+    expect(result.content).toContain('pattern must be valid Unicode: it holds a lone surrogate')
+  })
+
+  it('accepts a pattern with a surrogate pair (an astral character)', async () => {
+    const { grep } = await harnessWith(() => ({ exitCode: 1, stdout: 'D\0' }))
+    expect(await grep({ pattern: 'smile 😀' })).toMatchObject({ isError: false })
+  })
+
+  it.each([
+    ['src', { args: ['--type-add=dshinclude:src', '--type=dshinclude'], name: 'src' }],
+    ['src/', { args: [], subdir: 'src' }],
+    ['./src/lib/', { args: [], subdir: 'src/lib' }],
+    ['src/./a/*.ts', { args: ['--glob=src/a/*.ts'] }],
+    ['src//a/**', { args: [], subdir: 'src/a' }],
+    ['.git', { args: ['--type-add=dshinclude:.git', '--type=dshinclude'] }],
+  ])('plans include %j as a user means it', (include, plan) => {
+    expect(planInclude(include)).toEqual(plan)
+  })
+
+  it('searches a plain-name include as the directory when there is one, else as file names', () => {
+    expect(buildGrepCommand(RG, 'x', '.', 'src', 100)).toContain(
+      "if [ -d ./src ]; then set -- -- ./src; else set -- '--type-add=dshinclude:src' '--type=dshinclude' -- .; fi",
+    )
+  })
+
+  it('reports a missing path as SEARCH_FAILED, quoting a name with a newline', async () => {
+    const { grep } = await harnessWith(() => ({ exitCode: 4 }))
+    expect(await grep({ pattern: 'x', path: 'gone\nname' })).toMatchObject({
+      isError: true,
+      errorCode: 'SEARCH_FAILED',
+      content: 'grep cannot search "gone\\nname": no such file or directory (or a directory above it cannot be entered). Check the path.',
+    })
+  })
+
+  it('fails a search of one file that rg could not read, whatever its stderr says', async () => {
+    const { grep } = await harnessWith(() => ({ exitCode: 2, stdout: 'F\0', stderr: 'rg: ./odd\nname: Permission denied (os error 13)\n' }))
+    expect(await grep({ pattern: 'x', path: 'odd\nname' })).toMatchObject({ isError: true, errorCode: 'SEARCH_FAILED' })
+  })
+
+  it('marks a search incomplete when rg exits 2 with matches but an error it does not tie to a path', async () => {
+    const { grep } = await harnessWith(() => ({ exitCode: 2, stdout: rgLines(['./ok.ts', 1, 'hit']), stderr: 'tail of something odd\n', stderrTruncated: true }))
+    const result = await grep({ pattern: 'hit' })
+    expect(result).toMatchObject({ isError: false })
+    expect(result.content).toBe('Found 1 match\n\nok.ts\nLine 1: hit\n\n(Search incomplete: rg exited with status 2, so some results may be missing; it printed: …tail of something odd.)')
+    expect(result.value).toMatchObject({ incomplete: ['…tail of something odd'] })
+  })
+
+  it('refuses an include with a file as path (the script exits 6), never ignoring it silently', async () => {
+    const { bash, grep } = await harnessWith(() => ({ exitCode: 6 }))
+    expect(await grep({ pattern: 'x', path: 'f.ts', include: '*.js' })).toMatchObject({
+      isError: true,
+      errorCode: 'SEARCH_INVALID_PATTERN',
+      content: 'grep include "*.js" filters the files of a directory search, but path f.ts is a file, so it cannot apply. Drop include to search the file, or pass its directory as path.',
+    })
+    expect(bash.searches().at(-1)).toContain('elif [ -e ./f.ts ]; then exit 6\n')
+  })
+
+  it('reports SEARCH_INVALID_PATTERN for a pattern that needs a NUL byte, not an unreadable path', async () => {
+    const stderr = 'rg: pattern contains "\\0" but it is impossible to match\n\nConsider enabling text mode with the --text flag (or -a for short). Otherwise,\nbinary detection is enabled and matching a NUL byte is impossible.\n'
+    const { grep } = await harnessWith(() => ({ exitCode: 2, stdout: 'D\0', stderr }))
+    expect(await grep({ pattern: '\\x00' })).toMatchObject({
+      isError: true,
+      errorCode: 'SEARCH_INVALID_PATTERN',
+      content: 'grep cannot match a NUL byte: it skips binary files, so a pattern that needs one (such as \\x00) can never match. Remove it from the pattern.',
+    })
+  })
+
+  it('names the working directory when the directory to search is the one that cannot be entered', async () => {
+    const { grep } = await harnessWith(() => ({ exitCode: 3, stderr: 'bash: line 1: cd: ./.: Permission denied' }))
+    expect((await grep({ pattern: 'x' })).content).toBe(
+      "grep cannot run in the working directory /work/repo: it exists but cannot be entered (permission denied for the executor's user). bash: line 1: cd: ./.: Permission denied",
+    )
+  })
+
+  it('diagnoses a shell that cannot start in the working directory by trying to enter it from elsewhere', async () => {
+    const { bash, grep } = await harnessWith((command) =>
+      command.startsWith('cd -- ') ? { exitCode: 1, stderr: 'bash: line 1: cd: /work/repo: Permission denied\n' } : {},
+    )
+    const spawnFailed = new HarnessError('BASH_SPAWN_FAILED', 'could not start the shell /bin/bash in /work/repo (spawn /bin/bash EACCES)')
+    const run = bash.run.bind(bash)
+    bash.run = async (spec) => (spec.command.startsWith('cd -- ') ? run(spec) : Promise.reject(spawnFailed))
+    expect(await grep({ pattern: 'x' })).toMatchObject({
+      errorCode: 'SEARCH_FAILED',
+      content: 'grep cannot run in the working directory /work/repo: bash: line 1: cd: /work/repo: Permission denied. Choose a directory the executor can enter.',
+    })
+    expect(bash.requests.at(-1)).toEqual({ command: 'cd -- /work/repo', timeoutMs: 10_000, signal: expect.any(AbortSignal) })
+  })
+
+  it.each([
+    ['the diagnosis enters the directory fine', () => ({ exitCode: 0 })],
+    ['the diagnosis cannot run either', () => Promise.reject(new Error('no shell at all'))],
+  ])('keeps the executor message when %s', async (_case, diagnose) => {
+    const { bash, grep } = await harnessWith(() => ({}))
+    const diagnosis = new FakeBash(diagnose)
+    bash.run = async (spec) => {
+      if (spec.command.startsWith('cd -- ')) return diagnosis.run(spec)
+      throw new HarnessError('BASH_SPAWN_FAILED', 'could not start the shell /bin/bash in /work/repo (spawn /bin/bash EACCES)')
+    }
+    expect((await grep({ pattern: 'x' })).content).toBe('grep could not run [BASH_SPAWN_FAILED]: could not start the shell /bin/bash in /work/repo (spawn /bin/bash EACCES)')
+  })
+
+  it('quotes the stdout cap the executor applied, not the configured one', async () => {
+    const bash = new FakeBash((command) => (isProbe(command) ? {} : { stdoutOverflowKilled: true, exitCode: null }))
+    bash.maxStdoutMaxBytes = 4096
+    const harness = await loadHarness({ plugins: [toolFsSearch], services: { bash }, config: { 'tool-fs-search': { rgPath: RG } } })
+    expect((await harness.registry.execute('grep', { pattern: 'x' }, { agent })).content).toBe(
+      'grep stopped: rg produced more than 4096 bytes of output. Narrow the pattern, path or include and search again.',
+    )
+  })
+
+  it('does not show a line that ends in the cut marker text as cut, nor a cut line as whole', async () => {
+    const { grep } = await harnessWith(() => ({ stdout: rgLines(['a', 1, 'plain […line cut]'], ['b', 1, `${'x'.repeat(40)}`]) }), { grepMaxLineBytes: 20 })
+    expect((await grep({ pattern: 'x' })).content).toBe(`Found 2 matches\n\na\nLine 1: plain […line cut]\n\nb\nLine 1 (cut): ${'x'.repeat(20)}`)
+  })
+
+  it('escapes control characters in lines and paths, keeps tabs, and says so in a footer', async () => {
+    const { grep } = await harnessWith(() => ({
+      stdout: rgLines(['./e\u001b[2Jx', 1, 'a\u001b[31m\tb\rLine 2: forged\u0000\u007f\u009b'], ['./ok', 2, 'plain\tline']),
+    }))
+    expect((await grep({ pattern: 'x' })).content).toBe(
+      [
+        'Found 2 matches',
+        '"e\\u001b[2Jx"\nLine 1: a\\u001b[31m\tb\\rLine 2: forged\\u0000\\u007f\\u009b',
+        'ok\nLine 2: plain\tline',
+        '(1 matched line contains control characters, shown escaped as \\u001b, \\r and the like.)',
+      ].join('\n\n'),
+    )
+  })
+
+  it('counts several escaped lines in the plural', async () => {
+    const { grep } = await harnessWith(() => ({ stdout: rgLines(['a', 1, '\u001b'], ['a', 2, '\u0007']) }))
+    expect((await grep({ pattern: 'x' })).content).toContain('(2 matched lines contain control characters')
+  })
+
+  it('saves no spill when the call was aborted while rg was finishing', async () => {
+    const store = new MemorySpill()
+    const records = Array.from({ length: 5 }, (_, i) => [`f${i}`, 1, 'hit'] as [string, number, string])
+    // rg exits just as the deadline fires: the executor reports a clean run after the abort.
+    const bash = new FakeBash((_command, spec) => new Promise<Scripted>((resolve) => spec.signal?.addEventListener('abort', () => resolve({ stdout: rgLines(...records) }))))
+    const controller = new AbortController()
+    const ctx = { bash, rg: RG, config: Config.parse({ grepMaxMatches: 2 }), spillStore: () => store }
+    const pending = executeGrep(ctx, { pattern: 'hit' }, { signal: controller.signal, name: 'grep', callId: 'c', agent })
+    setTimeout(() => controller.abort(new HarnessError('TOOL_TIMEOUT', 'deadline')), 10)
+    await expect(pending).rejects.toMatchObject({ code: 'SEARCH_ABORTED', message: 'grep timed out before rg finished; no result was produced. Narrow the pattern or path and search again.' })
+    expect(store.saved).toEqual([])
+  })
+
+  it('saves no spill when the call is aborted while the result is being built', async () => {
+    const store = new MemorySpill()
+    const controller = new AbortController()
+    const records = Array.from({ length: 5 }, (_, i) => [`f${i}`, 1, 'hit'] as [string, number, string])
+    const bash = new FakeBash(() => ({ stdout: rgLines(...records) }))
+    const spillStore = () => {
+      controller.abort(new HarnessError('TOOL_TIMEOUT', 'deadline'))
+      return store
+    }
+    const ctx = { bash, rg: RG, config: Config.parse({ grepMaxMatches: 2 }), spillStore }
+    await expect(executeGrep(ctx, { pattern: 'hit' }, { signal: controller.signal, name: 'grep', callId: 'c', agent })).rejects.toMatchObject({ code: 'SEARCH_ABORTED' })
+    expect(store.saved).toEqual([])
   })
 })

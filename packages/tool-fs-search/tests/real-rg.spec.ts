@@ -85,14 +85,18 @@ describe('hostile input stays inert', () => {
     expect(glob).toMatchObject({ isError: false, content: `${dir}/inside.txt` })
   })
 
-  it.each(['$(touch CANARY)', '`touch CANARY`', "'; touch CANARY; '", '--pre=touch', '-e'])(
-    'grep takes the include %j as one glob and runs nothing',
-    async (include) => {
-      const result = await callTool(harness, 'grep', { pattern: 'needle', include }, tree)
-      noCanary()
-      expect(result).toMatchObject({ isError: false, content: 'No matches found' })
-    },
-  )
+  // A plain-name include searches the directory of that name when there is one (two of these exist).
+  it.each([
+    ['$(touch CANARY)', 'Found 1 match\n\n$(touch CANARY)/inside.txt\nLine 1: needle'],
+    ['`touch CANARY`', 'Found 1 match\n\n`touch CANARY`/inside.txt\nLine 1: needle'],
+    ["'; touch CANARY; '", 'No matches found'],
+    ['--pre=touch', 'No matches found'],
+    ['-e', 'No matches found'],
+  ])('grep takes the include %j as one literal name and runs nothing', async (include, content) => {
+    const result = await callTool(harness, 'grep', { pattern: 'needle', include }, tree)
+    noCanary()
+    expect(result).toMatchObject({ isError: false, content })
+  })
 
   it.each(['$(touch CANARY)', '`touch CANARY`', "'; touch CANARY; '", '--pre=touch', '-rf'])('glob takes the pattern %j as one glob and runs nothing', async (pattern) => {
     const result = await callTool(harness, 'glob', { pattern }, tree)
@@ -404,29 +408,37 @@ describe('rg failures are classified from its real stderr (amendment 3)', () => 
 const isRoot = process.getuid?.() === 0
 const canLock = !isRoot || existsSync('/usr/bin/setpriv')
 
+/**
+ * A harness whose executor runs as nobody when the tests run as root, so permission bits bite. The
+ * checkout may sit in a directory nobody cannot enter (CI clones into a 0700 temp dir), so nobody runs
+ * a copy of the packaged rg. HOME points inside the tree: nobody cannot read root's home, and rg looks
+ * there for ignore files. Lock directories after this returns: it opens the whole tree to everyone.
+ */
+async function nobodyHarness(tree: string, options: { bash?: Record<string, unknown>; search?: Record<string, unknown> } = {}): Promise<Harness> {
+  let shellPath = '/bin/bash'
+  let search = {}
+  if (isRoot) {
+    const bin = scratchDir('shell')
+    shellPath = join(bin, 'nobody-bash')
+    writeFileSync(shellPath, '#!/bin/sh\nexec setpriv --reuid=65534 --regid=65534 --clear-groups /bin/bash "$@"\n', { mode: 0o755 })
+    const rg = join(bin, 'rg')
+    copyFileSync((await import('@vscode/ripgrep')).rgPath, rg)
+    chmodSync(rg, 0o755)
+    search = { rgPath: rg }
+    chmodSync(bin, 0o755)
+    execFileSync('chmod', ['-R', 'a+rX', tree])
+  }
+  const envSet = { HOME: tree, ...(options.bash?.envSet as Record<string, string> | undefined) }
+  return loadRealHarness({ spillRoot, bash: { shellPath, ...options.bash, envSet }, search: { ...search, ...options.search } })
+}
+
 describe.skipIf(!canLock)('an unreadable directory makes a search incomplete, not failed (amendment 3)', () => {
   const tree = scratchDir('locked')
   let locked: Harness
   beforeAll(async () => {
     writeTree(tree, { 'open/a.txt': 'needle\n', 'top.txt': 'needle\n', 'closed/hidden.txt': 'needle\n' })
-    let shellPath = '/bin/bash'
-    let search = {}
-    if (isRoot) {
-      const bin = scratchDir('shell')
-      shellPath = join(bin, 'nobody-bash')
-      writeFileSync(shellPath, '#!/bin/sh\nexec setpriv --reuid=65534 --regid=65534 --clear-groups /bin/bash "$@"\n', { mode: 0o755 })
-      // The checkout may sit in a directory nobody cannot enter (CI clones into a 0700 temp dir), so
-      // nobody runs a copy of the packaged rg from here.
-      const rg = join(bin, 'rg')
-      copyFileSync((await import('@vscode/ripgrep')).rgPath, rg)
-      chmodSync(rg, 0o755)
-      search = { rgPath: rg }
-      chmodSync(bin, 0o755)
-      execFileSync('chmod', ['-R', 'a+rX', tree])
-    }
+    locked = await nobodyHarness(tree)
     chmodSync(join(tree, 'closed'), 0o000)
-    // HOME points inside the tree: nobody cannot read root's home, and rg looks there for ignore files.
-    locked = await loadRealHarness({ spillRoot, bash: { shellPath, envSet: { HOME: tree } }, search })
   })
 
   it('grep keeps the readable matches and names the unreadable directory', async () => {
@@ -505,8 +517,10 @@ describe('one bad record never sinks a search (amendment 4)', () => {
     expect(result.content).toBe('Found 1 match\n\nok.txt\nLine 1: needle \ufffd')
   })
 
-  it('glob lists a non-UTF-8 name', async () => {
-    expect((await callTool(harness, 'glob', { pattern: 'bad*' }, tree)).content).toBe('bad\ufffd.txt')
+  it('glob lists a non-UTF-8 name and notes the replaced bytes as grep does', async () => {
+    expect((await callTool(harness, 'glob', { pattern: 'bad*' }, tree)).content).toBe(
+      'bad\ufffd.txt\n\n(1 path contains U+FFFD: bytes that are not valid UTF-8, shown replaced.)',
+    )
   })
 
   it('one 5 MB line is cut to its preview and the search still succeeds', async () => {
@@ -515,9 +529,8 @@ describe('one bad record never sinks a search (amendment 4)', () => {
     const lines = result.content.split('\n')
     expect(lines.slice(0, 3)).toEqual(['Found 2 matches', '', 'minified.js'])
     const row = lines[3]!
-    expect(row.startsWith('Line 1: xxx')).toBe(true)
-    expect(row.endsWith(' […line cut]')).toBe(true)
-    expect(Buffer.byteLength(row.slice('Line 1: '.length, -' […line cut]'.length))).toBeLessThanOrEqual(2000)
+    expect(row.startsWith('Line 1 (cut): xxx')).toBe(true)
+    expect(Buffer.byteLength(row.slice('Line 1 (cut): '.length))).toBeLessThanOrEqual(2000)
     expect(lines.slice(4)).toEqual(['', 'small.js', 'Line 1: const needle = 1'])
   })
 })
@@ -655,5 +668,266 @@ describe('cancellation and timeout kill rg', () => {
     expect(['SEARCH_ABORTED', 'TOOL_TIMEOUT']).toContain(result.errorCode)
     expect(result.content).toMatch(/timed out/)
     expect(await waitForNoProcess(fifo, 1000)).toEqual([])
+  })
+})
+
+describe.skipIf(!canLock)('glob never silently drops a file rg lists', () => {
+  // "shut" is readable but not searchable: rg lists the names in it, and nothing can stat them.
+  const tree = scratchDir('unstat')
+  let viaFind: Harness
+  let viaStat: Harness
+  beforeAll(async () => {
+    writeTree(tree, { 'open/a.ts': 'x\n', 'shut/secret.ts': 'x\n' })
+    const bin = scratchDir('old-find-nobody')
+    writeFileSync(join(bin, 'find'), '#!/bin/sh\nexit 1\n', { mode: 0o755 })
+    chmodSync(bin, 0o755)
+    viaFind = await nobodyHarness(tree)
+    viaStat = await nobodyHarness(tree, { bash: { envSet: { PATH: `${bin}:/usr/bin:/bin` } } })
+    chmodSync(join(tree, 'shut'), 0o444)
+  })
+
+  it.each([
+    ['find', () => viaFind],
+    ['xargs and stat', () => viaStat],
+  ])('glob names a listed file %s could not stat in an incomplete note', async (_helper, harnessOf) => {
+    const result = await callTool(harnessOf(), 'glob', { pattern: '**/*.ts' }, tree)
+    expect(result.isError).toBe(false)
+    const [page, note] = result.content.split('\n\n')
+    expect(page).toBe('open/a.ts')
+    expect(note).toMatch(/^\(Listing incomplete: 1 file rg listed could not be examined for its modification time, so it is not shown: .*shut\/secret\.ts.*Permission denied\.\)$/)
+    expect(result.value).toMatchObject({ total: 1, incomplete: [expect.stringContaining('shut/secret.ts')] })
+  })
+
+  it('glob of nothing but unstattable files says so instead of "No files found"', async () => {
+    const result = await callTool(viaFind, 'glob', { pattern: 'shut/*.ts' }, tree)
+    expect(result).toMatchObject({ isError: false })
+    expect(result.content).toMatch(/^No files to show\n\n\(Listing incomplete: 1 file .*secret\.ts/)
+  })
+})
+
+describe('glob says exactly what it lists', () => {
+  const tree = scratchDir('special')
+  beforeAll(() => {
+    writeTree(tree, { 'real.ts': 'x\n' })
+    symlinkSync('real.ts', join(tree, 'link.ts'))
+    symlinkSync('nowhere.ts', join(tree, 'dangling.ts'))
+    execFileSync('mkfifo', [join(tree, 'fifo.ts')])
+    execFileSync(process.execPath, ['-e', "require('net').createServer().listen(process.argv[1], () => process.exit(0))", join(tree, 'sock.ts')])
+  })
+
+  it('lists regular files only, and its description and prompt section say which kinds it never lists', async () => {
+    expect((await callTool(harness, 'glob', { pattern: '*.ts' }, tree)).content).toBe('real.ts')
+    const glob = harness.registry.list().find((tool) => tool.name === 'glob')!
+    for (const text of [glob.description, glob.promptSections[0]!.text]) {
+      expect(text).toMatch(/regular files/)
+      expect(text).toMatch(/symbolic links, FIFOs, sockets or device files/)
+      expect(text).not.toMatch(/is absent \(unless/)
+    }
+  })
+})
+
+describe('include means what a user means, or is refused', () => {
+  const tree = scratchDir('include-shapes')
+  beforeAll(() => {
+    writeTree(tree, { '!src/x.ts': 'needle\n', 'other/y.ts': 'needle\n', 'src/a/z.ts': 'needle\n', 'src/top.ts': 'needle\n', 'f.ts': 'needle\n' })
+  })
+  const srcMatches = 'Found 2 matches\n\nsrc/a/z.ts\nLine 1: needle\n\nsrc/top.ts\nLine 1: needle'
+
+  it('include "./!src/*.ts" is refused: without "./" its "!" would negate the glob', async () => {
+    const result = await callTool(harness, 'grep', { pattern: 'needle', include: './!src/*.ts' }, tree)
+    expect(result).toMatchObject({ isError: true, errorCode: 'TOOL_INVALID_ARGUMENTS' })
+    expect(result.content).toContain('pass it as path')
+  })
+
+  it.each(['src', 'src/', './src/'])('include %j searches the directory src', async (include) => {
+    expect(await callTool(harness, 'grep', { pattern: 'needle', include }, tree)).toMatchObject({ isError: false, content: srcMatches })
+  })
+
+  it('include "src/./a/*.ts" is read as "src/a/*.ts"', async () => {
+    expect((await callTool(harness, 'grep', { pattern: 'needle', include: 'src/./a/*.ts' }, tree)).content).toBe('Found 1 match\n\nsrc/a/z.ts\nLine 1: needle')
+  })
+
+  it('include "*.ts/" is an argument error that says what to send instead', async () => {
+    const result = await callTool(harness, 'grep', { pattern: 'needle', include: '*.ts/' }, tree)
+    expect(result).toMatchObject({ isError: true, errorCode: 'TOOL_INVALID_ARGUMENTS' })
+    expect(result.content).toContain('ends in "/"')
+  })
+
+  it.each(['*.js', '*.ts'])('include %j with a file as path is refused, never silently ignored', async (include) => {
+    const result = await callTool(harness, 'grep', { pattern: 'needle', path: 'f.ts', include }, tree)
+    expect(result).toMatchObject({ isError: true, errorCode: 'SEARCH_INVALID_PATTERN' })
+    expect(result.content).toContain('path f.ts is a file')
+  })
+})
+
+describe('patterns rg cannot take as sent', () => {
+  const tree = scratchDir('patterns')
+  beforeAll(() => writeTree(tree, { 'a.txt': 'needle \ufffd\n' }))
+
+  it('grep reports SEARCH_INVALID_PATTERN for "\\x00" (rg cannot match a NUL), naming no bogus path', async () => {
+    const result = await callTool(harness, 'grep', { pattern: '\\x00' }, tree)
+    expect(result).toMatchObject({ isError: true, errorCode: 'SEARCH_INVALID_PATTERN' })
+    expect(result.content).toMatch(/^grep cannot match a NUL byte/)
+  })
+
+  it.each([
+    ['grep', { pattern: 'needle \uD800' }],
+    ['grep', { pattern: 'needle', include: '*\uDC00.txt' }],
+    ['glob', { pattern: '*\uD800.txt' }],
+  ] as const)('%s refuses %j: a lone surrogate would silently become U+FFFD', async (tool, args) => {
+    const result = await callTool(harness, tool, args, tree)
+    expect(result).toMatchObject({ isError: true, errorCode: 'TOOL_INVALID_ARGUMENTS' })
+    expect(result.content).toContain('lone surrogate')
+  })
+})
+
+describe('failures name their real cause', () => {
+  const tree = scratchDir('causes')
+  beforeAll(() => writeTree(tree, { 'a.txt': 'needle\n', 'sub/b.txt': 'needle\n' }))
+
+  it.each(['gone\nname', 'gone\uD800name', '-'])('a missing path %j is SEARCH_FAILED for both tools, never "no matches"', async (path) => {
+    for (const tool of ['grep', 'glob'] as const) {
+      const result = await callTool(harness, tool, { pattern: 'needle', path }, tree)
+      expect(result).toMatchObject({ isError: true, errorCode: 'SEARCH_FAILED' })
+      expect(result.content).toMatch(/no such file or directory/)
+    }
+  })
+
+  it('glob of a file says it is a file', async () => {
+    expect(await callTool(harness, 'glob', { pattern: '*', path: 'a.txt' }, tree)).toMatchObject({ isError: true, content: expect.stringMatching(/^glob searches directories, but a\.txt is a file/) })
+  })
+
+  it('an rgPath that is not ripgrep (/bin/true) is refused by the probe, with a warning that says so', async () => {
+    const warnings: string[] = []
+    const loaded = await loadRealHarness({ spillRoot, search: { rgPath: '/bin/true' }, logger: { warn: (m) => warnings.push(m), info: () => undefined } })
+    expect(warnings).toEqual([expect.stringMatching(/^tool-fs-search: using \S+\/rg; not runnable in the executor: \/bin\/true \(not ripgrep: "--version" printed "[^"]*"\)$/)])
+    expect((await callTool(loaded, 'grep', { pattern: 'needle' }, tree)).content).toBe('Found 2 matches\n\na.txt\nLine 1: needle\n\nsub/b.txt\nLine 1: needle')
+  })
+
+  it('both tools work when the executor shell is sh (dash), not bash', async () => {
+    const sh = await loadRealHarness({ spillRoot, bash: { shellPath: '/bin/sh' } })
+    expect(sh.registry.list().map((t) => t.name)).toEqual(['glob', 'grep'])
+    expect((await callTool(sh, 'glob', { pattern: '*.txt' }, tree)).content.split('\n').sort()).toEqual(['a.txt', 'sub/b.txt'])
+    expect((await callTool(sh, 'grep', { pattern: 'needle', include: 'sub/' }, tree)).content).toBe('Found 1 match\n\nsub/b.txt\nLine 1: needle')
+    expect(await callTool(sh, 'glob', { pattern: '*', path: 'gone' }, tree)).toMatchObject({ errorCode: 'SEARCH_FAILED', content: expect.stringMatching(/no such file or directory/) })
+  })
+})
+
+describe.skipIf(!canLock)('permission failures say "permission"', () => {
+  const tree = scratchDir('perm-causes')
+  let nobody: Harness
+  beforeAll(async () => {
+    writeTree(tree, { 'closed/a.txt': 'needle\n', 'open/b.txt': 'needle\n' })
+    nobody = await nobodyHarness(tree)
+    chmodSync(join(tree, 'closed'), 0o000)
+  })
+
+  it('glob and grep of a directory that cannot be entered say so, not "does not exist"', async () => {
+    for (const tool of ['glob', 'grep'] as const) {
+      const result = await callTool(nobody, tool, { pattern: 'needle', path: 'closed' }, tree)
+      expect(result).toMatchObject({ isError: true, errorCode: 'SEARCH_FAILED' })
+      expect(result.content).not.toMatch(/does not exist/)
+      expect(result.content).toMatch(/permission/i)
+    }
+  })
+
+  it('a session cwd the executor cannot enter is named as the cause', async () => {
+    for (const tool of ['glob', 'grep'] as const) {
+      const result = await callTool(nobody, tool, { pattern: 'needle' }, join(tree, 'closed'))
+      expect(result).toMatchObject({ isError: true, errorCode: 'SEARCH_FAILED' })
+      expect(result.content).toMatch(new RegExp(`^${tool} cannot run in the working directory ${join(tree, 'closed')}: .*permission denied`, 'i'))
+    }
+  })
+})
+
+describe('helpers come from the probe, never from the searched tree', () => {
+  const tree = scratchDir('path-canary')
+  const canary = join(tree, 'CANARY')
+  beforeAll(() => {
+    writeTree(tree, { 'a.txt': 'needle\n' })
+    for (const helper of ['find', 'xargs', 'stat', 'rg']) writeFileSync(join(tree, helper), `#!/bin/sh\ntouch '${canary}'\nexit 0\n`, { mode: 0o755 })
+  })
+
+  it.each(['.:/usr/bin:/bin', ':/usr/bin:/bin', '/usr/bin::/bin'])('glob with PATH %j runs no ./find, ./xargs or ./stat of the tree', async (PATH) => {
+    rmSync(canary, { force: true })
+    const loaded = await loadRealHarness({ spillRoot, bash: { envSet: { PATH } } })
+    const result = await callTool(loaded, 'glob', { pattern: '*.txt' }, tree)
+    expect(existsSync(canary)).toBe(false)
+    expect(result).toMatchObject({ isError: false, content: 'a.txt' })
+  })
+})
+
+describe('budgets the executor can honour', () => {
+  const tree = scratchDir('budgets')
+  beforeAll(() => writeTree(tree, { 'lots.txt': 'needle needle needle needle\n'.repeat(5000) }))
+
+  it('warns at load when rawOutputMaxBytes is above the executor cap, naming the cap applied', async () => {
+    const warnings: string[] = []
+    await loadRealHarness({ spillRoot, search: { rawOutputMaxBytes: 200_000_000 }, logger: { warn: (m) => warnings.push(m), info: () => undefined } })
+    expect(warnings).toEqual([
+      'tool-fs-search: rawOutputMaxBytes is 200000000, but the bash executor keeps at most 67108864 bytes of output; searches stop at 67108864 bytes',
+    ])
+  })
+
+  it('the overflow message quotes the cap the executor applied', async () => {
+    const small = await loadRealHarness({ spillRoot, bash: { defaultStdoutMaxBytes: 1000, maxStdoutMaxBytes: 2000 } })
+    expect(await callTool(small, 'grep', { pattern: 'needle' }, tree)).toMatchObject({
+      errorCode: 'SEARCH_RAW_OUTPUT_OVERFLOW',
+      content: 'grep stopped: rg produced more than 2000 bytes of output. Narrow the pattern, path or include and search again.',
+    })
+  })
+})
+
+describe('output a repository cannot forge', () => {
+  const tree = scratchDir('forge')
+  const escName = 'e\u001bx\u007f.txt'
+  beforeAll(() => {
+    writeTree(tree, {
+      'marker.txt': 'needle […line cut]\n',
+      'long.txt': `needle ${'x'.repeat(3000)}\n`,
+      'esc.txt': 'needle \u001b[31mred\u001b[0m\rLine 9: fake\u0007\n',
+      [escName]: 'needle\n',
+    })
+  })
+
+  it('a line that ends in the text of the cut marker does not read as cut', async () => {
+    const result = await callTool(harness, 'grep', { pattern: 'needle', include: '{marker,long}.txt' }, tree)
+    const rows = result.content.split('\n').filter((line) => line.startsWith('Line '))
+    expect(rows[0]).toMatch(/^Line 1 \(cut\): needle x+$/)
+    expect(rows[1]).toBe('Line 1: needle […line cut]')
+  })
+
+  it('control characters in lines and paths are escaped, and a footer says so', async () => {
+    const grep = await callTool(harness, 'grep', { pattern: 'needle', include: '{esc,e*x*}.txt' }, tree)
+    expect(grep.content).toBe(
+      [
+        'Found 2 matches',
+        '"e\\u001bx\\u007f.txt"\nLine 1: needle',
+        'esc.txt\nLine 1: needle \\u001b[31mred\\u001b[0m\\rLine 9: fake\\u0007',
+        '(1 matched line contains control characters, shown escaped as \\u001b, \\r and the like.)',
+      ].join('\n\n'),
+    )
+    expect((await callTool(harness, 'glob', { pattern: 'e*x*.txt' }, tree)).content).toBe('"e\\u001bx\\u007f.txt"')
+  })
+})
+
+describe('a timed-out call leaves nothing behind', () => {
+  const tree = scratchDir('term-proof')
+  const fifo = join(tree, 'never-written')
+  let stubborn: Harness
+  beforeAll(async () => {
+    execFileSync('mkfifo', [fifo])
+    // An rg that ignores SIGTERM (an ignored signal stays ignored across exec): only SIGKILL stops it.
+    const bin = scratchDir('stubborn-rg')
+    const rg = join(bin, 'rg')
+    writeFileSync(rg, `#!/bin/sh\ntrap '' TERM\nexec '${(await import('@vscode/ripgrep')).rgPath}' "$@"\n`, { mode: 0o755 })
+    stubborn = await loadRealHarness({ spillRoot, bash: { killGraceMs: 400 }, search: { rgPath: rg, timeoutMs: 150 } })
+  })
+
+  it('returns only once the executor has killed an rg that ignores SIGTERM', async () => {
+    const result = await callTool(stubborn, 'grep', { pattern: 'needle', path: fifo }, tree, { session: 'sess-stubborn' })
+    expect(processesMentioning(fifo)).toEqual([])
+    expect(result).toMatchObject({ isError: true, errorCode: 'SEARCH_ABORTED', content: expect.stringMatching(/^grep timed out/) })
+    expect(existsSync(join(spillRoot, 'sess-stubborn'))).toBe(false)
   })
 })

@@ -11,6 +11,8 @@ export interface RealHarnessOptions {
   spillRoot: string
   search?: Record<string, unknown>
   bash?: Record<string, unknown>
+  /** Receives the load-time warnings; silent when omitted. */
+  logger?: { warn: (message: string) => void; info: (message: string) => void }
 }
 
 const quiet = { warn: () => undefined, info: () => undefined }
@@ -24,7 +26,7 @@ export async function loadRealHarness(options: RealHarnessOptions): Promise<Harn
       'spill-local': { root: options.spillRoot },
       'tool-fs-search': options.search ?? {},
     },
-    logger: quiet,
+    logger: options.logger ?? quiet,
   })
 }
 
