@@ -43,8 +43,8 @@ export default tseslint.config(
     rules: restrict([...spawning, 'node:fs', 'node:fs/promises', 'fs', 'fs/promises'], ['@dsh/*', '!@dsh/core'], 'a tool depends on @dsh/core only and reaches processes and files through the bash and fs seams'),
   },
   {
-    files: ['packages/fs-local/src/**/*.ts'],
-    rules: restrict(spawning, ['@dsh/*', '!@dsh/core'], 'the fs provider depends on @dsh/core only and never spawns processes'),
+    files: ['packages/fs-local/src/**/*.ts', 'packages/access/src/**/*.ts'],
+    rules: restrict(spawning, ['@dsh/*', '!@dsh/core'], 'a provider depends on @dsh/core only and never spawns processes'),
   },
   {
     files: ['packages/mcp/src/**/*.ts'],

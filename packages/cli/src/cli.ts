@@ -140,6 +140,7 @@ async function loadSession(line: CommandLine, io: CliIo): Promise<Session> {
   const harness = await createDshHarness({
     config,
     ...(common.spillDir === undefined ? {} : { spillDir: path.resolve(io.cwd, common.spillDir) }),
+    roots: common.roots.map((root) => path.resolve(io.cwd, root)),
     logger,
   })
   return { harness, cwd, logger }

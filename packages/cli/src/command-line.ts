@@ -21,6 +21,8 @@ export interface CommonOptions {
   configFile?: string
   spillDir?: string
   session?: string
+  /** `--root DIR`, repeatable: directories added to the access roots. */
+  roots: string[]
   format: OutputFormat
   help: boolean
   version: boolean
@@ -39,6 +41,7 @@ export const COMMON_OPTIONS = {
   config: { type: 'string' },
   'spill-dir': { type: 'string' },
   session: { type: 'string' },
+  root: { type: 'string', multiple: true },
   format: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
@@ -62,16 +65,20 @@ export function readCommandLine(argv: readonly string[]): CommandLine {
 /** The shared options' values; a command's own options are left to the second reading. */
 function commonOptions(argv: readonly string[]): CommonOptions {
   const { values } = parseArgs({ args: [...argv], options: COMMON_OPTIONS, allowPositionals: true, strict: false })
-  const text = (name: keyof typeof COMMON_OPTIONS): string | undefined => {
+  const text = (name: 'cwd' | 'config' | 'spill-dir' | 'session' | 'format'): string | undefined => {
     const value = values[name]
     if (value === true) throw new UsageError(`Option '--${name} <value>' argument missing`)
     return value as string | undefined
   }
+  // Without strict parsing a bare `--root` is `true`, and a repeated one an array of whatever came.
+  const roots = [values.root ?? []].flat()
+  if (roots.some((root) => typeof root !== 'string')) throw new UsageError("Option '--root <value>' argument missing")
   const format = text('format') ?? 'text'
   if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, not ${JSON.stringify(format)}`)
   const [cwd, configFile, spillDir, session] = [text('cwd'), text('config'), text('spill-dir'), text('session')]
   return {
     format,
+    roots: roots as string[],
     help: values.help === true,
     version: values.version === true,
     ...(cwd === undefined ? {} : { cwd }),

@@ -1,4 +1,5 @@
 // The plugins `dsh` loads and how command-line options reach their config.
+import * as access from '@dsh/access'
 import * as bashLocal from '@dsh/bash-local'
 import { loadHarness, type Harness, type Logger } from '@dsh/core'
 import * as fsLocal from '@dsh/fs-local'
@@ -7,24 +8,32 @@ import * as toolFs from '@dsh/tool-fs'
 import * as toolFsSearch from '@dsh/tool-fs-search'
 
 /**
- * Every plugin `dsh` loads, in load order: the providers (executor, store, filesystem) before the
- * tools that use them. A tool is a package plus one line here; the CLI and `dsh mcp` serve it from
+ * Every plugin `dsh` loads, in load order: the providers (executor, store, filesystem, access policy)
+ * before the tools that use them. A tool is a package plus one line here; the CLI and `dsh mcp` serve it from
  * its schema.
  */
-export const DSH_PLUGINS = [bashLocal, spillLocal, fsLocal, toolFsSearch, toolFs] as const
+export const DSH_PLUGINS = [bashLocal, spillLocal, fsLocal, access, toolFsSearch, toolFs] as const
 
 /** What `createDshHarness` takes: the config file's object and the command-line overrides. */
 export interface DshHarnessOptions {
   config: Record<string, unknown>
   spillDir?: string
+  /** Roots added to the access policy's (`dsh --root`), absolute. */
+  roots?: readonly string[]
   logger?: Logger
 }
 
-/** Loads the plugins `dsh` serves, with `--spill-dir` applied over the config file. */
+/** Loads the plugins `dsh` serves, with `--spill-dir` and `--root` applied over the config file. */
 export async function createDshHarness(options: DshHarnessOptions): Promise<Harness> {
   const config = { ...options.config }
   if (options.spillDir !== undefined) {
     config[spillLocal.name] = { ...(config[spillLocal.name] as object | undefined), root: options.spillDir }
+  }
+  if (options.roots !== undefined && options.roots.length > 0) {
+    const policy = (config[access.name] ?? {}) as { roots?: unknown }
+    // Added to the configured roots, or to the default one, the session cwd.
+    const roots = Array.isArray(policy.roots) ? policy.roots : ['.']
+    config[access.name] = { ...policy, roots: [...roots, ...options.roots] }
   }
   return loadHarness({ plugins: DSH_PLUGINS, config, ...(options.logger === undefined ? {} : { logger: options.logger }) })
 }

@@ -16,6 +16,8 @@ const OPTIONS = `Options (any command, anywhere before "--"):
   --config FILE      JSON config keyed by plugin name, e.g. {"tool-fs-search": {"grepMaxMatches": 10}}
   --spill-dir DIR    where capped results are saved in full (spill-local's root)
   --session ID       the session id that owns spilled results (default: cli; mcp: mcp)
+  --root DIR         a directory the tools may also reach (repeatable); by default only the session's
+                     working directory and the spill store are reachable
   --format text|json text prints the model-facing text; json prints {isError, errorCode?, content, meta, view}
   -h, --help         this text; dsh COMMAND --help describes one command
   -v, --version      the version`

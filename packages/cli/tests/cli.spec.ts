@@ -232,7 +232,7 @@ describe('--config', () => {
   it('rejects a key that names no plugin, naming it', async () => {
     const result = await run(['grep', 'needle', '--config', configFile('unknown.json', '{"tool-fs-serch": {}}')])
     expect(result.code).toBe(2)
-    expect(result.stderr).toMatch(/^dsh: config names tool-fs-serch, which is not a loaded plugin \(loaded: bash-local, spill-local, fs-local, tool-fs-search, tool-fs\)\n$/)
+    expect(result.stderr).toMatch(/^dsh: config names tool-fs-serch, which is not a loaded plugin \(loaded: bash-local, spill-local, fs-local, access, tool-fs-search, tool-fs\)\n$/)
   })
 
   it('rejects a bad value, naming the plugin and the field', async () => {
@@ -353,6 +353,19 @@ describe('read', () => {
     expect(read.code).toBe(0)
     expect(unnumbered(read.stdout)).toEqual(readFileSync(locator, 'utf8').trimEnd().split('\n'))
     expect(read.stdout).toContain('Line 20: hit 19')
+  })
+
+  it('reaches only the session cwd and the spill store, unless --root adds a directory', async () => {
+    writeFileSync(join(configs, 'outside.txt'), 'out there\n')
+    const outside = join(configs, 'outside.txt')
+    expect(await run(['read', outside, '--format', 'json'])).toMatchObject({ code: EXIT.toolError, stdout: expect.stringContaining('"errorCode":"ACCESS_OUTSIDE_ROOTS"') })
+    expect(await run(['read', outside, '--root', configs])).toEqual({ code: 0, stdout: '     1\tout there\n', stderr: '' })
+  })
+
+  it('refuses a file the config denies, and names no rule', async () => {
+    writeTree(tree, { '.env': 'SECRET=1\n' })
+    const result = await run(['read', '.env', '--config', configFile('deny.json', JSON.stringify({ access: { deny: ['**/.env'] } }))])
+    expect(result).toEqual({ code: EXIT.toolError, stdout: `${join(tree, '.env')} is excluded by this session's access rules; it cannot be read.\n`, stderr: '' })
   })
 
   it('reads a file whose name starts with a dash, after "--"', async () => {

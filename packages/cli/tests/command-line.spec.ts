@@ -5,13 +5,13 @@ describe('readCommandLine', () => {
   it('finds the command and every shared option, wherever they stand', () => {
     expect(readCommandLine(['--cwd', 'w', 'grep', 'needle', '--config', 'c.json', '--spill-dir', 's', '--session', 'id', '--format', 'json', '--include', '*.ts'])).toEqual({
       command: 'grep',
-      common: { cwd: 'w', configFile: 'c.json', spillDir: 's', session: 'id', format: 'json', help: false, version: false },
+      common: { cwd: 'w', configFile: 'c.json', spillDir: 's', session: 'id', roots: [], format: 'json', help: false, version: false },
       argv: ['--cwd', 'w', 'grep', 'needle', '--config', 'c.json', '--spill-dir', 's', '--session', 'id', '--format', 'json', '--include', '*.ts'],
     })
   })
 
   it('defaults to text output and leaves unset options out', () => {
-    expect(readCommandLine(['glob', '**/*.ts'])).toEqual({ command: 'glob', common: { format: 'text', help: false, version: false }, argv: ['glob', '**/*.ts'] })
+    expect(readCommandLine(['glob', '**/*.ts'])).toEqual({ command: 'glob', common: { format: 'text', roots: [], help: false, version: false }, argv: ['glob', '**/*.ts'] })
   })
 
   it.each([
@@ -24,6 +24,10 @@ describe('readCommandLine', () => {
     expect(readCommandLine(argv)).toMatchObject({ command, common: flags })
   })
 
+  it('collects every --root', () => {
+    expect(readCommandLine(['--root', 'a', 'read', 'x', '--root=b']).common.roots).toEqual(['a', 'b'])
+  })
+
   it('takes the first word after "--" as the command when none came before', () => {
     expect(readCommandLine(['--', 'grep', '-foo']).command).toBe('grep')
   })
@@ -31,6 +35,7 @@ describe('readCommandLine', () => {
   it.each([
     [['grep', 'x', '--format', 'yaml'], '--format must be text or json, not "yaml"'],
     [['grep', 'x', '--cwd'], "Option '--cwd <value>' argument missing"],
+    [['read', 'x', '--root'], "Option '--root <value>' argument missing"],
     [['--include', '*.ts', 'grep', 'x'], '--include must follow the command: dsh *.ts … --include'],
   ] as const)('rejects %j with a usage error naming the problem', (argv, message) => {
     expect(() => readCommandLine(argv)).toThrow(UsageError)

@@ -10,7 +10,7 @@ afterAll(() => rmSync(spill, { recursive: true, force: true }))
 describe('createDshHarness', () => {
   it('loads the providers before the tools that use them', async () => {
     const harness = await createDshHarness({ config: {} })
-    const order = ['bash-local', 'spill-local', 'fs-local', 'tool-fs-search', 'tool-fs']
+    const order = ['bash-local', 'spill-local', 'fs-local', 'access', 'tool-fs-search', 'tool-fs']
     expect(DSH_PLUGINS.map((p) => p.name)).toEqual(order)
     expect(harness.plugins).toEqual(order)
     expect(harness.registry.list().map((t) => t.name)).toEqual(['glob', 'grep', 'read'])
@@ -27,5 +27,31 @@ describe('createDshHarness', () => {
     await createDshHarness({ config: { 'tool-fs-search': { rgPath: '/nonexistent/rg' } }, logger: { warn: (m) => warnings.push(m), info: () => undefined } })
     expect(warnings).toHaveLength(1)
     expect(warnings[0]).toMatch(/^tool-fs-search: using .*\/nonexistent\/rg$/)
+  })
+})
+
+describe('createDshHarness roots', () => {
+  const cwd = tempDir('harness-roots')
+  const other = tempDir('harness-other')
+  afterAll(() => {
+    for (const dir of [cwd, other]) rmSync(dir, { recursive: true, force: true })
+  })
+  const allowed = async (options: Parameters<typeof createDshHarness>[0], path: string) =>
+    (await createDshHarness(options)).get('access')!.check({ path, cwd, purpose: 'read' }).then(
+      () => true,
+      () => false,
+    )
+
+  it('adds --root directories to the default root, the session cwd', async () => {
+    expect(await allowed({ config: {} }, other)).toBe(false)
+    expect(await allowed({ config: {}, roots: [other] }, other)).toBe(true)
+    expect(await allowed({ config: {}, roots: [other] }, cwd)).toBe(true)
+  })
+
+  it('adds --root directories to the configured roots, keeping the other access settings', async () => {
+    const config = { access: { roots: [other], deny: ['*.pem'] } }
+    expect(await allowed({ config }, cwd)).toBe(false)
+    expect(await allowed({ config, roots: [cwd] }, cwd)).toBe(true)
+    expect(await allowed({ config, roots: [cwd] }, join(cwd, 'k.pem'))).toBe(false)
   })
 })

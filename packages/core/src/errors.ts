@@ -42,9 +42,16 @@ export type FsErrorCode =
   | 'FS_BINARY'
   | 'FS_OFFSET_PAST_END'
   | 'FS_PERMISSION'
+  | 'FS_DENIED'
   | 'FS_INVALID_PATH'
   | 'FS_ABORTED'
   | 'FS_READ_FAILED'
 
 /** An expected failure reading a file through the `FileSystem` seam. */
 export class FsError extends HarnessError<FsErrorCode> {}
+
+/** The codes an `AccessPolicy` throws. */
+export type AccessErrorCode = 'ACCESS_OUTSIDE_ROOTS' | 'ACCESS_DENIED'
+
+/** A path the access policy does not allow: outside every root, or matched by a deny rule. */
+export class AccessError extends HarnessError<AccessErrorCode> {}

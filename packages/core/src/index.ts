@@ -1,5 +1,5 @@
 // The public surface of @dsh/core. Any new export here becomes public API.
-export { HarnessError, CoreError, FsError, type CoreErrorCode, type FsErrorCode } from './errors.js'
+export { HarnessError, CoreError, FsError, AccessError, type CoreErrorCode, type FsErrorCode, type AccessErrorCode } from './errors.js'
 export type { JsonValue } from './json.js'
 export type { ToolCallKind, GenericCallView, ToolCallView, GenericResultView, ToolResultView } from './presentation.js'
 export {
@@ -50,4 +50,7 @@ export type {
   ReadLinesRequest,
   ReadLinesResult,
   FileSystem,
+  AccessRequest,
+  AccessGrant,
+  AccessPolicy,
 } from './seams.js'

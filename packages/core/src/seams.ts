@@ -105,6 +105,11 @@ export interface SpillStore {
    * cannot open the path (MCP's `resources/read`). A locator outside the store fails with a typed error.
    */
   readText(locator: string): Promise<string>
+  /**
+   * True when an absolute, symlink-free path lies inside this store: an access policy lets tools read
+   * and search the store's own files wherever it keeps them.
+   */
+  holds(path: string): boolean
 }
 
 /** What kind of thing a path names, after following symbolic links. */
@@ -176,4 +181,37 @@ export interface FileSystem {
   stat(path: string): Promise<FileInfo>
   /** A window of a regular file's lines. */
   readLines(request: ReadLinesRequest): Promise<ReadLinesResult>
+  /** The canonical absolute path, every symbolic link followed (`FS_NOT_FOUND` when a component is missing). */
+  realpath(path: string): Promise<string>
+}
+
+/** What a tool asks the access policy about one path it is about to search or read. */
+export interface AccessRequest {
+  /** The path as the call gave it; a relative one is relative to `cwd`. */
+  path: string
+  /** The session's working directory: relative roots are relative to it. */
+  cwd: string
+  /** `search`: a glob or grep target, below which deny rules become exclusions; `read`: one file. */
+  purpose: 'search' | 'read'
+  signal?: AbortSignal
+}
+
+/** What the policy allows for one path. */
+export interface AccessGrant {
+  /** The path with every symbolic link followed (lexically resolved when it does not exist). */
+  realPath: string
+  /**
+   * Globs to exclude from a search of `realPath`, in rg's `--glob` syntax (gitignore-style, matched
+   * relative to the search root, without the leading `!`), so a denied file is never opened.
+   */
+  excludeGlobs: string[]
+}
+
+/**
+ * Where tools may look and what they must never show (`ctx.get('access')`, optional: without it a
+ * tool reaches whatever the executor can). Throws `AccessError`: `ACCESS_OUTSIDE_ROOTS` (the message
+ * names the roots) or `ACCESS_DENIED` (it names no rule, so a model learns nothing to route around).
+ */
+export interface AccessPolicy {
+  check(request: AccessRequest): Promise<AccessGrant>
 }

@@ -1,5 +1,5 @@
 // The services plugins inject or provide, by name.
-import type { BashExecutor, FileSystem, SpillStore } from './seams.js'
+import type { AccessPolicy, BashExecutor, FileSystem, SpillStore } from './seams.js'
 import type { ToolDefinition } from './tool.js'
 
 /** A system-prompt section a plugin contributes, optionally about one tool. */
@@ -38,6 +38,7 @@ export interface Services {
   bash: BashExecutor
   spillStore: SpillStore
   fs: FileSystem
+  access: AccessPolicy
 }
 
 /** A service name. */

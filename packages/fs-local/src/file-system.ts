@@ -1,9 +1,9 @@
 // createLocalFileSystem: the FileSystem seam over this machine's files.
 import type { FileSystem } from '@dsh/core'
 import { readFileLines } from './read-lines.js'
-import { statPath } from './stat.js'
+import { realPath, statPath } from './stat.js'
 
 /** The local `FileSystem`, for hosts that wire seams by hand; a remote backend returns the same types. */
 export function createLocalFileSystem(): FileSystem {
-  return { stat: statPath, readLines: (request) => readFileLines(request) }
+  return { stat: statPath, readLines: (request) => readFileLines(request), realpath: realPath }
 }

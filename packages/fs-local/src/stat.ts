@@ -1,6 +1,6 @@
 // statPath: what an absolute local path names, following symbolic links.
 import type { Stats } from 'node:fs'
-import { stat } from 'node:fs/promises'
+import { realpath, stat } from 'node:fs/promises'
 import type { FileInfo, FileKind } from '@dsh/core'
 import { assertAbsolutePath, toFsError } from './errors.js'
 
@@ -20,4 +20,14 @@ export async function statPath(path: string): Promise<FileInfo> {
 export function fileKind(stats: Stats): FileKind {
   if (stats.isFile()) return 'file'
   return stats.isDirectory() ? 'directory' : 'other'
+}
+
+/** The canonical absolute path of `path`, every symbolic link followed; a failure is an FsError. */
+export async function realPath(path: string): Promise<string> {
+  assertAbsolutePath(path)
+  try {
+    return await realpath(path)
+  } catch (error) {
+    throw toFsError(error, path)
+  }
 }

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { statPath } from '../src/stat.js'
+import { realPath, statPath } from '../src/stat.js'
 
 const scratch = mkdtempSync(join(tmpdir(), 'fs-local-stat-'))
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
@@ -35,5 +35,22 @@ describe('statPath', () => {
     [`${path}\0`, 'FS_INVALID_PATH'],
   ])('fails for %j with %s', async (bad, code) => {
     await expect(statPath(bad)).rejects.toMatchObject({ code })
+  })
+})
+
+describe('realPath', () => {
+  it('follows every symbolic link to the canonical path', async () => {
+    const dir = join(scratch, 'real-dir')
+    mkdirSync(dir)
+    writeFileSync(join(dir, 'f.txt'), 'x')
+    symlinkSync(dir, join(scratch, 'dir-link'))
+    expect(await realPath(join(scratch, 'dir-link', '..', 'dir-link', 'f.txt'))).toBe(join(realpathSync(scratch), 'real-dir', 'f.txt'))
+  })
+
+  it.each([
+    [join(tmpdir(), 'fs-local-absent', 'x'), 'FS_NOT_FOUND'],
+    ['relative/path', 'FS_INVALID_PATH'],
+  ])('reports %s as %s', async (path, code) => {
+    await expect(realPath(path)).rejects.toMatchObject({ code })
   })
 })

@@ -30,6 +30,7 @@ export async function testHarness(options: { spillStore?: SpillStore | false } =
   const texts = new Map([[SPILLED, 'line 1\nline 2\nline 3\n']])
   const store: SpillStore = {
     saveText: () => Promise.reject(new Error('not used')),
+    holds: (path) => path.startsWith('/spill/'),
     readText: async (locator) => {
       const text = texts.get(locator)
       if (text === undefined) throw new HarnessError('SPILL_NOT_FOUND', `no saved result at ${locator}; run the search again`)

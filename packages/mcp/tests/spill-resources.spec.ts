@@ -58,7 +58,7 @@ describe('spilled results as resources', () => {
   })
 
   it('reports a store failure that is no HarnessError without a code', async () => {
-    const broken: SpillStore = { saveText: () => Promise.reject(new Error('unused')), readText: () => Promise.reject('disk on fire') }
+    const broken: SpillStore = { saveText: () => Promise.reject(new Error('unused')), readText: () => Promise.reject('disk on fire'), holds: () => false }
     const { client, link } = await spilled({ spillStore: broken })
     const error = await client.readResource({ uri: link.uri }).catch((e: unknown) => e)
     expect(error).toMatchObject({ code: -32603, message: `cannot read ${link.uri}: disk on fire`, data: { uri: link.uri } })

@@ -1,6 +1,6 @@
 // The read tool: resolve the path, read one window through the fs seam, number it and say how to read on.
 import { isAbsolute, resolve } from 'node:path/posix'
-import { defineTool, FsError, type FileSystem, type ReadLinesResult, type ToolExecContext, type ToolOutput } from '@dsh/core'
+import { AccessError, defineTool, FsError, type AccessPolicy, type FileSystem, type ReadLinesResult, type ToolExecContext, type ToolOutput } from '@dsh/core'
 import { readArgs, type ReadArgs } from './args.js'
 import { BINARY_SNIFF_BYTES, type ReadConfig } from './config.js'
 import { readDescription } from './prompts.js'
@@ -20,14 +20,22 @@ export interface ReadValue {
   totalLines?: number
 }
 
+/** What the read tool reads through: the file system, and the access policy when the host loads one. */
+export interface ReadDeps {
+  fs: FileSystem
+  access: () => AccessPolicy | undefined
+}
+
 /** Runs one read call end to end. */
-export async function executeRead(fs: FileSystem, config: ReadConfig, args: ReadArgs, exec: ToolExecContext): Promise<ToolOutput> {
+export async function executeRead(deps: ReadDeps, config: ReadConfig, args: ReadArgs, exec: ToolExecContext): Promise<ToolOutput> {
   const path = resolveReadPath(args.path, exec)
+  // The file read is the one the policy judged: its real path, every link followed.
+  const target = await allowedPath(deps.access(), path, exec)
   const offset = args.offset ?? 1
   let result: ReadLinesResult
   try {
-    result = await fs.readLines({
-      path,
+    result = await deps.fs.readLines({
+      path: target,
       offset,
       limit: args.limit ?? config.readMaxLines,
       maxLineBytes: config.readMaxLineBytes,
@@ -65,8 +73,24 @@ function resolveReadPath(path: string, exec: ToolExecContext): string {
   return resolve(cwd, path)
 }
 
+/**
+ * The path the policy allows, or its refusal. A denied file is an FsError like any other unreadable
+ * one; a path outside the roots keeps the policy's error, which names the roots to choose from.
+ */
+async function allowedPath(access: AccessPolicy | undefined, path: string, exec: ToolExecContext): Promise<string> {
+  if (access === undefined) return path
+  const cwd = exec.agent?.session.header.cwd
+  if (cwd === undefined) throw new FsError('FS_INVALID_PATH', 'this call has no session working directory, which the access roots are relative to; read runs only in a session.')
+  try {
+    return (await access.check({ path, cwd, purpose: 'read', signal: exec.signal })).realPath
+  } catch (error) {
+    if (error instanceof AccessError && error.code === 'ACCESS_DENIED') throw new FsError('FS_DENIED', `${shownPath(path)} is excluded by this session's access rules; it cannot be read.`, { cause: error })
+    throw error
+  }
+}
+
 /** The read tool: read-only and safe to run beside other calls. */
-export function createReadTool(fs: FileSystem, config: ReadConfig) {
+export function createReadTool(deps: ReadDeps, config: ReadConfig) {
   return defineTool({
     name: 'read',
     description: readDescription(config),
@@ -75,7 +99,7 @@ export function createReadTool(fs: FileSystem, config: ReadConfig) {
     isReadOnly: true,
     isConcurrencySafe: true,
     searchHint: 'read file contents lines view open cat page',
-    execute: (args, exec) => executeRead(fs, config, args, exec),
+    execute: (args, exec) => executeRead(deps, config, args, exec),
     presentCall: (args) => ({ card: 'generic', kind: 'read', title: `read ${args.path}`, ...callDetail(args) }),
   })
 }

@@ -17,6 +17,10 @@ export class FakeFs implements FileSystem {
     this.requests.push(request)
     return this.script(request)
   }
+
+  async realpath(path: string): Promise<string> {
+    return path
+  }
 }
 
 /** A window of lines numbered from `first`, ending as `stoppedBy` says (with the total at the end). */

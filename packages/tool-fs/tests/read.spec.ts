@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { CoreError, FsError, loadHarness, type FsErrorCode, type ToolExecContext } from '@dsh/core'
+import { AccessError, CoreError, FsError, loadHarness, type AccessGrant, type AccessPolicy, type AccessRequest, type FsErrorCode, type ToolExecContext } from '@dsh/core'
 import * as toolFs from '@dsh/tool-fs'
 import { Config } from '../src/config.js'
 import { executeRead } from '../src/read.js'
@@ -30,7 +30,7 @@ describe('read through the registry with a fake file system', () => {
   it('hands the call\'s own AbortSignal to the seam', async () => {
     const fs = new FakeFs()
     const exec: ToolExecContext = { signal: new AbortController().signal, name: 'read', callId: 'c', agent }
-    await executeRead(fs, Config.parse({}), { path: FILE }, exec)
+    await executeRead({ fs, access: () => undefined }, Config.parse({}), { path: FILE }, exec)
     expect(fs.requests[0]!.signal).toBe(exec.signal)
   })
 
@@ -162,7 +162,7 @@ describe('read failures', () => {
   it('keeps the provider\'s error as the cause of a reworded one', async () => {
     const cause = new FsError('FS_NOT_FOUND', 'gone')
     const exec: ToolExecContext = { signal: new AbortController().signal, name: 'read', callId: 'c', agent }
-    await expect(executeRead(new FakeFs(() => Promise.reject(cause)), Config.parse({}), { path: FILE }, exec)).rejects.toMatchObject({ code: 'FS_NOT_FOUND', cause })
+    await expect(executeRead({ fs: new FakeFs(() => Promise.reject(cause)), access: () => undefined }, Config.parse({}), { path: FILE }, exec)).rejects.toMatchObject({ code: 'FS_NOT_FOUND', cause })
   })
 
   it.each([
@@ -203,5 +203,47 @@ describe('how a call is presented', () => {
   ])('shows %j as %j', async (args, view) => {
     const { harness } = await harnessWith()
     expect(harness.registry.get('read')!.presentCall!(args)).toEqual(view)
+  })
+})
+
+describe('read under an access policy', () => {
+  const policy = (decide: (request: AccessRequest) => AccessGrant | Error): AccessPolicy => ({
+    check: async (request) => {
+      const outcome = decide(request)
+      if (outcome instanceof Error) throw outcome
+      return outcome
+    },
+  })
+
+  async function readUnder(access: AccessPolicy, args: Record<string, unknown>, withAgent = true) {
+    const fs = new FakeFs()
+    const harness = await loadHarness({ plugins: [toolFs], services: { fs, access } })
+    const result = await harness.registry.execute('read', args, withAgent ? { agent } : {})
+    return { fs, result }
+  }
+
+  it('asks the policy about the resolved path and reads the real path it grants', async () => {
+    const asked: AccessRequest[] = []
+    const { fs, result } = await readUnder(policy((request) => (asked.push(request), { realPath: '/work/repo/real.txt', excludeGlobs: [] })), { path: 'link.txt' })
+    expect(result.isError).toBe(false)
+    expect(asked).toEqual([{ path: '/work/repo/link.txt', cwd: '/work/repo', purpose: 'read', signal: expect.any(AbortSignal) }])
+    expect(fs.requests[0]!.path).toBe('/work/repo/real.txt')
+  })
+
+  it('reports a denied file as FS_DENIED, naming no rule', async () => {
+    const { fs, result } = await readUnder(policy(() => new AccessError('ACCESS_DENIED', 'denied by **/.env')), { path: '.env' })
+    expect(result).toMatchObject({ isError: true, errorCode: 'FS_DENIED', content: "/work/repo/.env is excluded by this session's access rules; it cannot be read." })
+    expect(fs.requests).toEqual([])
+  })
+
+  it('keeps the policy\'s own error for a path outside the roots', async () => {
+    const { result } = await readUnder(policy(() => new AccessError('ACCESS_OUTSIDE_ROOTS', '/etc/passwd is outside /work/repo')), { path: '/etc/passwd' })
+    expect(result).toMatchObject({ isError: true, errorCode: 'ACCESS_OUTSIDE_ROOTS', content: '/etc/passwd is outside /work/repo' })
+  })
+
+  it('refuses a call without a session, whose roots cannot be placed', async () => {
+    const { fs, result } = await readUnder(policy(() => ({ realPath: FILE, excludeGlobs: [] })), { path: FILE }, false)
+    expect(result).toMatchObject({ isError: true, errorCode: 'FS_INVALID_PATH', content: expect.stringMatching(/no session working directory/) })
+    expect(fs.requests).toEqual([])
   })
 })

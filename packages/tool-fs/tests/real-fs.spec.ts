@@ -1,9 +1,10 @@
 // read end to end: the real loader, the real fs-local provider and real files in a temp directory.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadHarness, type Harness, type ToolResult } from '@dsh/core'
+import * as access from '@dsh/access'
 import * as fsLocal from '@dsh/fs-local'
 import { createLocalSpillStore } from '@dsh/spill-local'
 import * as toolFs from '@dsh/tool-fs'
@@ -110,5 +111,23 @@ describe('read over real files', () => {
     const store = createLocalSpillStore({ root: join(tree, 'spill') })
     const { locator } = await store.saveText({ owner: 's', source: { toolName: 'grep', callId: 'c', label: 'result' }, text: 'a.ts\nLine 1: hit\n', filename: 'grep-results.txt' })
     expect(await read({ path: locator })).toMatchObject({ isError: false, content: '     1\ta.ts\n     2\tLine 1: hit' })
+  })
+})
+
+describe('read with the real access policy', () => {
+  it('reads inside the session cwd, refuses outside it and refuses a denied file or a link to one', async () => {
+    const work = join(tree, 'policy-work')
+    mkdirSync(work)
+    writeFileSync(join(work, 'ok.txt'), 'fine\n')
+    writeFileSync(join(work, '.env'), 'SECRET=1\n')
+    symlinkSync(join(work, '.env'), join(work, 'innocent.txt'))
+    const guarded = await loadHarness({ plugins: [fsLocal, access, toolFs], config: { access: { deny: ['**/.env'] } } })
+    const call = (path: string) => guarded.registry.execute('read', { path }, { agent: { session: { header: { id: 's', cwd: work } } } })
+    expect(await call('ok.txt')).toMatchObject({ isError: false, content: '     1\tfine' })
+    expect(await call('.env')).toMatchObject({ isError: true, errorCode: 'FS_DENIED' })
+    expect(await call('innocent.txt')).toMatchObject({ isError: true, errorCode: 'FS_DENIED' })
+    expect((await call('innocent.txt')).content).not.toContain('SECRET')
+    expect(await call('../long.txt')).toMatchObject({ isError: true, errorCode: 'ACCESS_OUTSIDE_ROOTS' })
+    expect(await call('/proc/self/environ')).toMatchObject({ isError: true, errorCode: 'ACCESS_OUTSIDE_ROOTS' })
   })
 })

@@ -1,0 +1,73 @@
+// createAccessPolicy: is a path inside a root and clear of the deny rules, judged where its links lead.
+// POSIX paths: the executors this policy guards run bash, and rg's globs use "/".
+import { dirname, isAbsolute, relative, resolve } from 'node:path/posix'
+import { AccessError, FsError, type AccessGrant, type AccessPolicy, type AccessRequest, type FileSystem, type SpillStore } from '@dsh/core'
+import type { AccessConfig } from './config.js'
+import { DenyRules } from './deny.js'
+import { specialTree } from './special-trees.js'
+
+/** What the policy needs besides its config: the filesystem that resolves links, and the spill store. */
+export interface AccessDeps {
+  fs: FileSystem
+  /** The store whose files stay reachable wherever it keeps them; read when a call is checked. */
+  spillStore: () => SpillStore | undefined
+}
+
+/** One root of a call: resolved against the session cwd, and with its links followed. */
+interface Root {
+  lexical: string
+  real: string
+}
+
+/** The policy: every check resolves the roots against the call's cwd, so a session that moves is followed. */
+export function createAccessPolicy(config: AccessConfig, deps: AccessDeps): AccessPolicy {
+  const deny = new DenyRules(config.deny)
+  return {
+    async check(request: AccessRequest): Promise<AccessGrant> {
+      const lexical = resolve(request.cwd, request.path)
+      const real = await realPathOf(deps.fs, lexical)
+      if (deps.spillStore()?.holds(real) === true) return { realPath: real, excludeGlobs: [] }
+      const roots = await Promise.all(config.roots.map((root) => resolveRoot(deps.fs, request.cwd, root)))
+      const root = roots.find((r) => contains(r.real, real))
+      if (root === undefined) {
+        throw new AccessError(
+          'ACCESS_OUTSIDE_ROOTS',
+          `${request.path} is outside the directories this session may ${request.purpose}: ${roots.map((r) => r.real).join(', ')}. Give a path inside one of them.`,
+        )
+      }
+      // Judged where the links lead and by the name the call used: a link named .env is refused too.
+      const viaLink = roots.find((r) => contains(r.lexical, lexical))
+      if (deny.denies(relative(root.real, real)) || (viaLink !== undefined && deny.denies(relative(viaLink.lexical, lexical)))) {
+        throw new AccessError('ACCESS_DENIED', `${request.path} is excluded by this session's access rules; it cannot be ${request.purpose === 'read' ? 'read' : 'searched'}.`)
+      }
+      return { realPath: real, excludeGlobs: request.purpose === 'search' ? deny.exclusionsBelow(relative(root.real, real)) : [] }
+    },
+  }
+}
+
+async function resolveRoot(fs: FileSystem, cwd: string, root: string): Promise<Root> {
+  const lexical = resolve(cwd, root)
+  return { lexical, real: await realPathOf(fs, lexical) }
+}
+
+/**
+ * The path with its links followed. A path that does not exist (yet) is judged by its nearest existing
+ * ancestor's real path plus the rest, so a missing file under a link that leads out is still outside.
+ */
+async function realPathOf(fs: FileSystem, path: string): Promise<string> {
+  try {
+    return await fs.realpath(path)
+  } catch (error) {
+    const parent = dirname(path)
+    if (!(error instanceof FsError) || error.code !== 'FS_NOT_FOUND' || parent === path) return path
+    return resolve(await realPathOf(fs, parent), relative(parent, path))
+  }
+}
+
+/** True when `path` is `root` or lies below it; a special tree only below a root that is in it. */
+function contains(root: string, path: string): boolean {
+  const rel = relative(root, path)
+  const inside = rel === '' || (!rel.startsWith('../') && rel !== '..' && !isAbsolute(rel))
+  const tree = specialTree(path)
+  return inside && (tree === undefined || specialTree(root) === tree)
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest'
+import { DenyRules } from '../src/deny.js'
+
+const rules = new DenyRules(['**/.env', '*.pem', 'id_*', 'secrets/', '/top.txt', 'config/prod/*.json', 'a/*/key', 'deep/**/token'])
+
+describe('DenyRules.denies', () => {
+  it.each([
+    ['.env', true],
+    ['x/y/.env', true],
+    ['k.pem', true],
+    ['d/k.pem', true],
+    ['home/id_rsa', true],
+    ['secrets', true],
+    ['secrets/x.txt', true],
+    ['a/secrets/x.txt', true],
+    ['top.txt', true],
+    ['d/top.txt', false],
+    ['config/prod/db.json', true],
+    ['x/config/prod/db.json', false],
+    ['a/b/key', true],
+    ['a/b/c/key', false],
+    ['deep/1/2/token', true],
+    ['readme.md', false],
+    ['', false],
+  ])('%s: %s', (path, expected) => {
+    expect(rules.denies(path)).toBe(expected)
+  })
+})
+
+describe('DenyRules.exclusionsBelow', () => {
+  it('passes every pattern on, anchored ones with a leading "/", for a search of the root itself', () => {
+    expect(rules.exclusionsBelow('')).toEqual(['**/.env', '*.pem', 'id_*', 'secrets/', '/top.txt', '/config/prod/*.json', '/a/*/key', '/deep/**/token'])
+  })
+
+  it('rebases anchored patterns onto a search root below, and drops those that cannot reach it', () => {
+    expect(new DenyRules(['config/prod/*.json', 'config/dev.json', '/top.txt', '*.pem']).exclusionsBelow('config')).toEqual(['/prod/*.json', '/dev.json', '*.pem'])
+    expect(new DenyRules(['config/prod/*.json']).exclusionsBelow('config/prod')).toEqual(['/*.json'])
+    expect(new DenyRules(['config/prod/*.json']).exclusionsBelow('src')).toEqual([])
+  })
+
+  it('matches glob segments on the way down and turns ** into an unanchored rest', () => {
+    expect(new DenyRules(['a/*/key']).exclusionsBelow('a/b')).toEqual(['/key'])
+    expect(new DenyRules(['a/*/key']).exclusionsBelow('a/b/c')).toEqual([])
+    expect(new DenyRules(['deep/**/token']).exclusionsBelow('deep/x/y')).toEqual(['**/token'])
+    expect(new DenyRules(['deep/**/token']).exclusionsBelow('deep')).toEqual(['**/token'])
+  })
+
+  it('leaves out a pattern the search root is itself inside or equal to (the target is refused first)', () => {
+    expect(new DenyRules(['a/b']).exclusionsBelow('a/b')).toEqual([])
+    expect(new DenyRules(['a/b/']).exclusionsBelow('a/b')).toEqual([])
+    expect(new DenyRules(['a/b']).exclusionsBelow('a/b/c')).toEqual([])
+  })
+})

@@ -1,0 +1,120 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { FsError, type FileSystem, type SpillStore } from '@dsh/core'
+import { createAccessPolicy } from '@dsh/access'
+import { createLocalFileSystem } from '@dsh/fs-local'
+
+const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'access-policy-')))
+const work = join(scratch, 'work')
+const outside = join(scratch, 'outside')
+const spillRoot = join(scratch, 'spill')
+afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+beforeAll(() => {
+  for (const [file, text] of Object.entries({
+    'work/src/a.ts': 'a',
+    'work/.env': 'SECRET=1',
+    'work/config/prod/db.json': '{}',
+    'work/notes.txt': 'n',
+    'outside/secret.txt': 's',
+    'spill/cli/0001-grep-results.txt': 'r',
+  })) {
+    mkdirSync(dirname(join(scratch, file)), { recursive: true })
+    writeFileSync(join(scratch, file), text)
+  }
+  symlinkSync(join(outside, 'secret.txt'), join(work, 'escape.txt'))
+  symlinkSync(outside, join(work, 'escape-dir'))
+  symlinkSync(join(work, '.env'), join(work, 'innocent.txt'))
+  symlinkSync(join(work, 'notes.txt'), join(work, 'id_rsa'))
+})
+
+const store: SpillStore = {
+  saveText: () => Promise.reject(new Error('unused')),
+  readText: () => Promise.reject(new Error('unused')),
+  holds: (path) => path.startsWith(`${spillRoot}/`),
+}
+const fs = createLocalFileSystem()
+const policy = (roots: string[] = ['.'], deny: string[] = ['**/.env', 'id_*', 'config/prod/'], spill: SpillStore | null = store) =>
+  createAccessPolicy({ roots, deny }, { fs, spillStore: () => spill ?? undefined })
+const check = (path: string, purpose: 'search' | 'read' = 'read', p = policy()) => p.check({ path, cwd: work, purpose })
+
+describe('roots', () => {
+  it.each(['src/a.ts', 'src', '.', join(work, 'notes.txt'), 'src/../notes.txt', 'src/missing.ts', 'new/dir/file'])('allows %s inside the session cwd', async (path) => {
+    await expect(check(path)).resolves.toMatchObject({ realPath: expect.stringMatching(new RegExp(`^${work}`)) })
+  })
+
+  it.each([
+    ['..', scratch],
+    ['../outside/secret.txt', join(outside, 'secret.txt')],
+    ['escape.txt', join(outside, 'secret.txt')],
+    ['escape-dir/secret.txt', join(outside, 'secret.txt')],
+    ['escape-dir/missing.txt', join(outside, 'missing.txt')],
+    ['/etc/passwd', '/etc/passwd'],
+  ])('refuses %s, naming the roots', async (path) => {
+    await expect(check(path)).rejects.toMatchObject({ code: 'ACCESS_OUTSIDE_ROOTS', message: `${path} is outside the directories this session may read: ${work}. Give a path inside one of them.` })
+  })
+
+  it('follows the session cwd: roots are relative to the call', async () => {
+    await expect(policy().check({ path: 'secret.txt', cwd: outside, purpose: 'read' })).resolves.toMatchObject({ realPath: join(outside, 'secret.txt') })
+  })
+
+  it('takes several roots, absolute or relative', async () => {
+    const both = policy(['src', outside])
+    await expect(check('src/a.ts', 'read', both)).resolves.toBeDefined()
+    await expect(check('escape.txt', 'read', both)).resolves.toMatchObject({ realPath: join(outside, 'secret.txt') })
+    await expect(check('notes.txt', 'search', both)).rejects.toMatchObject({ code: 'ACCESS_OUTSIDE_ROOTS', message: expect.stringContaining(`may search: ${join(work, 'src')}, ${outside}.`) })
+  })
+
+  it.each(['/proc/self/environ', '/proc', '/sys/kernel', '/dev/null'])('keeps %s out of a root of "/"', async (path) => {
+    await expect(check(path, 'read', policy(['/']))).rejects.toMatchObject({ code: 'ACCESS_OUTSIDE_ROOTS' })
+  })
+
+  it('lets a root that names a special tree reach into it', async () => {
+    await expect(check('/proc/self/status', 'read', policy(['/proc']))).resolves.toMatchObject({ realPath: expect.stringMatching(/^\/proc\/\d+\/status$/) })
+  })
+
+  it("keeps the spill store's own files reachable wherever they are", async () => {
+    const locator = join(spillRoot, 'cli', '0001-grep-results.txt')
+    await expect(check(locator)).resolves.toEqual({ realPath: locator, excludeGlobs: [] })
+    await expect(check(locator, 'read', policy(['.'], [], null))).rejects.toMatchObject({ code: 'ACCESS_OUTSIDE_ROOTS' })
+  })
+})
+
+describe('deny rules', () => {
+  it.each([
+    ['.env', 'read'],
+    ['src/../.env', 'read'],
+    ['innocent.txt', 'read'],
+    ['id_rsa', 'read'],
+    ['config/prod/db.json', 'read'],
+    ['config/prod', 'search'],
+  ] as const)('refuse %s, wherever the name or the link leads, without naming the rule', async (path, purpose) => {
+    await expect(check(path, purpose)).rejects.toMatchObject({ code: 'ACCESS_DENIED', message: expect.stringMatching(/is excluded by this session's access rules; it cannot be (read|searched)\.$/) })
+  })
+
+  it('become rg exclusions below a search root', async () => {
+    await expect(check('.', 'search')).resolves.toEqual({ realPath: work, excludeGlobs: ['**/.env', 'id_*', '/config/prod/'] })
+    const anchored = policy(['.'], ['config/prod/*.json', '*.pem'])
+    await expect(check('config', 'search', anchored)).resolves.toEqual({ realPath: join(work, 'config'), excludeGlobs: ['/prod/*.json', '*.pem'] })
+  })
+
+  it('are not exclusions for a read', async () => {
+    await expect(check('notes.txt')).resolves.toEqual({ realPath: join(work, 'notes.txt'), excludeGlobs: [] })
+  })
+})
+
+describe('a file system that fails', () => {
+  it('judges a path it cannot resolve by its name', async () => {
+    const broken: FileSystem = { ...fs, realpath: () => Promise.reject(new FsError('FS_PERMISSION', 'no')) }
+    const p = createAccessPolicy({ roots: ['.'], deny: [] }, { fs: broken, spillStore: () => undefined })
+    await expect(p.check({ path: 'a/../b', cwd: work, purpose: 'read' })).resolves.toMatchObject({ realPath: join(work, 'b') })
+    await expect(p.check({ path: '../b', cwd: work, purpose: 'read' })).rejects.toMatchObject({ code: 'ACCESS_OUTSIDE_ROOTS' })
+  })
+
+  it('resolves a path whose every ancestor is missing to itself', async () => {
+    const empty: FileSystem = { ...fs, realpath: (path) => Promise.reject(new FsError('FS_NOT_FOUND', `${path} does not exist`)) }
+    const p = createAccessPolicy({ roots: ['/w'], deny: [] }, { fs: empty, spillStore: () => undefined })
+    await expect(p.check({ path: 'x', cwd: '/w', purpose: 'read' })).resolves.toMatchObject({ realPath: '/w/x' })
+  })
+})
