@@ -1,16 +1,6 @@
 // Terminating a command's whole process group: SIGTERM, then SIGKILL after a grace.
+import { holdGroup, releaseGroup, signalGroup } from './lifeline.js'
 import { waitUntil } from './wait-until.js'
-
-// Groups still running. Detached groups outlive the host process, so when it exits (a host stopped by
-// SIGTERM, say) whatever is left is killed rather than orphaned.
-const liveGroups = new Set<number>()
-let exitHookInstalled = false
-
-/** SIGKILLs every group still running; runs when the host process exits. */
-export function killLiveGroups(): void {
-  for (const pgid of liveGroups) signalGroup(pgid, 'SIGKILL')
-  liveGroups.clear()
-}
 
 /**
  * Stops a command's whole process group, not just the shell: `bash -c 'sleep 300 & wait'` leaves a
@@ -23,13 +13,14 @@ export class ProcessGroup {
   #graceTimer: NodeJS.Timeout | undefined
   #terminating = false
 
-  /** `pgid` is the shell's pid: spawned with `detached: true`, the shell leads a group of its own. */
+  /**
+   * `pgid` is the shell's pid: spawned with `detached: true`, the shell leads a group of its own.
+   * The group stays listed on the lifeline until `finish`.
+   */
   constructor(pgid: number, graceMs: number) {
     this.#pgid = pgid
     this.#graceMs = graceMs
-    liveGroups.add(pgid)
-    if (!exitHookInstalled) process.on('exit', killLiveGroups)
-    exitHookInstalled = true
+    holdGroup(pgid)
   }
 
   /** SIGTERM to the group now and SIGKILL after the grace, for members that trap or ignore SIGTERM. */
@@ -47,9 +38,9 @@ export class ProcessGroup {
    * none does the kill finds no group, and only a full wrap of the pid space could hand the id on.
    */
   finish(): void {
-    liveGroups.delete(this.#pgid)
     clearTimeout(this.#graceTimer)
     this.#signal('SIGKILL')
+    releaseGroup(this.#pgid)
   }
 
   /**
@@ -72,14 +63,5 @@ export class ProcessGroup {
 
   #signal(signal: NodeJS.Signals): void {
     signalGroup(this.#pgid, signal)
-  }
-}
-
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal)
-  } catch {
-    // ESRCH: the group is already empty, the common case. EPERM: a member changed credentials
-    // (setuid), and nothing more can be done from here. Neither is the run's failure.
   }
 }

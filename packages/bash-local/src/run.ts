@@ -2,6 +2,7 @@
 import { once } from 'node:events'
 import type { BashRunResult, BashSpec } from '@dsh/core'
 import { HeadCapture, TailCapture } from './capture.js'
+import { ensureWatcher } from './lifeline.js'
 import { ProcessGroup } from './process-group.js'
 import { spawnFailure, spawnShell } from './spawn-shell.js'
 
@@ -39,6 +40,7 @@ export async function runSpec(spec: BashSpec, settings: RunSettings): Promise<Ba
   })
   if (spec.signal?.aborted) return report('abort', null, null)
 
+  ensureWatcher({ shellPath: settings.shellPath, env: spec.env })
   const child = spawnShell(spec, settings.shellPath)
   if (child.pid === undefined) throw await spawnFailure(child, spec, settings.shellPath)
   const group = new ProcessGroup(child.pid, settings.killGraceMs)

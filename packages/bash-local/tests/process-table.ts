@@ -1,11 +1,18 @@
 import { readdirSync, readFileSync } from 'node:fs'
 
+/** One live process, from /proc/<pid>/stat. */
+interface ProcessEntry {
+  pid: number
+  ppid: number
+  pgrp: number
+}
+
 /**
- * The live members of a process group, read from /proc. A zombie counts as dead: it has exited and
- * only waits to be reaped (this container's init does not reap orphans).
+ * Every live process, read from /proc. A zombie counts as dead: it has exited and only waits to be
+ * reaped (this container's init does not reap orphans).
  */
-export function liveGroupMembers(pgid: number): number[] {
-  const members: number[] = []
+function liveProcesses(): ProcessEntry[] {
+  const found: ProcessEntry[] = []
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue
     let stat: string
@@ -15,10 +22,26 @@ export function liveGroupMembers(pgid: number): number[] {
       continue // exited while we scanned
     }
     // Fields after the command name, which is parenthesized and may itself hold spaces or parens.
-    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    if (Number(pgrp) === pgid && state !== 'Z') members.push(Number(entry))
+    const [state, ppid, pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    if (state !== 'Z') found.push({ pid: Number(entry), ppid: Number(ppid), pgrp: Number(pgrp) })
   }
-  return members
+  return found
+}
+
+/** The live members of a process group. */
+export function liveGroupMembers(pgid: number): number[] {
+  return liveProcesses().flatMap((p) => (p.pgrp === pgid ? [p.pid] : []))
+}
+
+/** The live children of a process. */
+export function liveChildren(ppid: number): number[] {
+  return liveProcesses().flatMap((p) => (p.ppid === ppid ? [p.pid] : []))
+}
+
+/** Those of `pids` still alive. */
+export function stillAlive(pids: readonly number[]): number[] {
+  const live = new Set(liveProcesses().map((p) => p.pid))
+  return pids.filter((pid) => live.has(pid))
 }
 
 /** Polls until the group has no live member or `withinMs` passes; returns the members left. */

@@ -1,6 +1,6 @@
 // Turning owner and filename hints into safe path segments: nothing a model sends picks a path.
 import { createHash, randomBytes } from 'node:crypto'
-import { relative, sep } from 'node:path'
+import { isAbsolute, relative, sep } from 'node:path'
 import { SpillError } from './errors.js'
 
 /**
@@ -32,10 +32,16 @@ export function spillFileName(hint: unknown): string {
 
 /** Throws `SPILL_PATH_ESCAPE` unless `path` lies strictly inside `root`: the last guard, whatever the names. */
 export function assertInsideRoot(root: string, path: string, action: 'write' | 'read' = 'write'): void {
-  const first = relative(root, path).split(sep)[0]
-  if (first === '' || first === '..') {
+  if (!isInside(root, path)) {
     throw new SpillError('SPILL_PATH_ESCAPE', `refusing to ${action} ${path}: it is not inside the spill root ${root}`)
   }
+}
+
+/** True when `path` lies strictly inside `root` (both absolute): a relative path from one to the other never climbs. */
+export function isInside(root: string, path: string): boolean {
+  const rel = relative(root, path)
+  const first = rel.split(sep)[0]
+  return first !== '' && first !== '..' && !isAbsolute(rel)
 }
 
 function cleanComponent(raw: string, maxChars: number): string {

@@ -1,4 +1,4 @@
-// Retention: deleting an owner's files past their age or size budget, oldest first.
+// Retention: deleting an owner's files past their age or size budget, oldest first, none still fresh.
 import { lstat, readdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 
@@ -6,6 +6,8 @@ import { join } from 'node:path'
 export interface PrunePolicy {
   maxAgeMs: number
   maxBytesPerOwner: number
+  /** No file younger than this is deleted, by either rule. */
+  minAgeMs: number
   /** The current time, in ms since the epoch. */
   now: number
 }
@@ -24,10 +26,12 @@ interface SpillEntry {
 }
 
 /**
- * Applies the retention policy to one owner directory: deletes spill files older than `maxAgeMs`,
- * then the oldest until the owner's total (`keep` included) fits `maxBytesPerOwner`. Never deletes
- * `keep` (the file just written), another save's fresh temp file, or anything this store did not
- * name. A file that vanishes or resists deletion is skipped: retention runs again after the next save.
+ * Applies the retention policy to one owner directory (one the store created): deletes spill files
+ * older than `maxAgeMs`, then the oldest until the owner's total (`keep` included) fits
+ * `maxBytesPerOwner`. Never deletes `keep` (the file just written), a file younger than `minAgeMs`
+ * (another call may have just reported it: saves run side by side, and each prunes), another save's
+ * fresh temp file, or anything this store did not name. A file that vanishes or resists deletion is
+ * skipped: retention runs again after the next save.
  */
 export async function pruneOwnerDir(dir: string, keep: { name: string; bytes: number }, policy: PrunePolicy): Promise<void> {
   const names = await readdir(dir).catch(() => [])
@@ -38,12 +42,16 @@ export async function pruneOwnerDir(dir: string, keep: { name: string; bytes: nu
       ? [{ path: join(dir, candidates[i]!), bytes: result.value.size, mtimeMs: result.value.mtimeMs, temp: TEMP_FILE.test(candidates[i]!) }]
       : [],
   )
-  const expired = (e: SpillEntry): boolean => policy.now - e.mtimeMs > (e.temp ? Math.max(policy.maxAgeMs, STALE_TEMP_MS) : policy.maxAgeMs)
+  const maxAgeMs = Math.max(policy.maxAgeMs, policy.minAgeMs)
+  const expired = (e: SpillEntry): boolean => policy.now - e.mtimeMs > (e.temp ? Math.max(maxAgeMs, STALE_TEMP_MS) : maxAgeMs)
+  // A clock step back makes an age negative: such a file counts as fresh.
+  const fresh = (e: SpillEntry): boolean => policy.now - e.mtimeMs < policy.minAgeMs
   const doomed = entries.filter(expired)
   const kept = entries.filter((e) => !e.temp && !expired(e)).sort((a, b) => a.mtimeMs - b.mtimeMs || a.path.localeCompare(b.path))
   let total = keep.bytes + kept.reduce((sum, e) => sum + e.bytes, 0)
+  // Oldest first, so once one file is fresh, all the rest are too.
   for (const entry of kept) {
-    if (total <= policy.maxBytesPerOwner) break
+    if (total <= policy.maxBytesPerOwner || fresh(entry)) break
     doomed.push(entry)
     total -= entry.bytes
   }

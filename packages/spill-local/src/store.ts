@@ -6,7 +6,7 @@ import { writeFileAtomic } from './atomic-write.js'
 import { parseLocalSpillOptions, type LocalSpillOptions, type LocalSpillSettings } from './config.js'
 import { ensureOwnerDir } from './directories.js'
 import { SpillError } from './errors.js'
-import { assertInsideRoot, ownerDirName, spillFileName } from './names.js'
+import { assertInsideRoot, isInside, ownerDirName, spillFileName } from './names.js'
 import { pruneOwnerDir } from './prune.js'
 
 /** Options for `createLocalSpillStore`: the plugin's config fields, plus a clock for tests. */
@@ -19,13 +19,18 @@ export interface LocalSpillStoreOptions extends LocalSpillOptions {
 const RETRIEVAL_HINT = 'Use read with offset/limit, or grep this path to search within it.'
 
 /**
- * The filesystem `SpillStore`: each text lands atomically at `<root>/<owner>/<id>-<filename>`, and the
- * owner's retention policy runs after every save. Throws `SPILL_INVALID_CONFIG` for bad options.
+ * The filesystem `SpillStore`: each text lands atomically at `<root>/<owner>/<id>-<filename>`, in an
+ * owner directory the store created (never one it found), and the owner's retention policy runs after
+ * every save. Throws `SPILL_INVALID_CONFIG` for bad options.
  */
 export function createLocalSpillStore(options: LocalSpillStoreOptions = {}): SpillStore {
   const { now = Date.now, ...rest } = options
   const settings = parseLocalSpillOptions(rest)
-  return { saveText: (request) => saveText(request, settings, now), readText: (locator) => readText(locator, settings) }
+  return {
+    saveText: (request) => saveText(request, settings, now),
+    readText: (locator) => readText(locator, settings),
+    holds: (path) => isInside(settings.root, path),
+  }
 }
 
 async function saveText(request: SpillSaveRequest, settings: LocalSpillSettings, now: () => number): Promise<SpillSaveResult> {
@@ -38,7 +43,7 @@ async function saveText(request: SpillSaveRequest, settings: LocalSpillSettings,
     await writeFileAtomic(locator, request.text)
   } catch (error) {
     throw new SpillError(
-      'SPILL_WRITE_FAILED',
+      error instanceof SpillError ? error.code : 'SPILL_WRITE_FAILED',
       `could not save the complete ${request.source.toolName} result under ${settings.root} (${(error as Error).message}); only the inline part is available`,
       { cause: error },
     )

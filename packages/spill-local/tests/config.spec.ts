@@ -22,7 +22,7 @@ describe('Config', () => {
   })
 
   it('fills the documented defaults and leaves the root to be decided at creation', () => {
-    expect(Config.parse({})).toEqual({ maxAgeMs: 604_800_000, maxBytesPerOwner: 268_435_456 })
+    expect(Config.parse({})).toEqual({ maxAgeMs: 604_800_000, maxBytesPerOwner: 268_435_456, minAgeMs: 600_000 })
   })
 })
 
@@ -53,6 +53,7 @@ describe('createLocalSpillStore options', () => {
   it.each<[string, LocalSpillOptions, RegExp]>([
     ['a non-positive age', { maxAgeMs: 0 }, /maxAgeMs/],
     ['a fractional budget', { maxBytesPerOwner: 1.5 }, /maxBytesPerOwner/],
+    ['a negative grace', { minAgeMs: -1 }, /minAgeMs/],
     ['an empty root', { root: '' }, /root/],
     ['an unknown field', { dir: '/x' } as LocalSpillOptions, /dir/],
   ])('rejects %s with SPILL_INVALID_CONFIG naming the field', (_label, options, message) => {

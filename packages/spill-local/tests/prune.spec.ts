@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createLocalSpillStore } from '@dsh/spill-local'
+import { OWNER_MARKER } from '../src/directories.js'
 import { pruneOwnerDir } from '../src/prune.js'
 
 const scratch = mkdtempSync(join(tmpdir(), 'spill-local-prune-'))
@@ -27,7 +28,7 @@ function ownerDir(files: Record<string, { bytes: number; ageMs: number }>): stri
 }
 
 const spill = (n: number, name = 'r.txt'): string => `${n.toString(16).padStart(12, '0')}-${name}`
-const policy = { maxAgeMs: DAY, maxBytesPerOwner: 1_000, now: NOW }
+const policy = { maxAgeMs: DAY, maxBytesPerOwner: 1_000, minAgeMs: 0, now: NOW }
 const keep = { name: spill(0), bytes: 100 }
 
 describe('pruneOwnerDir', () => {
@@ -58,6 +59,23 @@ describe('pruneOwnerDir', () => {
     const dir = ownerDir({ [spill(0)]: { bytes: 5_000, ageMs: 9 * DAY }, [spill(1)]: { bytes: 10, ageMs: MINUTE } })
     await pruneOwnerDir(dir, { name: spill(0), bytes: 5_000 }, policy)
     expect(readdirSync(dir)).toEqual([spill(0)])
+  })
+
+  it('never deletes a file younger than minAgeMs, though the owner stays past its budget', async () => {
+    const dir = ownerDir({
+      [spill(0)]: { bytes: 100, ageMs: 0 },
+      [spill(1)]: { bytes: 500, ageMs: HOUR },
+      [spill(2)]: { bytes: 500, ageMs: 5 * MINUTE },
+      [spill(3)]: { bytes: 500, ageMs: MINUTE },
+    })
+    await pruneOwnerDir(dir, keep, { ...policy, minAgeMs: 10 * MINUTE })
+    expect(readdirSync(dir).sort()).toEqual([spill(0), spill(2), spill(3)])
+  })
+
+  it('never deletes a file younger than minAgeMs by age either, when maxAgeMs is shorter', async () => {
+    const dir = ownerDir({ [spill(0)]: { bytes: 100, ageMs: 0 }, [spill(1)]: { bytes: 10, ageMs: 5 * MINUTE }, [spill(2)]: { bytes: 10, ageMs: 20 * MINUTE } })
+    await pruneOwnerDir(dir, keep, { ...policy, maxAgeMs: MINUTE, minAgeMs: 10 * MINUTE })
+    expect(readdirSync(dir).sort()).toEqual([spill(0), spill(1)])
   })
 
   it("leaves a concurrent save's fresh temp file alone and removes one stale past an hour", async () => {
@@ -91,7 +109,21 @@ describe('retention after a save', () => {
     const other = await store.saveText({ ...request, owner: 'b', text: 'other' })
     for (const locator of [first.locator, other.locator]) utimesSync(locator, (NOW - 2 * DAY) / 1000, (NOW - 2 * DAY) / 1000)
     const second = await store.saveText({ ...request, owner: 'a', text: 'new' })
-    expect(readdirSync(join(root, 'a'))).toEqual([second.locator.split('/').pop()])
-    expect(readdirSync(join(root, 'b'))).toEqual([other.locator.split('/').pop()])
+    expect(readdirSync(join(root, 'a')).sort()).toEqual([OWNER_MARKER, second.locator.split('/').pop()].sort())
+    expect(readdirSync(join(root, 'b')).sort()).toEqual([OWNER_MARKER, other.locator.split('/').pop()].sort())
+  })
+
+  it('keeps the files minAgeMs protects by default, and deletes them at once with minAgeMs 0', async () => {
+    const request = { owner: 'a', source: { toolName: 'grep', callId: 'c', label: 'result' }, filename: 'r.txt', text: 'x'.repeat(600) }
+    const spillNames = (root: string) => readdirSync(join(root, 'a')).filter((name) => name !== OWNER_MARKER)
+    const graced = join(scratch, 'graced-root')
+    const store = createLocalSpillStore({ root: graced, maxBytesPerOwner: 1_000 })
+    for (let i = 0; i < 3; i++) await store.saveText(request)
+    expect(spillNames(graced)).toHaveLength(3)
+    const strict = join(scratch, 'strict-root')
+    const strictStore = createLocalSpillStore({ root: strict, maxBytesPerOwner: 1_000, minAgeMs: 0 })
+    let last = ''
+    for (let i = 0; i < 3; i++) last = (await strictStore.saveText(request)).locator
+    expect(spillNames(strict)).toEqual([last.split('/').pop()])
   })
 })

@@ -1,9 +1,15 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { execFile } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative, sep } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { SpillSaveRequest } from '@dsh/core'
 import { createLocalSpillStore } from '@dsh/spill-local'
+import { bundleScript } from '../../../test-support/bundle.js'
+
+const execFileAsync = promisify(execFile)
 
 const scratch = mkdtempSync(join(tmpdir(), 'spill-local-store-'))
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
@@ -82,9 +88,28 @@ describe('saveText', () => {
     const saved = await Promise.all(texts.map((text, i) => store.saveText(request({ text, owner: `s${i % 3}` }))))
     expect(new Set(saved.map((s) => s.locator)).size).toBe(50)
     saved.forEach((s, i) => expect(readFileSync(s.locator, 'utf8')).toBe(texts[i]))
-    const leftovers = readdirSync(root).flatMap((owner) => readdirSync(join(root, owner))).filter((name) => name.startsWith('.'))
-    expect(leftovers).toEqual([])
+    const names = [...readdirSync(root), ...readdirSync(root).flatMap((owner) => readdirSync(join(root, owner)))]
+    expect(names.filter((name) => name.startsWith('.tmp-'))).toEqual([])
   })
+
+  it('keeps every locator of 100 parallel saves under a budget they overrun together', async () => {
+    const root = freshRoot()
+    const store = createLocalSpillStore({ root, maxBytesPerOwner: 1_000 })
+    const texts = Array.from({ length: 100 }, (_, i) => `result ${String(i).padStart(3, '0')}\n`.repeat(10))
+    const saved = await Promise.all(texts.map((text) => store.saveText(request({ text }))))
+    saved.forEach((s, i) => expect(readFileSync(s.locator, 'utf8')).toBe(texts[i]))
+  })
+
+  it('keeps every locator of saves from 10 processes at once under a budget they overrun together', async () => {
+    const root = freshRoot()
+    const script = join(scratch, 'child-saver.mjs')
+    await bundleScript(fileURLToPath(new URL('./child-saver.ts', import.meta.url)), script)
+    const options = JSON.stringify({ root, maxBytesPerOwner: 1_000 })
+    const runs = Array.from({ length: 10 }, () => execFileAsync(process.execPath, [script, options, 'cli', '10'], { encoding: 'utf8' }))
+    const locators = (await Promise.all(runs)).flatMap(({ stdout }) => JSON.parse(stdout) as string[])
+    expect(locators).toHaveLength(100)
+    for (const locator of locators) expect(existsSync(locator), locator).toBe(true)
+  }, 30_000)
 
   it('fails with SPILL_WRITE_FAILED, keeping the cause, when the root cannot be created', async () => {
     const blocker = join(scratch, 'a-file')
@@ -133,5 +158,16 @@ describe('readText', () => {
     symlinkSync(secret, link)
     await expect(store.readText(link)).rejects.toMatchObject({ code: 'SPILL_READ_FAILED', message: expect.stringMatching(/not a regular file/) })
     await expect(store.readText(dirname(saved.locator))).rejects.toMatchObject({ code: 'SPILL_READ_FAILED' })
+  })
+})
+
+describe('holds', () => {
+  it('says whether a path lies inside the store, so an access policy can let tools reach it', () => {
+    const root = freshRoot()
+    const store = createLocalSpillStore({ root })
+    expect(store.holds(join(root, 'session-1', 'x.txt'))).toBe(true)
+    expect(store.holds(root)).toBe(false)
+    expect(store.holds(join(root, '..', 'elsewhere'))).toBe(false)
+    expect(store.holds(`${root}-sibling/x.txt`)).toBe(false)
   })
 })
