@@ -1,4 +1,5 @@
 // The glob script and its output: list with rg, add mtimes in the executor, parse, order newest first.
+import { exclusionArgs } from './access.js'
 import { SearchError } from './errors.js'
 import { explicitPath } from './display-path.js'
 import { EXIT_CANNOT_ENTER, EXIT_MISSING, EXIT_MTIME_PARTIAL, EXIT_MTIME_UNAVAILABLE, EXIT_NOT_DIRECTORY } from './script-exit.js'
@@ -22,12 +23,13 @@ export type MtimeLister = { helper: 'find'; find: string } | { helper: 'stat'; x
  * with its own when the root is unusable or the helper failed on a name (a file rg listed must never
  * vanish from the result unmentioned).
  */
-export function buildGlobCommand(rg: string, lister: MtimeLister, root: string, glob: string): string {
+export function buildGlobCommand(rg: string, lister: MtimeLister, root: string, glob: string, excludes: readonly string[] = []): string {
   const list = shellCommand([
     rg, '--files', '--null', '--no-config', '--no-ignore', '--hidden', '--color=never',
-    // The model's glob first: later globs win, so the VCS excludes cannot be overridden.
+    // The model's glob first: later globs win, so the VCS excludes and the deny rules cannot be overridden.
     `--glob=${glob}`,
     ...VCS_EXCLUDES.map((dir) => `--glob=!${dir}`),
+    ...exclusionArgs(excludes),
   ])
   const mtimes =
     lister.helper === 'find'

@@ -1,6 +1,7 @@
 // The glob tool (seed 000): run the listing through the bash seam, order it, retain once, spill.
 import path from 'node:path'
 import { defineTool, ItemRetainer, type BashRunResult, type ItemRetention, type ToolExecContext, type ToolOutput } from '@dsh/core'
+import { searchExclusions } from './access.js'
 import { GlobArgs } from './args.js'
 import { displayFrom, displayPath } from './display-path.js'
 import { SearchError } from './errors.js'
@@ -121,7 +122,8 @@ export function formatGlobPage(retained: ItemRetention<string>, spill: SpillOutc
 /** Runs one glob call end to end. */
 export async function executeGlob(ctx: GlobContext, args: GlobArgs, exec: ToolExecContext): Promise<ToolOutput> {
   const plan = planGlob(args.pattern, args.path)
-  const { run, workdir } = await runSearchCommand(ctx, exec, buildGlobCommand(ctx.rg, ctx.lister, plan.root, plan.glob))
+  const excludes = await searchExclusions(ctx.access(), plan.root, exec)
+  const { run, workdir } = await runSearchCommand(ctx, exec, buildGlobCommand(ctx.rg, ctx.lister, plan.root, plan.glob, excludes))
   const gaps = classifyGlobRun(run, workdir, plan.root, ctx.lister)
   const shown = displayFrom(workdir, path.resolve(workdir, plan.root))
   const paths = sortNewestFirst(parseGlobListing(run.stdout.text)).map((file) => shown(file.name))

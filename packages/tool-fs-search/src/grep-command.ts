@@ -1,6 +1,7 @@
 // The grep script: how a model's pattern, path and include become one shell command, and how its
 // output says where the printed paths are relative to.
 import path from 'node:path'
+import { exclusionArgs } from './access.js'
 import { SearchError } from './errors.js'
 import { explicitPath } from './display-path.js'
 import { EXIT_CANNOT_ENTER, EXIT_INCLUDE_ON_FILE, EXIT_MISSING } from './script-exit.js'
@@ -101,7 +102,8 @@ export function planInclude(include: string | undefined): IncludePlan {
  * rg skips include filters for a file it is given by name, so an include with a file target exits
  * with its own status rather than be ignored; so does a target that is missing or cannot be entered.
  */
-export function buildGrepCommand(rg: string, pattern: string, target: string, include: string | undefined, maxLineBytes: number): string {
+export function buildGrepCommand(rg: string, call: GrepCommandCall, maxLineBytes: number): string {
+  const { pattern, target, include, excludes = [] } = call
   const plan = planInclude(include)
   const dir = shellCommand([explicitPath(target)])
   const rgCommand = shellCommand([
@@ -112,23 +114,36 @@ export function buildGrepCommand(rg: string, pattern: string, target: string, in
   ])
   const filtered = plan.args.length > 0 || plan.subdir !== undefined
   return [
-    `if [ -d ${dir} ]; then cd -- ${dir} || exit ${EXIT_CANNOT_ENTER}; printf 'D\\0'; ${searchedFromInside(plan)}`,
+    `if [ -d ${dir} ]; then cd -- ${dir} || exit ${EXIT_CANNOT_ENTER}; printf 'D\\0'; ${searchedFromInside(plan, exclusionArgs(excludes))}`,
     `elif [ -e ${dir} ]; then ${filtered ? `exit ${EXIT_INCLUDE_ON_FILE}` : `printf 'F\\0'; set -- -- ${dir}`}`,
     `else exit ${EXIT_MISSING}; fi`,
     `${rgCommand} "$@" </dev/null`,
   ].join('\n')
 }
 
-/** The script's `set --` of rg's filter and target arguments inside the target directory. */
-function searchedFromInside(plan: IncludePlan): string {
+/**
+ * The script's `set --` of rg's filter and target arguments inside the target directory. The deny
+ * exclusions come after the include's globs, since rg obeys the later of two globs that match.
+ */
+function searchedFromInside(plan: IncludePlan, deny: readonly string[]): string {
+  const only = (inside: string) => `set -- ${shellCommand([...deny, '--', explicitPath(inside)])}`
   if (plan.subdir !== undefined) {
     const inside = shellCommand([explicitPath(plan.subdir)])
-    return `[ -e ${inside} ] || exit 1; set -- -- ${inside}`
+    return `[ -e ${inside} ] || exit 1; ${only(plan.subdir)}`
   }
-  const filtered = `set -- ${shellCommand([...plan.args, '--', '.'])}`
+  const filtered = `set -- ${shellCommand([...plan.args, ...deny, '--', '.'])}`
   if (plan.name === undefined) return filtered
   const named = shellCommand([explicitPath(plan.name)])
-  return `if [ -d ${named} ]; then set -- -- ${named}; else ${filtered}; fi`
+  return `if [ -d ${named} ]; then ${only(plan.name)}; else ${filtered}; fi`
+}
+
+/** What one grep call searches: the model's pattern, path and include, and the policy's exclusions. */
+export interface GrepCommandCall {
+  pattern: string
+  target: string
+  include: string | undefined
+  /** rg globs (without "!") of denied paths below the target. @default [] */
+  excludes?: readonly string[]
 }
 
 /** Whether rg searched inside a directory or one file, where its printed paths are relative to, and the rest of the output. */

@@ -3,6 +3,7 @@ import { defineTool, TextRetainer, type ToolExecContext, type ToolOutput } from 
 import { GrepArgs } from './args.js'
 import { displayFrom } from './display-path.js'
 import { escapeLineControls } from './escape-controls.js'
+import { searchExclusions } from './access.js'
 import { assertGrepRan, partialSearchErrors } from './grep-classify.js'
 import { buildGrepCommand, splitGrepOutput } from './grep-command.js'
 import { formatGrepPage, type GrepNotes } from './grep-format.js'
@@ -15,7 +16,8 @@ import { saveFormattedResult } from './spill.js'
 /** Runs one grep call end to end. */
 export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: ToolExecContext): Promise<ToolOutput> {
   const target = args.path ?? '.'
-  const command = buildGrepCommand(ctx.rg, args.pattern, target, args.include, ctx.config.grepMaxLineBytes)
+  const excludes = await searchExclusions(ctx.access(), target, exec)
+  const command = buildGrepCommand(ctx.rg, { pattern: args.pattern, target, include: args.include, excludes }, ctx.config.grepMaxLineBytes)
   const { run, workdir } = await runSearchCommand(ctx, exec, command)
   const call = { workdir, target, include: args.include }
   assertGrepRan(run, call)

@@ -9,7 +9,7 @@ import { SEARCH_PROMPT_SECTIONS } from './prompts.js'
 /** The plugin's name: its config key. */
 export const name = 'tool-fs-search'
 
-/** Services the plugin needs; `spillStore` is optional and read with `ctx.get`. */
+/** Services the plugin needs; `spillStore` and `access` are optional and read with `ctx.get`. */
 export const inject = ['tools', 'systemPrompt', 'bash'] as const
 
 /**
@@ -20,7 +20,7 @@ export async function apply(ctx: PluginContext<(typeof inject)[number]>, config:
   const rg = await chooseRg(ctx.bash, rgCandidates(config.rgPath, await packagedRgPath()), ctx.logger)
   if (rg === undefined) return
   await warnAboveOutputCap(ctx.bash, config, ctx.logger)
-  const search = { bash: ctx.bash, rg, config, spillStore: () => ctx.get('spillStore') }
+  const search = { bash: ctx.bash, rg, config, spillStore: () => ctx.get('spillStore'), access: () => ctx.get('access') }
   const lister = await chooseMtimeLister(ctx.bash, ctx.logger)
   if (lister !== undefined) ctx.tools.register(createGlobTool({ ...search, lister }))
   ctx.tools.register(createGrepTool(search))

@@ -1,5 +1,5 @@
 // What glob and grep share: one rg run through the bash seam, stderr reading, notes and budgets.
-import { HarnessError, type BashExecutor, type BashRunResult, type BashSpec, type SpillStore, type ToolExecContext } from '@dsh/core'
+import { HarnessError, type AccessPolicy, type BashExecutor, type BashRunResult, type BashSpec, type SpillStore, type ToolExecContext } from '@dsh/core'
 import type { SearchConfig } from './config.js'
 import { displayPath } from './display-path.js'
 import { SearchError } from './errors.js'
@@ -14,6 +14,8 @@ export interface SearchContext {
   config: SearchConfig
   /** Optional: read when a result needs saving, so a store provided later is still used. */
   spillStore(): SpillStore | undefined
+  /** Optional: the roots and deny rules a target must pass, read at each call. */
+  access(): AccessPolicy | undefined
 }
 
 /** A finished rg run the tool still has to classify by exit code. */

@@ -277,7 +277,7 @@ describe('glob under a hostile review', () => {
       new Promise<Scripted>((resolve) => spec.signal?.addEventListener('abort', () => resolve({ stdout: statRecords(['1', 'a'], ['2', 'b'], ['3', 'c']) }))),
     )
     const controller = new AbortController()
-    const ctx = { bash, rg: '/opt/rg', lister: { helper: 'find', find: '/usr/bin/find' } as const, config: Config.parse({ globMaxResults: 1 }), spillStore: () => store }
+    const ctx = { bash, rg: '/opt/rg', lister: { helper: 'find', find: '/usr/bin/find' } as const, config: Config.parse({ globMaxResults: 1 }), spillStore: () => store, access: () => undefined }
     const pending = executeGlob(ctx, { pattern: '*' }, { signal: controller.signal, name: 'glob', callId: 'c', agent })
     setTimeout(() => controller.abort(), 10)
     await expect(pending).rejects.toMatchObject({ code: 'SEARCH_ABORTED', message: 'glob was cancelled before rg finished; no result was produced.' })

@@ -21,7 +21,7 @@ async function harnessWith(script: (command: string) => Scripted | Promise<Scrip
 
 describe('grep command construction', () => {
   it('puts the pattern after -e and the target after --, reads stdin from /dev/null and ignores user config', () => {
-    const command = buildGrepCommand(RG, '-rf $(touch x)', '-dir with space', undefined, 2000)
+    const command = buildGrepCommand(RG, { pattern: '-rf $(touch x)', target: '-dir with space', include: undefined }, 2000)
     expect(command).toBe(
       [
         "if [ -d './-dir with space' ]; then cd -- './-dir with space' || exit 3; printf 'D\\0'; set -- -- .",
@@ -33,7 +33,7 @@ describe('grep command construction', () => {
   })
 
   it('narrows the search to the directory of an "every file under X" include', () => {
-    const command = buildGrepCommand(RG, 'x', '/abs', 'src/lib/**', 100)
+    const command = buildGrepCommand(RG, { pattern: 'x', target: '/abs', include: 'src/lib/**' }, 100)
     expect(command).toContain("cd -- /abs || exit 3; printf 'D\\0'; [ -e ./src/lib ] || exit 1; set -- -- ./src/lib")
     expect(command).not.toContain('--glob=src')
   })
@@ -93,7 +93,7 @@ describe('grep through the registry with a fake executor', () => {
     )
     const controller = new AbortController()
     const exec: ToolExecContext = { signal: controller.signal, name: 'grep', callId: 'c', agent }
-    const ctx = { bash, rg: RG, config: Config.parse({}), spillStore: () => undefined }
+    const ctx = { bash, rg: RG, config: Config.parse({}), spillStore: () => undefined, access: () => undefined }
     const pending = executeGrep(ctx, { pattern: 'x' }, exec)
     setTimeout(() => controller.abort(), 10)
     await expect(pending).rejects.toMatchObject({ code: 'SEARCH_ABORTED', message: 'grep was cancelled before rg finished; no result was produced.' })
@@ -120,7 +120,7 @@ describe('grep through the registry with a fake executor', () => {
       errorCode: 'SEARCH_ABORTED',
       content: 'grep timed out before rg finished; no result was produced. Narrow the pattern or path and search again.',
     })
-    const ctx = { bash: new FakeBash(() => ({ aborted: true, exitCode: null })), rg: RG, config: Config.parse({}), spillStore: () => undefined }
+    const ctx = { bash: new FakeBash(() => ({ aborted: true, exitCode: null })), rg: RG, config: Config.parse({}), spillStore: () => undefined, access: () => undefined }
     const controller = new AbortController()
     controller.abort(new HarnessError('TOOL_TIMEOUT', 'deadline'))
     await expect(executeGrep(ctx, { pattern: 'x' }, { signal: controller.signal, name: 'grep', callId: 'c' })).rejects.toThrow('grep timed out')
@@ -361,7 +361,7 @@ describe('grep under a hostile review', () => {
   })
 
   it('searches a plain-name include as the directory when there is one, else as file names', () => {
-    expect(buildGrepCommand(RG, 'x', '.', 'src', 100)).toContain(
+    expect(buildGrepCommand(RG, { pattern: 'x', target: '.', include: 'src' }, 100)).toContain(
       "if [ -d ./src ]; then set -- -- ./src; else set -- '--type-add=dshinclude:src' '--type=dshinclude' -- .; fi",
     )
   })
@@ -481,7 +481,7 @@ describe('grep under a hostile review', () => {
     // rg exits just as the deadline fires: the executor reports a clean run after the abort.
     const bash = new FakeBash((_command, spec) => new Promise<Scripted>((resolve) => spec.signal?.addEventListener('abort', () => resolve({ stdout: rgLines(...records) }))))
     const controller = new AbortController()
-    const ctx = { bash, rg: RG, config: Config.parse({ grepMaxMatches: 2 }), spillStore: () => store }
+    const ctx = { bash, rg: RG, config: Config.parse({ grepMaxMatches: 2 }), spillStore: () => store, access: () => undefined }
     const pending = executeGrep(ctx, { pattern: 'hit' }, { signal: controller.signal, name: 'grep', callId: 'c', agent })
     setTimeout(() => controller.abort(new HarnessError('TOOL_TIMEOUT', 'deadline')), 10)
     await expect(pending).rejects.toMatchObject({ code: 'SEARCH_ABORTED', message: 'grep timed out before rg finished; no result was produced. Narrow the pattern or path and search again.' })
@@ -497,7 +497,7 @@ describe('grep under a hostile review', () => {
       controller.abort(new HarnessError('TOOL_TIMEOUT', 'deadline'))
       return store
     }
-    const ctx = { bash, rg: RG, config: Config.parse({ grepMaxMatches: 2 }), spillStore }
+    const ctx = { bash, rg: RG, config: Config.parse({ grepMaxMatches: 2 }), spillStore, access: () => undefined }
     await expect(executeGrep(ctx, { pattern: 'hit' }, { signal: controller.signal, name: 'grep', callId: 'c', agent })).rejects.toMatchObject({ code: 'SEARCH_ABORTED' })
     expect(store.saved).toEqual([])
   })
