@@ -276,13 +276,11 @@ describe('cancellation', () => {
     const fifo = join(configs, 'fifo')
     execFileSync('mkfifo', [fifo])
     const before = process.listeners('SIGINT')
-    const pending = run(['grep', 'needle', fifo])
-    let added: NodeJS.SignalsListener | undefined
-    const deadline = Date.now() + 10_000
-    while ((added = process.listeners('SIGINT').find((l) => !before.includes(l))) === undefined && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 10))
-    }
+    const pending = run(['grep', 'needle', fifo, '--root', configs])
+    const added = process.listeners('SIGINT').find((l) => !before.includes(l))
     expect(added).toBeDefined()
+    // Cancel the search itself, not the load before it: rg is blocked on the FIFO.
+    expect(await waitUntil(() => processesMentioning(fifo).length > 0, 10_000)).toBe(true)
     // Call the handler runCli installed rather than signal the test runner's own process.
     added!('SIGINT')
     const result = await pending
