@@ -3,15 +3,36 @@ import { createRequire } from 'node:module'
 import { runCli } from './cli.js'
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string }
+
+/** Ends the process after one line on stderr: a broken environment is no place for a stack trace. */
+function fail(what: string, error: unknown): never {
+  process.stderr.write(`dsh: ${what}: ${error instanceof Error ? error.message : String(error)}\n`)
+  process.exit(1)
+}
+
 // A reader that closes early (`dsh grep x | head -1`) is not an error: stop quietly, as other tools do.
+// Any other write failure (a full disk, /dev/full) is, and says so in one line.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code !== 'EPIPE') throw error
-  process.exit()
+  if (error.code === 'EPIPE') process.exit()
+  fail('cannot write the output', error)
 })
-process.exitCode = await runCli(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
-  cwd: process.cwd(),
-  version,
-  stdio: { stdin: process.stdin, stdout: process.stdout },
-})
+
+let cwd: string
+try {
+  cwd = process.cwd()
+} catch (error) {
+  fail('the current directory cannot be read (was it deleted?); cd to another directory', error)
+}
+try {
+  process.exitCode = await runCli(process.argv.slice(2), {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    cwd,
+    version,
+    stdio: { stdin: process.stdin, stdout: process.stdout },
+  })
+} catch (error) {
+  // A file as stdout writes synchronously, so its failure arrives here rather than as an event.
+  if ((error as NodeJS.ErrnoException).syscall === 'write') fail('cannot write the output', error)
+  throw error
+}

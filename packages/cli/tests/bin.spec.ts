@@ -46,6 +46,20 @@ describe('node_modules/.bin/dsh', () => {
     expect(dshProcess('frob')).toEqual({ code: 2, stdout: '', stderr: 'dsh: unknown command "frob"\nRun dsh --help for usage.\n' })
   })
 
+  it('in a deleted working directory prints one line and exits 1, with no stack trace', () => {
+    const gone = tempDir('bin-gone')
+    const run = spawnSync('sh', ['-c', 'cd "$1" && rmdir "$1" && exec "$2" --help', 'sh', gone, bin], { encoding: 'utf8', timeout: 15_000 })
+    expect(run.status).toBe(1)
+    expect(run.stdout).toBe('')
+    expect(run.stderr).toBe('dsh: the current directory cannot be read (was it deleted?); cd to another directory: ENOENT: no such file or directory, uv_cwd\n')
+  })
+
+  it.each([['--help'], ['grep', 'needle']])('writing %j to a full device prints one line and exits 1', (...argv) => {
+    const run = spawnSync('sh', ['-c', 'exec "$@" > /dev/full', 'sh', bin, ...argv], { cwd: tree, encoding: 'utf8', timeout: 15_000 })
+    expect(run.status).toBe(1)
+    expect(run.stderr).toBe('dsh: cannot write the output: ENOSPC: no space left on device, write\n')
+  })
+
   it.each([
     ['Ctrl-C', 'SIGINT'],
     ['a host stopping it', 'SIGTERM'],
