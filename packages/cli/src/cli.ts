@@ -3,7 +3,6 @@ import { readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { Readable, Writable } from 'node:stream'
 import { HarnessError, stderrLogger, type Harness, type Logger, type ToolListing } from '@dsh/core'
-import { serveMcpStdio } from '@dsh/mcp'
 import { readCommandLine, UsageError, type CommandLine } from './command-line.js'
 import { createDshHarness } from './harness.js'
 import { nearestCommand } from './suggest.js'
@@ -115,6 +114,9 @@ async function runBuiltin(command: BuiltinCommand, line: CommandLine, session: S
     io.stdout.write(line.common.format === 'json' ? `${JSON.stringify(tools, null, 2)}\n` : formatToolList(tools))
     return EXIT.ok
   }
+  // Loaded only for this command: the MCP SDK's schemas cost ~200 ms to build, which every other
+  // command would pay for nothing.
+  const { serveMcpStdio } = await import('@dsh/mcp')
   await serveMcpStdio({
     harness: session.harness,
     // Without --cwd the client's first root is the session cwd, once it says which.
