@@ -1,5 +1,5 @@
 // Lint: typescript-eslint's recommended type-aware rules, import cycles, and the package boundaries
-// DESIGN.md draws: core depends on nothing of ours, tools on core only, cli/mcp compose everything,
+// docs/design.md#architecture draws: core depends on nothing of ours, tools on core only, cli/mcp compose everything,
 // and only the bash executor spawns processes.
 import js from '@eslint/js'
 import { importX } from 'eslint-plugin-import-x'
