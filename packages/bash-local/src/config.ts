@@ -1,4 +1,5 @@
 // bash-local's options: defaults and ceilings for every limit a request can ask for.
+import { describeIssues } from '@dsh/core'
 import { z } from 'zod'
 import { BashError } from './errors.js'
 
@@ -67,6 +68,5 @@ export type LocalBashSettings = z.output<typeof Config>
 export function parseLocalBashOptions(options: LocalBashOptions | undefined): LocalBashSettings {
   const parsed = Config.safeParse(options ?? {})
   if (parsed.success) return parsed.data
-  const detail = parsed.error.issues.map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`)
-  throw new BashError('BASH_INVALID_CONFIG', `bash-local: invalid options: ${detail.join('; ')}`, { cause: parsed.error })
+  throw new BashError('BASH_INVALID_CONFIG', `bash-local: invalid options: ${describeIssues(parsed.error)}`, { cause: parsed.error })
 }

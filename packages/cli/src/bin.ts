@@ -1,12 +1,13 @@
 // The `dsh` executable: everything else lives in runCli, which tests drive directly.
 import { createRequire } from 'node:module'
+import { errorMessage } from '@dsh/core'
 import { runCli } from './cli.js'
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string }
 
 /** Ends the process after one line on stderr: a broken environment is no place for a stack trace. */
 function fail(what: string, error: unknown): never {
-  process.stderr.write(`dsh: ${what}: ${error instanceof Error ? error.message : String(error)}\n`)
+  process.stderr.write(`dsh: ${what}: ${errorMessage(error)}\n`)
   process.exit(1)
 }
 

@@ -94,8 +94,10 @@ async function runTool(tool: ToolListing, line: CommandLine, session: Session, i
   const result = await session.harness.registry.execute(tool.name, args, { agent, signal })
   if (line.common.format === 'json') {
     const view = session.harness.registry.present(tool.name, args, result) ?? null
-    const errorCode = result.errorCode === undefined ? {} : { errorCode: result.errorCode }
-    io.stdout.write(`${JSON.stringify({ isError: result.isError, ...errorCode, content: result.content, meta: result.meta ?? null, view })}\n`)
+    const printed = result.isError
+      ? { isError: true, errorCode: result.errorCode, content: result.content, meta: null, view }
+      : { isError: false, content: result.content, meta: result.meta ?? null, view }
+    io.stdout.write(`${JSON.stringify(printed)}\n`)
   } else {
     io.stdout.write(`${result.content}\n`)
   }

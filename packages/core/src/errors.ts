@@ -18,6 +18,7 @@ export class HarnessError<Code extends string = string> extends Error {
 export type CoreErrorCode =
   | 'TOOL_NOT_FOUND'
   | 'TOOL_DUPLICATE'
+  | 'TOOL_INVALID_DEFINITION'
   | 'TOOL_INVALID_ARGUMENTS'
   | 'TOOL_TIMEOUT'
   | 'TOOL_ABORTED'
@@ -26,6 +27,7 @@ export type CoreErrorCode =
   | 'PLUGIN_CONFIG_INVALID'
   | 'PLUGIN_DEPENDENCY_MISSING'
   | 'PLUGIN_APPLY_FAILED'
+  | 'PROMPT_SECTION_DUPLICATE'
   | 'SERVICE_DUPLICATE'
 
 /** An expected failure inside the harness kernel (registry, loader, timeout policy). */
@@ -55,3 +57,8 @@ export type AccessErrorCode = 'ACCESS_OUTSIDE_ROOTS' | 'ACCESS_DENIED'
 
 /** A path the access policy does not allow: outside every root, or matched by a deny rule. */
 export class AccessError extends HarnessError<AccessErrorCode> {}
+
+/** The message of anything thrown: an Error's message, else the value as text. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

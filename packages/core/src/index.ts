@@ -1,5 +1,5 @@
 // The public surface of @dsh/core. Any new export here becomes public API.
-export { HarnessError, CoreError, FsError, AccessError, type CoreErrorCode, type FsErrorCode, type AccessErrorCode } from './errors.js'
+export { HarnessError, CoreError, FsError, AccessError, errorMessage, type CoreErrorCode, type FsErrorCode, type AccessErrorCode } from './errors.js'
 export type { JsonValue } from './json.js'
 export type { ToolCallKind, GenericCallView, ToolCallView, GenericResultView, ToolResultView } from './presentation.js'
 export {
@@ -9,6 +9,8 @@ export {
   type ToolExecContext,
   type ToolOutput,
   type ToolResult,
+  type ToolSuccess,
+  type ToolFailure,
   type ToolMetadata,
   type ToolSpec,
   type ToolDefinition,
@@ -23,7 +25,7 @@ export type {
   Services,
   ServiceName,
 } from './services.js'
-export { asPlugin, type Plugin, type PluginContext, type PluginModule } from './plugin.js'
+export { asPlugin, describeIssues, type Plugin, type PluginContext, type PluginModule } from './plugin.js'
 export { loadHarness, stderrLogger, type LoadOptions, type Harness } from './loader.js'
 export {
   ItemRetainer,

@@ -1,6 +1,6 @@
 // The plugin shape and the checks the loader runs on each plugin.
 import { z } from 'zod'
-import { CoreError, HarnessError } from './errors.js'
+import { CoreError, errorMessage, HarnessError } from './errors.js'
 import type { Logger, ServiceName, Services } from './services.js'
 
 /**
@@ -45,18 +45,18 @@ export function asPlugin(module: PluginModule): Plugin {
   return module as Plugin
 }
 
-/** Describes a zod issue as `field: problem`, the way a person fixing a config file reads it. */
-export function describeIssue(issue: z.core.$ZodIssue): string {
-  const field = issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)'
-  return `${field}: ${issue.message}`
+/** Describes a zod error as `field: problem; field: problem`, the way a person fixing a config or a call reads it. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => `${issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)'}: ${issue.message}`)
+    .join('; ')
 }
 
 /** Parses one plugin's config with its schema, or throws `PLUGIN_CONFIG_INVALID` naming the fields. */
 export function parsePluginConfig(plugin: Plugin, raw: unknown): unknown {
   const parsed = plugin.Config.safeParse(raw ?? {})
   if (parsed.success) return parsed.data
-  const detail = parsed.error.issues.map(describeIssue).join('; ')
-  throw new CoreError('PLUGIN_CONFIG_INVALID', `plugin ${plugin.name}: invalid config: ${detail}`, {
+  throw new CoreError('PLUGIN_CONFIG_INVALID', `plugin ${plugin.name}: invalid config: ${describeIssues(parsed.error)}`, {
     cause: parsed.error,
   })
 }
@@ -66,7 +66,7 @@ export async function applyPlugin(plugin: Plugin, ctx: PluginContext<ServiceName
   try {
     await plugin.apply(ctx, config)
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error)
+    const reason = errorMessage(error)
     const code = error instanceof HarnessError ? ` [${error.code}]` : ''
     throw new CoreError('PLUGIN_APPLY_FAILED', `plugin ${plugin.name} failed to load${code}: ${reason}`, {
       cause: error,

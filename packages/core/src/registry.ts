@@ -1,12 +1,12 @@
 // ToolRegistry: tools and prompt sections, and execution that turns every failure into a result.
 import { randomUUID } from 'node:crypto'
 import type { z } from 'zod'
-import { CoreError, HarnessError } from './errors.js'
-import { describeIssue } from './plugin.js'
+import { CoreError, errorMessage, HarnessError } from './errors.js'
+import { describeIssues } from './plugin.js'
 import type { ToolResultView } from './presentation.js'
 import type { PromptSection, SystemPromptRegistrar, ToolRegistrar } from './services.js'
 import { runWithDeadline } from './timeout.js'
-import { toolJsonSchema, type AgentRef, type ToolDefinition, type ToolMetadata, type ToolResult } from './tool.js'
+import { toolJsonSchema, type AgentRef, type ToolDefinition, type ToolFailure, type ToolMetadata, type ToolResult } from './tool.js'
 
 /** One tool as a host or a model sees it. */
 export interface ToolListing extends ToolMetadata {
@@ -45,7 +45,7 @@ export class ToolRegistry implements ToolRegistrar, SystemPromptRegistrar {
 
   add(section: PromptSection): void {
     if (this.#sections.has(section.id)) {
-      throw new CoreError('TOOL_DUPLICATE', `a prompt section with id ${section.id} is already registered`)
+      throw new CoreError('PROMPT_SECTION_DUPLICATE', `a prompt section with id ${section.id} is already registered`)
     }
     this.#sections.set(section.id, section)
   }
@@ -138,12 +138,10 @@ export class ToolRegistry implements ToolRegistrar, SystemPromptRegistrar {
 }
 
 function invalidArguments(name: string, error: z.ZodError): CoreError {
-  const detail = error.issues.map(describeIssue).join('; ')
-  return new CoreError('TOOL_INVALID_ARGUMENTS', `invalid arguments for ${name}: ${detail}`, { cause: error })
+  return new CoreError('TOOL_INVALID_ARGUMENTS', `invalid arguments for ${name}: ${describeIssues(error)}`, { cause: error })
 }
 
-function failure(error: unknown): ToolResult {
+function failure(error: unknown): ToolFailure {
   if (error instanceof HarnessError) return { content: error.message, isError: true, errorCode: error.code }
-  const message = error instanceof Error ? error.message : String(error)
-  return { content: `tool failed unexpectedly: ${message}`, isError: true, errorCode: 'TOOL_FAILED' }
+  return { content: `tool failed unexpectedly: ${errorMessage(error)}`, isError: true, errorCode: 'TOOL_FAILED' }
 }

@@ -37,17 +37,31 @@ export interface ToolOutput {
   spilledTo?: string
 }
 
-/** What the registry returns for a call: never a throw. */
-export interface ToolResult {
+/** A call that succeeded: the model-facing text and what the tool returned beside it. */
+export interface ToolSuccess {
+  isError: false
   content: string
-  isError: boolean
-  /** The error's code when `isError`, e.g. `'TOOL_TIMEOUT'` or `'SEARCH_INVALID_PATTERN'`. */
-  errorCode?: string
   value?: unknown
   meta?: JsonValue
   /** The locator of the complete result in the spill store, when the content is a capped page of it. */
   spilledTo?: string
+  /** A success has no code. (Declared so a reader of either kind of result may ask.) */
+  errorCode?: never
 }
+
+/** A call that failed: the model-facing message and its code, and nothing a success carries. */
+export interface ToolFailure {
+  isError: true
+  content: string
+  /** The error's code, e.g. `'TOOL_TIMEOUT'` or `'SEARCH_INVALID_PATTERN'`. */
+  errorCode: string
+  value?: never
+  meta?: never
+  spilledTo?: never
+}
+
+/** What the registry returns for a call: never a throw, and a code exactly when it failed. */
+export type ToolResult = ToolSuccess | ToolFailure
 
 /** How a host may schedule a tool and how ToolSearch treats it. */
 export interface ToolMetadata {
@@ -85,10 +99,10 @@ const TOOL_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/
 /** Defines a tool; metadata flags default to the conservative side (not read-only, not parallel). */
 export function defineTool<P extends z.ZodObject>(spec: ToolSpec<P>): ToolDefinition<P> {
   if (!TOOL_NAME.test(spec.name)) {
-    throw new CoreError('TOOL_INVALID_ARGUMENTS', `tool name ${JSON.stringify(spec.name)} must match ${TOOL_NAME}`)
+    throw new CoreError('TOOL_INVALID_DEFINITION', `tool name ${JSON.stringify(spec.name)} must match ${TOOL_NAME}`)
   }
   if (spec.timeoutMs !== undefined && !(Number.isInteger(spec.timeoutMs) && spec.timeoutMs > 0)) {
-    throw new CoreError('TOOL_INVALID_ARGUMENTS', `tool ${spec.name}: timeoutMs must be a positive integer`)
+    throw new CoreError('TOOL_INVALID_DEFINITION', `tool ${spec.name}: timeoutMs must be a positive integer`)
   }
   return Object.freeze({
     isReadOnly: false,

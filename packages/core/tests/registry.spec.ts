@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { CoreError, defineTool, HarnessError, ToolRegistry, type ToolExecContext } from '@dsh/core'
+import { defineTool, HarnessError, ToolRegistry, type ToolExecContext } from '@dsh/core'
 
 const seen: ToolExecContext[] = []
 const add = defineTool({
@@ -134,8 +134,8 @@ describe('ToolRegistry listing', () => {
 
   it('refuses a duplicate tool or section', () => {
     const r = registry()
-    expect(() => r.register(add)).toThrow(CoreError)
-    expect(() => r.add({ id: 'math', text: 'again' })).toThrow(/already registered/)
+    expect(() => r.register(add)).toThrow(expect.objectContaining({ code: 'TOOL_DUPLICATE' }))
+    expect(() => r.add({ id: 'math', text: 'again' })).toThrow(expect.objectContaining({ code: 'PROMPT_SECTION_DUPLICATE', message: expect.stringMatching(/already registered/) }))
     expect(r.get('add')).toBe(add)
   })
 })
@@ -161,7 +161,7 @@ describe('ToolRegistry.present', () => {
 
   it('falls back to no view for a tool without a presenter, bad arguments, or a presenter that throws', () => {
     const r = registry()
-    const result = { content: 'x', isError: false }
+    const result = { content: 'x', isError: false } as const
     expect(r.present('write', {}, result)).toBeUndefined()
     expect(r.present('add', { a: 'x' }, result)).toBeUndefined()
     expect(r.present('nope', {}, result)).toBeUndefined()

@@ -21,11 +21,11 @@ describe('defineTool', () => {
   })
 
   it('rejects a name a model could not call', () => {
-    expect(() => defineTool({ ...echo, name: 'bad name' })).toThrow(/tool name "bad name"/)
+    expect(() => defineTool({ ...echo, name: 'bad name' })).toThrow(expect.objectContaining({ code: 'TOOL_INVALID_DEFINITION', message: expect.stringMatching(/tool name "bad name"/) }))
   })
 
   it.each([0, -5, 1.5])('rejects timeoutMs %s', (timeoutMs) => {
-    expect(() => defineTool({ ...echo, timeoutMs })).toThrow(/timeoutMs must be a positive integer/)
+    expect(() => defineTool({ ...echo, timeoutMs })).toThrow(expect.objectContaining({ code: 'TOOL_INVALID_DEFINITION', message: expect.stringMatching(/timeoutMs must be a positive integer/) }))
   })
 })
 

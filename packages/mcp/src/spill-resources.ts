@@ -1,5 +1,5 @@
 // resources/*: spilled results listed, templated and read back in full through the harness's spill store.
-import { HarnessError, type SpillStore } from '@dsh/core'
+import { errorMessage, HarnessError, type SpillStore } from '@dsh/core'
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type Server } from '@modelcontextprotocol/server'
 import { SPILL_URI_TEMPLATE, type SpillLinks } from './spill-links.js'
 import { ERROR_CODE_META } from './tool-call.js'
@@ -28,7 +28,7 @@ export function registerSpillResources(server: Server, links: SpillLinks, store:
       return { contents: [{ uri, mimeType: 'text/plain', text: await store.readText(locator) }] }
     } catch (error) {
       // The store words what went wrong (retention removed the file, say) and what to do next.
-      const message = error instanceof Error ? error.message : String(error)
+      const message = errorMessage(error)
       const code = error instanceof HarnessError ? { [ERROR_CODE_META]: error.code } : {}
       throw new ProtocolError(ProtocolErrorCode.InternalError, `cannot read ${uri}: ${message}`, { uri, ...code })
     }

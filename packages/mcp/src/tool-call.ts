@@ -51,10 +51,7 @@ async function callTool(deps: ToolHandlerDeps, name: string, args: unknown, sign
  */
 function toCallToolResult(result: ToolResult, links: SpillLinks): CallToolResult {
   const content: ContentBlock[] = [{ type: 'text', text: result.content }]
+  if (result.isError) return { content, isError: true, _meta: { [ERROR_CODE_META]: result.errorCode } }
   if (result.spilledTo !== undefined) content.push(links.link(result.spilledTo))
-  return {
-    content,
-    isError: result.isError,
-    ...(result.errorCode === undefined ? {} : { _meta: { [ERROR_CODE_META]: result.errorCode } }),
-  }
+  return { content, isError: false }
 }

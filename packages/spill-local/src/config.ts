@@ -1,6 +1,7 @@
 // spill-local's options: where files go and how long they are kept.
 import { homedir } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
+import { describeIssues } from '@dsh/core'
 import { z } from 'zod'
 import { SpillError } from './errors.js'
 
@@ -34,8 +35,7 @@ export type LocalSpillSettings = Omit<z.output<typeof Config>, 'root'> & { root:
 export function parseLocalSpillOptions(options: LocalSpillOptions): LocalSpillSettings {
   const parsed = Config.safeParse(options)
   if (!parsed.success) {
-    const detail = parsed.error.issues.map((issue) => `${issue.path.map(String).join('.')}: ${issue.message}`)
-    throw new SpillError('SPILL_INVALID_CONFIG', `spill-local: invalid options: ${detail.join('; ')}`, { cause: parsed.error })
+    throw new SpillError('SPILL_INVALID_CONFIG', `spill-local: invalid options: ${describeIssues(parsed.error)}`, { cause: parsed.error })
   }
   return { ...parsed.data, root: resolve(parsed.data.root ?? defaultRoot()) }
 }
