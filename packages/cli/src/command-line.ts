@@ -44,7 +44,8 @@ export const COMMON_OPTIONS = {
   root: { type: 'string', multiple: true },
   format: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean', short: 'v' },
+  // -V as rg and fd have it: rg users mean -v as invert-match.
+  version: { type: 'boolean', short: 'V' },
 } as const
 
 /**
@@ -59,7 +60,10 @@ export function readCommandLine(argv: readonly string[]): CommandLine {
   if (early?.kind === 'option' && command !== undefined) {
     throw new UsageError(`${early.rawName} must follow the command: dsh ${command} … ${early.rawName}`, command)
   }
-  return { command, common: commonOptions(argv), argv }
+  // Only a flag written alone counts: `-xv` or `-f/proc/self/environ` is a group of short options
+  // (for the command to reject), not a request for the version or the help.
+  const alone = (name: string) => tokens.some((token) => token.kind === 'option' && token.name === name && argv[token.index] === token.rawName)
+  return { command, common: { ...commonOptions(argv), help: alone('help'), version: alone('version') }, argv }
 }
 
 /** The shared options' values; a command's own options are left to the second reading. */
@@ -79,8 +83,8 @@ function commonOptions(argv: readonly string[]): CommonOptions {
   return {
     format,
     roots: roots as string[],
-    help: values.help === true,
-    version: values.version === true,
+    help: false,
+    version: false,
     ...(cwd === undefined ? {} : { cwd }),
     ...(configFile === undefined ? {} : { configFile }),
     ...(spillDir === undefined ? {} : { spillDir }),

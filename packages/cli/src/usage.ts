@@ -20,7 +20,7 @@ const OPTIONS = `Options (any command, anywhere before "--"):
                      working directory and the spill store are reachable
   --format text|json text prints the model-facing text; json prints {isError, errorCode?, content, meta, view}
   -h, --help         this text; dsh COMMAND --help describes one command
-  -v, --version      the version`
+  -V, --version      the version`
 
 const FOOTER = `A value that starts with "-" goes after "--" (dsh grep -- -foo) or as --NAME=VALUE (--pattern=-foo).
 Exit status: 0 success (no matches is success), 1 the tool returned an error, 2 usage error, 130 interrupted.`

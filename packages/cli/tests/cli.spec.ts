@@ -158,6 +158,9 @@ describe('usage errors exit 2 with a clear message', () => {
     [['read'], 'read takes PATH', 'dsh read'],
     [['tools', 'extra'], 'tools takes no arguments', 'dsh tools'],
     [['mcp', '--nope'], "Unknown option '--nope'", 'dsh mcp'],
+    [['grep', '-xv', 'foo'], "Unknown option '-x'", 'dsh grep'],
+    [['grep', '-f/proc/self/environ', 'foo', '--format', 'json'], "Unknown option '-f'", 'dsh grep'],
+    [['grep', '-v', 'foo'], "Unknown option '-v'", 'dsh grep'],
     [[], 'no command given', 'dsh'],
   ])('%j', async (argv, message, help) => {
     const result = await dsh(argv, tree)

@@ -18,7 +18,10 @@ describe('readCommandLine', () => {
     [['--help'], { help: true, version: false }, undefined],
     [['-h', 'grep'], { help: true, version: false }, 'grep'],
     [['--version'], { help: false, version: true }, undefined],
-    [['-v'], { help: false, version: true }, undefined],
+    [['-V'], { help: false, version: true }, undefined],
+    [['grep', '-xv', 'foo'], { help: false, version: false }, 'grep'],
+    [['grep', '-f/proc/self/environ', 'foo'], { help: false, version: false }, 'grep'],
+    [['grep', '-Xh', 'foo'], { help: false, version: false }, 'grep'],
     [[], { help: false, version: false }, undefined],
   ] as const)('reads %j', (argv, flags, command) => {
     expect(readCommandLine(argv)).toMatchObject({ command, common: flags })
