@@ -1,0 +1,147 @@
+// The invariants every soak call must keep, judged from what the call put out.
+import { existsSync, readFileSync, rmSync } from 'node:fs'
+import path from 'node:path'
+import type { CallUser, SoakCall } from './calls.js'
+import type { SoakTree } from './tree.js'
+
+/** A tool result as the registry returns it or `dsh --format json` prints it. */
+export interface ToolAnswer {
+  isError: boolean
+  errorCode?: string
+  content: string
+  spilledTo?: string
+}
+
+/** How a CLI process ended. */
+export interface ProcessEnd {
+  exitCode: number | null
+  signal: NodeJS.Signals | null
+  /** The signal the soak sent it, if any: a random cancel, or the hang watchdog's SIGKILL. */
+  sent: NodeJS.Signals | undefined
+  stdout: string
+  /** Without the lines /usr/bin/time adds. */
+  stderr: string
+}
+
+/** What one call did, from either runner. */
+export interface CallOutcome {
+  via: 'in-process' | 'cli'
+  user: CallUser
+  call: SoakCall
+  /** The command line, for a CLI call. */
+  argv?: readonly string[]
+  /** The config the call ran under, for the repro. */
+  config: Record<string, unknown>
+  /** False when a plugin must refuse the config: the CLI must then exit 2. */
+  configValid: boolean
+  /** The result, when a whole one came back. */
+  answer?: ToolAnswer
+  /** Every other text the call put out (result value and meta, stdout, stderr), scanned for secrets. */
+  otherTexts: string[]
+  /** The soak aborted or signalled the call before it ended. */
+  cancelled: boolean
+  /** The call outlived its timeout, kill grace and slack. */
+  hung: boolean
+  /** What `registry.execute` threw, when it broke its promise never to. */
+  threw?: string
+  process?: ProcessEnd
+  ms: number
+}
+
+/** The kinds of broken invariant the soak counts. */
+export type ViolationKind =
+  | 'in-process-throw'
+  | 'hung'
+  | 'error-without-code'
+  | 'missed-known-match'
+  | 'known-match-error'
+  | 'incomplete-not-said'
+  | 'secret-leak'
+  | 'canary'
+  | 'spill-missing'
+  | 'spill-outside-store'
+  | 'cli-exit'
+  | 'cli-stack-trace'
+  | 'cli-bad-json'
+
+/** One broken invariant and the call that broke it. */
+export interface Violation {
+  kind: ViolationKind
+  detail: string
+  outcome: CallOutcome
+}
+
+// A probe may fail without showing its needle only when it was stopped (timeout, abort) or its raw
+// output passed the configured cap: each is an error a model can act on, not a false "no matches".
+const EXCUSED_CODES = new Set(['SEARCH_ABORTED', 'TOOL_TIMEOUT', 'TOOL_ABORTED', 'FS_ABORTED', 'SEARCH_RAW_OUTPUT_OVERFLOW'])
+const EXIT_STATUSES = new Set([0, 1, 2, 130])
+// The footer of a capped result: "… stored at: /path/file.txt. Use read …".
+const SPILL_FOOTER = /stored at: (\/.+?)\. Use read/g
+const STACK_LINE = /^ {4}at /m
+
+/** Every invariant the outcome breaks. Removes a canary it finds, so that the next call to make one is caught too. */
+export function checkOutcome(outcome: CallOutcome, tree: SoakTree): Violation[] {
+  const found: Violation[] = []
+  const flag = (kind: ViolationKind, detail: string): void => void found.push({ kind, detail, outcome })
+  const { answer, call } = outcome
+  if (outcome.threw !== undefined) flag('in-process-throw', outcome.threw)
+  if (outcome.hung) flag('hung', `no result after ${Math.round(outcome.ms)} ms`)
+  if (answer?.isError === true && answer.errorCode === undefined) flag('error-without-code', answer.content.slice(0, 200))
+  if (answer !== undefined) checkExpectation(call, answer, flag)
+  for (const text of [answer?.content ?? '', ...outcome.otherTexts]) {
+    if (text.includes(tree.secretMarker)) flag('secret-leak', excerptAround(text, tree.secretMarker))
+  }
+  if (answer !== undefined) checkSpills(answer, tree, flag)
+  for (const canary of tree.canaries) {
+    if (!existsSync(canary)) continue
+    flag('canary', `${canary} exists after this call`)
+    rmSync(canary, { force: true })
+  }
+  if (outcome.process !== undefined) checkProcess(outcome.process, answer, outcome.configValid, flag)
+  return found
+}
+
+function checkExpectation(call: SoakCall, answer: ToolAnswer, flag: (kind: ViolationKind, detail: string) => void): void {
+  const expect = call.expect
+  if (expect === undefined) return
+  if (answer.isError) {
+    if (expect.kind === 'match' && !EXCUSED_CODES.has(answer.errorCode ?? '')) flag('known-match-error', `${answer.errorCode}: ${answer.content.slice(0, 300)}`)
+    return
+  }
+  if (expect.kind === 'match' && !answer.content.includes(expect.text)) flag('missed-known-match', `${JSON.stringify(expect.text)} not in: ${answer.content.slice(0, 300)}`)
+  if (expect.kind === 'incomplete' && !/could not read|incomplete/i.test(answer.content)) flag('incomplete-not-said', answer.content.slice(0, 300))
+}
+
+function checkSpills(answer: ToolAnswer, tree: SoakTree, flag: (kind: ViolationKind, detail: string) => void): void {
+  const locators = new Set([...answer.content.matchAll(SPILL_FOOTER)].map((match) => match[1]!))
+  if (answer.spilledTo !== undefined) locators.add(answer.spilledTo)
+  for (const locator of locators) {
+    const inside = [tree.spillDir, tree.nobodySpillDir].some((dir) => path.resolve(locator).startsWith(`${dir}/`))
+    if (!inside) flag('spill-outside-store', locator)
+    if (!existsSync(locator)) {
+      flag('spill-missing', locator)
+      continue
+    }
+    const saved = readFileSync(locator, 'utf8')
+    if (saved.includes(tree.secretMarker)) flag('secret-leak', `in spilled ${locator}: ${excerptAround(saved, tree.secretMarker)}`)
+  }
+}
+
+function checkProcess(end: ProcessEnd, answer: ToolAnswer | undefined, configValid: boolean, flag: (kind: ViolationKind, detail: string) => void): void {
+  if (STACK_LINE.test(end.stderr)) flag('cli-stack-trace', end.stderr.slice(0, 600))
+  if (end.signal !== null) {
+    if (end.sent === undefined) flag('cli-exit', `killed by ${end.signal}, which the soak did not send`)
+    return
+  }
+  const status = end.exitCode ?? -1
+  if (!EXIT_STATUSES.has(status)) flag('cli-exit', `exit ${status}; stderr: ${end.stderr.slice(0, 300)}`)
+  if (status === 130 && end.sent === undefined) flag('cli-exit', 'exit 130 (interrupted) with no signal sent')
+  if (!configValid && status !== 2 && end.sent === undefined) flag('cli-exit', `exit ${status} under a config dsh must refuse (exit 2)`)
+  if ((status === 0 || status === 1) && answer === undefined) flag('cli-bad-json', `exit ${status} with stdout ${JSON.stringify(end.stdout.slice(0, 300))}`)
+  if (answer !== undefined && (status === 0 || status === 1) && answer.isError !== (status === 1)) flag('cli-exit', `exit ${status} but isError ${answer.isError}`)
+}
+
+function excerptAround(text: string, needle: string): string {
+  const at = text.indexOf(needle)
+  return JSON.stringify(text.slice(Math.max(0, at - 120), at + needle.length + 40))
+}

@@ -1,0 +1,205 @@
+// The hostile tree the soak searches: sources, awkward names and special files, written from the seed.
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { createRandom } from './random.js'
+
+/** The uid and gid the unprivileged CLI calls run as: `nobody` on Debian. */
+export const NOBODY_ID = 65534
+
+/** A file that holds a needle no other file holds, so a search that names it must find it. */
+export interface KnownFile {
+  /** Relative to the tree root; undefined when the name is not valid UTF-8 (no string can name it). */
+  relative: string | undefined
+  /** The directory that holds it, relative to the root ("" for the root itself). */
+  directory: string
+  needle: string
+  /** True when the base name holds no glob metacharacter or control byte, so a glob can name it. */
+  globSafe: boolean
+}
+
+/** Everything the soak made in its temp dir, and what the generators and checks need to know of it. */
+export interface SoakTree {
+  /** The temp dir holding the tree, the spill dirs and the config files. */
+  base: string
+  root: string
+  spillDir: string
+  /** The unprivileged user's spill dir (it cannot write the other one). */
+  nobodySpillDir: string
+  configDir: string
+  /** Files that must never exist: any of them means a model value ran as a command. */
+  canaries: string[]
+  /** The marker in every denied file; it must never appear in any output. */
+  secretMarker: string
+  known: KnownFile[]
+  /** A needle only in files the unprivileged user cannot read. */
+  lockedNeedle: string
+  /** Relative paths of the FIFOs: a read of one blocks until a timeout or abort ends it. */
+  fifos: string[]
+  /** Relative paths of the directory and file chmod 000, restored before cleanup. */
+  locked: string[]
+}
+
+/** Names that break naive quoting, flag parsing or line-based parsing; each becomes a file with a needle. */
+const HOSTILE_NAMES: (string | Buffer)[] = [
+  'with space.ts',
+  ' leading-space.ts',
+  'trailing-space.ts ',
+  "quote'single.ts",
+  'quote"double.ts',
+  '$(touch canary).ts',
+  '`touch canary`.ts',
+  '-e',
+  '--pre=x',
+  '-rf.ts',
+  '--',
+  '-',
+  'new\nline.ts',
+  'tab\tname.ts',
+  'carriage\rreturn.ts',
+  'semi;colon|pipe&amp.ts',
+  'glob*star?.ts',
+  '[bracket].ts',
+  '{brace,alt}.ts',
+  '!bang.ts',
+  '#hash.ts',
+  '~tilde.ts',
+  'back\\slash.ts',
+  'ünïcødé.ts',
+  '😀.ts',
+  '\u202Eevil.ts',
+  '\x1b[31mansi.ts',
+  'NUL:colon:0:.ts',
+  Buffer.from([0x6e, 0x6f, 0x6e, 0xff, 0xfe, 0x2e, 0x74, 0x73]),
+  Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x2e, 0x74, 0x73]),
+]
+
+/** Directories with hostile names, each holding one ordinary file. */
+const HOSTILE_DIRS = ['dir with space', '-dash-dir', '$(touch canary)', '!src', 'new\nline-dir']
+
+/**
+ * Commands a search might run by name; each is a script that touches the canary. A tool that ran one
+ * from the tree (a `.` or empty PATH entry, a relative command) is caught. `node`, `env`, `setpriv` and
+ * `time` are left out: the soak itself starts the CLI through them.
+ */
+const TRAP_COMMANDS = ['find', 'rg', 'stat', 'xargs', 'bash', 'sh', 'sort', 'head', 'cat', 'ls', 'grep', 'kill', 'sleep', 'timeout', 'tr', 'sed', 'awk']
+
+const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'render', 'parse', 'value', 'index', 'buffer', 'stream', 'token', 'signal']
+const MODULES = 8
+const FILES_PER_MODULE = 25
+
+/** Writes the tree, spill and config dirs into a fresh temp dir; world-readable except the locked paths. */
+export function createHostileTree(seed: number): SoakTree {
+  const random = createRandom(seed ^ 0x7ee)
+  const base = mkdtempSync(path.join(tmpdir(), 'dsh-soak-'))
+  // The unprivileged CLI calls must reach the tree and their config files through the temp dir.
+  chmodSync(base, 0o755)
+  const root = path.join(base, 'tree')
+  const tree: SoakTree = {
+    base,
+    root,
+    spillDir: path.join(base, 'spill'),
+    nobodySpillDir: path.join(base, 'spill-nobody'),
+    configDir: path.join(base, 'configs'),
+    canaries: [path.join(base, 'canary'), path.join(root, 'canary')],
+    secretMarker: `SOAKSECRET-${seed.toString(16)}${Math.floor(random.float() * 2 ** 32).toString(16)}`,
+    known: [],
+    lockedNeedle: 'SOAKLOCKEDNEEDLE',
+    fifos: ['pipe.fifo', 'src/mod03/queue.fifo'],
+    locked: ['locked', 'locked-file.ts'],
+  }
+  mkdirSync(tree.spillDir, { mode: 0o700 })
+  mkdirSync(tree.nobodySpillDir, { mode: 0o700 })
+  chownSync(tree.nobodySpillDir, NOBODY_ID, NOBODY_ID)
+  mkdirSync(tree.configDir, { mode: 0o755 })
+  let needles = 0
+  const write = (relative: string | Buffer, data: string | Buffer, known = false): void => {
+    // Buffers throughout: a name that is not valid UTF-8 has no string form.
+    const file = Buffer.concat([Buffer.from(`${root}/`), Buffer.from(relative)])
+    mkdirSync(file.subarray(0, file.lastIndexOf('/')), { recursive: true })
+    writeFileSync(file, data)
+    if (!known) return
+    const needle = String(data).slice(0, String(data).indexOf(' '))
+    const utf8 = Buffer.isBuffer(relative) ? undefined : relative
+    const base = path.posix.basename(Buffer.from(relative).toString('latin1'))
+    tree.known.push({
+      relative: utf8,
+      directory: utf8 === undefined ? '' : path.posix.dirname(utf8).replace(/^\.$/, ''),
+      needle,
+      globSafe: utf8 !== undefined && /^[\w.-]+$/.test(base),
+    })
+  }
+  const nextNeedle = (): string => `SOAKNEEDLE${needles++}X`
+
+  for (let m = 0; m < MODULES; m++) {
+    for (let f = 0; f < FILES_PER_MODULE; f++) {
+      const lines = [`${nextNeedle()} module m${m} file ${f}`]
+      for (let l = 0; l < 30; l++) lines.push(`  const v${l} = ${random.pick(WORDS)}(${random.int(0, 1e6)}) // ${random.pick(WORDS)}`)
+      write(`src/mod${pad(m)}/m${pad(m)}f${pad(f)}.ts`, `${lines.join('\n')}\n`, true)
+    }
+  }
+  for (let d = 0; d < 20; d++) write(`docs/page-${pad(d)}.md`, `${nextNeedle()} page\n\n# Page ${d}\n${random.pick(WORDS)} text\n`, true)
+  for (const name of HOSTILE_NAMES) write(name, `${nextNeedle()} hostile name\nconst x = 1\n`, true)
+  for (const dir of HOSTILE_DIRS) write(`${dir}/inner.ts`, `${nextNeedle()} hostile directory\n`, true)
+
+  // A minified bundle: one 2.5 MB line, longer than every line budget; its needle leads the line.
+  const chunks = [`${nextNeedle()} `]
+  for (let i = 0; chunks.length < 60_000; i++) chunks.push(`var a${i}=function(){return ${i}};const c${i}=a${i}();`)
+  write('minified.js', `${chunks.join('')}\n`, true)
+  write('long.txt', `${nextNeedle()} long file\n${Array.from({ length: 30_000 }, (_, i) => `line ${i + 2} ${random.pick(WORDS)}`).join('\n')}\n`, true)
+  write('empty.ts', '')
+  write('no-newline.ts', `${nextNeedle()} no trailing newline`, true)
+  write('crlf.ts', `${nextNeedle()} crlf\r\nconst y = 2\r\n`, true)
+  write('latin1-content.txt', Buffer.concat([Buffer.from(`${nextNeedle()} caf`), Buffer.from([0xe9, 0xff, 0x0a])]), true)
+  const blob = Buffer.alloc(64 * 1024)
+  for (let b = 0; b < blob.length; b++) blob[b] = random.float() < 0.1 ? 0 : random.int(0, 255)
+  Buffer.from('SOAKNEEDLEBINARY const').copy(blob, 4096)
+  write('blob.bin', blob)
+
+  // Denied files: their marker must never reach any output.
+  write('.env', `API_KEY=${tree.secretMarker}-0\n`)
+  write('config/.env', `DB_PASSWORD=${tree.secretMarker}-1\n`)
+  write('src/mod01/.env', `TOKEN=${tree.secretMarker}-2\n`)
+  write('keys/server.pem', `-----BEGIN PRIVATE KEY-----\n${tree.secretMarker}-3\n-----END PRIVATE KEY-----\n`)
+  write('deep/a/b/client.pem', `-----BEGIN CERTIFICATE-----\n${tree.secretMarker}-4\n-----END CERTIFICATE-----\n`)
+  write('notes.pem.txt', `${nextNeedle()} not a pem: the deny rule names *.pem\n`, true)
+
+  write('.ignore', 'ignored/\n')
+  write('ignored/skip.ts', 'ignored by .ignore\n')
+  for (const name of TRAP_COMMANDS) {
+    write(name, `#!/bin/sh\ntouch '${tree.canaries[0]}'\n`)
+    chmodSync(path.join(root, name), 0o755)
+  }
+
+  const link = (target: string, name: string): void => symlinkSync(target, path.join(root, name))
+  link('/etc', 'outside-dir')
+  link('/etc/hostname', 'outside-file')
+  link(tree.spillDir, 'spill-link')
+  link('.env', 'env-link.txt')
+  link('keys/server.pem', 'pem-link')
+  link('keys', 'keys-dir-link')
+  link('loop-b', 'loop-a')
+  link('loop-a', 'loop-b')
+  link('self-loop', 'self-loop')
+  link('.', 'up-loop')
+  for (const fifo of tree.fifos) {
+    const made = spawnSync('mkfifo', [path.join(root, fifo)])
+    if (made.status !== 0) throw new Error(`mkfifo ${fifo} failed: ${made.stderr.toString()}`)
+  }
+
+  write('locked/locked-inner.ts', `${tree.lockedNeedle} in a directory only root can read\n`)
+  write('locked-file.ts', `${tree.lockedNeedle} in a file only root can read\n`)
+  for (const locked of tree.locked) chmodSync(path.join(root, locked), 0o000)
+  return tree
+}
+
+/** Restores the locked paths' modes (so the tree can be deleted) and removes the temp dir. */
+export function removeHostileTree(tree: SoakTree): void {
+  for (const locked of tree.locked) chmodSync(path.join(tree.root, locked), 0o755)
+  rmSync(tree.base, { recursive: true, force: true })
+}
+
+function pad(n: number): string {
+  return String(n).padStart(2, '0')
+}
