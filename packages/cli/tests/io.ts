@@ -1,7 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { PassThrough } from 'node:stream'
-import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
 import { runCli, type CliIo } from '@dsh/cli'
 
 /** What one in-process `dsh` run printed and returned. */
@@ -27,18 +24,5 @@ export async function dsh(argv: readonly string[], cwd: string, overrides: Parti
   return { code, stdout, stderr }
 }
 
-/** A fresh directory under the OS temp dir. */
-export function tempDir(label: string): string {
-  return mkdtempSync(join(tmpdir(), `dsh-cli-${label}-`))
-}
-
-/** Writes files (parents created) from a `relative path → content` table. */
-export function writeTree(root: string, files: Record<string, string>): void {
-  for (const [relative, content] of Object.entries(files)) {
-    const file = join(root, relative)
-    mkdirSync(dirname(file), { recursive: true })
-    writeFileSync(file, content)
-  }
-}
-
 export { processesMentioning, waitUntil } from '../../../test-support/processes.js'
+export { tempDir, writeTree } from '../../../test-support/temp-tree.js'

@@ -2,7 +2,7 @@
 import { HarnessError } from '@dsh/core'
 
 /**
- * The search tools' failure vocabulary (seed 000). A search never turns one of these into "no matches":
+ * The search tools' failure vocabulary (docs/design.md#the-search-tools). A search never turns one of these into "no matches":
  * the model must be able to tell an empty result from a search that did not run.
  */
 export type SearchErrorCode =

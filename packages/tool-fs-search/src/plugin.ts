@@ -1,9 +1,11 @@
 // The tool-fs-search plugin: probes the executor, then registers glob, grep and their prompt sections.
 import type { PluginContext } from '@dsh/core'
 import type { SearchConfig } from './config.js'
-import { createGlobTool } from './glob.js'
-import { createGrepTool } from './grep.js'
-import { chooseMtimeLister, chooseRg, packagedRgPath, rgCandidates, warnAboveOutputCap } from './probe.js'
+import { createGlobTool } from './glob/tool.js'
+import { createGrepTool } from './grep/tool.js'
+import { chooseMtimeLister } from './probe/mtime-helper.js'
+import { warnAboveOutputCap } from './probe/output-cap.js'
+import { chooseRg, packagedRgPath, rgCandidates } from './probe/ripgrep.js'
 import { SEARCH_PROMPT_SECTIONS } from './prompts.js'
 
 /** The plugin's name: its config key. */

@@ -1,10 +1,10 @@
 // What the tools tell a model about what they see.
 import type { PromptSection } from '@dsh/core'
-import { VCS_EXCLUDES } from './vcs.js'
+import { VCS_EXCLUDES } from './shared/vcs.js'
 
 const vcs = VCS_EXCLUDES.join(', ')
 
-/** What the glob tool's schema tells a model (DESIGN amendment 13: say exactly what it sees). */
+/** What the glob tool's schema tells a model: exactly what it sees (docs/design.md#say-what-each-tool-sees). */
 export const GLOB_DESCRIPTION = [
   'Find files by name with a glob pattern, newest modified first.',
   'Lists regular files only, hidden files and files that .gitignore ignores included; it never lists',

@@ -1,0 +1,48 @@
+// Every citation of docs/design.md in the repository names a heading that exists, and nothing cites
+// a document a clone does not have.
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+
+const repo = fileURLToPath(new URL('../../../', import.meta.url))
+const SKIP = new Set(['node_modules', 'dist', 'coverage', '.git'])
+
+/** Every text file the project writes: sources, tests, docs, scripts, configs. */
+function projectFiles(dir = repo): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    if (SKIP.has(name)) return []
+    const path = join(dir, name)
+    if (statSync(path).isDirectory()) return projectFiles(path)
+    return /\.(ts|js|mjs|md|json)$/.test(name) && name !== 'package-lock.json' ? [path] : []
+  })
+}
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
+function anchorOf(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-')
+}
+
+const design = readFileSync(join(repo, 'docs', 'design.md'), 'utf8')
+const anchors = new Set([...design.matchAll(/^#{1,6} (.+)$/gm)].map((m) => anchorOf(m[1]!)))
+const files = projectFiles().map((path) => ({ path: relative(repo, path), text: readFileSync(path, 'utf8') }))
+
+describe('docs/design.md citations', () => {
+  it('name headings that exist', () => {
+    const cited = files.flatMap(({ path, text }) => [...text.matchAll(/design\.md#([a-z0-9-]+)/g)].map((m) => ({ path, anchor: m[1]! })))
+    expect(cited.length).toBeGreaterThan(10)
+    expect(cited.filter(({ anchor }) => !anchors.has(anchor))).toEqual([])
+  })
+
+  it('are the only design references in packages: no seed, amendment or DESIGN a clone lacks', () => {
+    const stale = files
+      .filter(({ path }) => path.startsWith('packages/') && !path.endsWith('design-links.spec.ts'))
+      .flatMap(({ path, text }) => text.split('\n').map((line, i) => ({ where: `${path}:${i + 1}`, line })))
+      .filter(({ line }) => /amendment|seed 00|DESIGN/.test(line))
+    expect(stale).toEqual([])
+  })
+})

@@ -1,0 +1,52 @@
+// The glob page: the newest paths within the count and byte caps, then what the page does not show.
+import { ItemRetainer, type ItemRetention } from '@dsh/core'
+import { countWithinBytes } from '../shared/byte-budget.js'
+import { incompleteNote, nameSome, spillSentence } from '../shared/footers.js'
+import type { SpillOutcome } from '../shared/spill.js'
+import type { GlobGaps } from './classify.js'
+
+/** The budgets of one glob page. */
+export interface GlobBudget {
+  maxResults: number
+  maxBytes: number
+}
+
+/** Keeps the head of the newest-first list within the item cap and the byte budget. */
+export function retainGlobPaths(paths: readonly string[], { maxResults, maxBytes }: GlobBudget): ItemRetention<string> {
+  const fits = countWithinBytes(paths, maxBytes, (shown) => Buffer.byteLength(shown) + 1)
+  const retainer = new ItemRetainer<string>({ kind: 'head', maxItems: Math.min(maxResults, fits) })
+  for (const shown of paths) retainer.push(shown)
+  return retainer.result()
+}
+
+/** What the page must say besides its paths. */
+export interface GlobNotes {
+  gaps: GlobGaps
+  /** The stderr was cut, so the gaps may be missing some names. */
+  stderrCut: boolean
+  /** Listed paths holding U+FFFD. */
+  lossy: number
+}
+
+/** The footer for files rg listed that the mtime helper could not stat: named, never silently dropped. */
+function unstattedNote(gaps: GlobGaps, stderrCut: boolean): string | undefined {
+  if (!gaps.helperFailed) return undefined
+  const lines = gaps.unstatted
+  if (lines.length === 0) return '(Listing incomplete: the modification-time helper failed without a message, so files rg listed may be missing.)'
+  const one = lines.length === 1
+  const count = `${stderrCut ? 'at least ' : ''}${lines.length} file${one ? '' : 's'}`
+  return `(Listing incomplete: ${count} rg listed could not be examined for ${one ? 'its' : 'their'} modification time, so ${one ? 'it is' : 'they are'} not shown: ${nameSome(lines, '; ')}.)`
+}
+
+/** The model-facing text: the page, then the cap, incompleteness and replaced-bytes footers. */
+export function formatGlobPage(retained: ItemRetention<string>, spill: SpillOutcome | undefined, { gaps, stderrCut, lossy }: GlobNotes): string {
+  const empty = gaps.helperFailed ? 'No files to show' : 'No files found'
+  const parts = [retained.total === 0 ? empty : retained.items.join('\n')]
+  if (spill !== undefined) {
+    parts.push(`(Showing ${retained.kept} of ${retained.total} paths, newest first. ${spillSentence(spill, 'Full sorted result')})`)
+  }
+  for (const note of [incompleteNote(gaps.rg, stderrCut), unstattedNote(gaps, stderrCut)]) if (note !== undefined) parts.push(note)
+  // The seam decodes names lossily, so a name that is not UTF-8 shows U+FFFD (as grep notes too).
+  if (lossy > 0) parts.push(`(${lossy} path${lossy === 1 ? ' contains' : 's contain'} U+FFFD: bytes that are not valid UTF-8, shown replaced.)`)
+  return parts.join('\n\n')
+}

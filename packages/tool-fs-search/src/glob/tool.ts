@@ -1,0 +1,57 @@
+// The glob tool: plan the pattern, run the script through the seam, classify, order, retain once, spill.
+import path from 'node:path'
+import { defineTool, type ToolExecContext, type ToolOutput } from '@dsh/core'
+import { GLOB_DESCRIPTION } from '../prompts.js'
+import { searchExclusions } from '../shared/access.js'
+import { TIMEOUT_BACKSTOP_MS, type SearchContext } from '../shared/context.js'
+import { displayFrom } from '../shared/display-path.js'
+import { listGaps } from '../shared/exit-2.js'
+import { runSearchCommand } from '../shared/run.js'
+import { saveFormattedResult } from '../shared/spill.js'
+import { GlobArgs } from './args.js'
+import { classifyGlobRun } from './classify.js'
+import { buildGlobCommand, type MtimeLister } from './command.js'
+import { parseGlobListing, sortNewestFirst } from './listing.js'
+import { formatGlobPage, retainGlobPaths } from './page.js'
+import { planGlob } from './pattern.js'
+
+/** What glob needs at run time: the shared context and the mtime helper the load-time probe chose. */
+export interface GlobContext extends SearchContext {
+  lister: MtimeLister
+}
+
+/** Runs one glob call end to end (docs/design.md#the-search-tools). */
+export async function executeGlob(ctx: GlobContext, args: GlobArgs, exec: ToolExecContext): Promise<ToolOutput> {
+  const { root, glob } = planGlob(args)
+  const excludes = await searchExclusions(ctx.access(), root, exec)
+  const command = buildGlobCommand({ rg: ctx.rg, lister: ctx.lister, root, glob, excludes })
+  const { run, workdir } = await runSearchCommand(ctx, exec, { command, narrow: 'pattern, path' })
+  const gaps = classifyGlobRun(run, { workdir, root, lister: ctx.lister })
+  const shown = displayFrom(workdir, path.resolve(workdir, root))
+  const paths = sortNewestFirst(parseGlobListing(run.stdout.text)).map((file) => shown(file.name))
+  const retained = retainGlobPaths(paths, { maxResults: ctx.config.globMaxResults, maxBytes: ctx.config.inlineMaxBytes })
+  const lossy = paths.filter((shownPath) => shownPath.includes('\ufffd')).length
+  const spill = retained.truncated
+    ? await saveFormattedResult(ctx.spillStore(), exec, () => `${paths.join('\n')}\n`, 'glob-results.txt')
+    : undefined
+  return {
+    content: formatGlobPage(retained, spill, { gaps, stderrCut: run.stderr.truncated, lossy }),
+    value: { paths, total: paths.length, truncated: retained.truncated, incomplete: [...listGaps(gaps.rg), ...gaps.unstatted] },
+    ...(spill?.saved === true ? { spilledTo: spill.locator } : {}),
+  }
+}
+
+/** The glob tool: read-only and safe to run beside other searches (docs/design.md#read-only-and-concurrency-safe). */
+export function createGlobTool(ctx: GlobContext) {
+  return defineTool({
+    name: 'glob',
+    description: GLOB_DESCRIPTION,
+    parameters: GlobArgs,
+    timeoutMs: ctx.config.timeoutMs + TIMEOUT_BACKSTOP_MS,
+    isReadOnly: true,
+    isConcurrencySafe: true,
+    searchHint: 'find files by name pattern list directory',
+    execute: (args, exec) => executeGlob(ctx, args, exec),
+    presentCall: (args) => ({ card: 'generic', kind: 'search', title: `glob ${args.pattern}`, ...(args.path === undefined ? {} : { detail: args.path }) }),
+  })
+}

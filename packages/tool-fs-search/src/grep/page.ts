@@ -1,0 +1,55 @@
+// The grep page as the model reads it: a count, file groups, then footers for what the page does not show.
+import type { SearchGaps } from '../shared/exit-2.js'
+import { incompleteNote, nameSome, spillSentence } from '../shared/footers.js'
+import type { SpillOutcome } from '../shared/spill.js'
+import type { RetainedGrep } from './retain.js'
+import { formatGroups } from './rows.js'
+
+/** What the page must say besides its matches. */
+export interface GrepNotes {
+  incomplete: SearchGaps
+  /** rg's stderr was cut, so `incomplete` may be missing some paths. */
+  stderrCut: boolean
+  binary: readonly string[]
+  binaryStopped: readonly string[]
+  lossy: number
+  /** Matched lines whose control characters are shown escaped. */
+  escaped: number
+}
+
+/** The footers: per-file cuts, the spill, incompleteness, binary files, replaced bytes, escapes; each names at most five. */
+function footers(retained: RetainedGrep, spill: SpillOutcome | undefined, notes: GrepNotes): string[] {
+  const lines: string[] = []
+  const cut = retained.cutFiles.filter((f) => f.shown > 0)
+  if (cut.length > 0) {
+    lines.push(`(Per-file cap: these files show only some of their matches: ${nameSome(cut.map((f) => `${f.path} (${f.shown} of ${f.total})`))}.)`)
+  }
+  if (spill !== undefined) lines.push(`(${spillSentence(spill, 'Full grep result')})`)
+  const incomplete = incompleteNote(notes.incomplete, notes.stderrCut)
+  if (incomplete !== undefined) lines.push(incomplete)
+  const { binary, binaryStopped, lossy, escaped } = notes
+  if (binary.length > 0) lines.push(`(Binary file${binary.length === 1 ? '' : 's'} matched, lines not shown: ${nameSome(binary)}.)`)
+  if (binaryStopped.length > 0) {
+    lines.push(`(rg stopped at binary content in ${nameSome(binaryStopped)}, so matches after it are missing.)`)
+  }
+  // The seam hands over decoded text, so a literal U+FFFD in a file is counted too; the note says so.
+  if (lossy > 0) lines.push(`(${lossy} matched line${lossy === 1 ? '' : 's'} or path${lossy === 1 ? '' : 's'} contain U+FFFD: bytes that are not valid UTF-8, shown replaced.)`)
+  // An escape reads like a file's own backslash text; the footer says which it is.
+  if (escaped > 0) {
+    lines.push(`(${escaped} matched line${escaped === 1 ? ' contains' : 's contain'} control characters, shown escaped as \\u001b, \\r and the like.)`)
+  }
+  return lines
+}
+
+/** The model-facing page: the count, the file groups, then the footers. */
+export function formatGrepPage(retained: RetainedGrep, spill: SpillOutcome | undefined, notes: GrepNotes): string {
+  let head: string
+  if (retained.total > 0) {
+    const count = retained.truncated ? `${retained.kept} of ${retained.total}` : `${retained.total}`
+    head = `Found ${count} match${retained.total === 1 ? '' : 'es'}\n\n${formatGroups(retained.files)}`
+  } else {
+    // A binary file searched by name matches without a line to show: not "no matches".
+    head = notes.binary.length > 0 ? 'No matching lines to show' : 'No matches found'
+  }
+  return [head, ...footers(retained, spill, notes)].join('\n\n')
+}

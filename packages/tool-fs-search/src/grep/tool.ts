@@ -1,0 +1,67 @@
+// The grep tool: plan the include, run the script through the seam, classify, parse, retain once, spill.
+import { defineTool, type ToolExecContext, type ToolOutput } from '@dsh/core'
+import { GREP_DESCRIPTION } from '../prompts.js'
+import { searchExclusions } from '../shared/access.js'
+import { TIMEOUT_BACKSTOP_MS, type SearchContext } from '../shared/context.js'
+import { displayFrom } from '../shared/display-path.js'
+import { listGaps } from '../shared/exit-2.js'
+import { runSearchCommand } from '../shared/run.js'
+import { saveFormattedResult } from '../shared/spill.js'
+import { GrepArgs } from './args.js'
+import { assertGrepRan, partialSearchErrors } from './classify.js'
+import { buildGrepCommand } from './command.js'
+import { planInclude } from './include.js'
+import { showMatches } from './matches.js'
+import { formatGrepPage, type GrepNotes } from './page.js'
+import { parseRgOutput, splitGrepOutput } from './parse.js'
+import { retainEveryMatch, retainGrepMatches } from './retain.js'
+
+/** Runs one grep call end to end (docs/design.md#the-search-tools). */
+export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: ToolExecContext): Promise<ToolOutput> {
+  const { config } = ctx
+  const target = args.path ?? '.'
+  const plan = planInclude(args.include)
+  const excludes = await searchExclusions(ctx.access(), target, exec)
+  const command = buildGrepCommand({ rg: ctx.rg, pattern: args.pattern, target, plan, excludes, maxLineBytes: config.grepMaxLineBytes })
+  const { run, workdir } = await runSearchCommand(ctx, exec, { command, narrow: 'pattern, path or include' })
+  const call = { workdir, target, include: args.include, plan }
+  assertGrepRan(run, call)
+  const { searched, base, body } = splitGrepOutput(run.stdout.text, { workdir, target })
+  const output = parseRgOutput(body)
+  const incomplete = partialSearchErrors(run, output, searched, call)
+  const shown = displayFrom(workdir, base)
+  const { matches, escaped, lossy } = showMatches(output.matches, shown, config.grepMaxLineBytes)
+  const retained = retainGrepMatches(matches, { maxMatches: config.grepMaxMatches, maxBytes: config.inlineMaxBytes, maxPerFile: config.grepMaxMatchesPerFile })
+  const notes: GrepNotes = {
+    incomplete,
+    stderrCut: run.stderr.truncated,
+    binary: output.binaryFiles.map(shown),
+    binaryStopped: output.binaryStopped.map(shown),
+    lossy,
+    escaped,
+  }
+  // The complete result is grouped and formatted only when it is saved.
+  const spill = retained.truncated
+    ? await saveFormattedResult(ctx.spillStore(), exec, () => `${formatGrepPage(retainEveryMatch(matches), undefined, notes)}\n`, 'grep-results.txt')
+    : undefined
+  return {
+    content: formatGrepPage(retained, spill, notes),
+    value: { matches, total: matches.length, truncated: retained.truncated, incomplete: listGaps(incomplete) },
+    ...(spill?.saved === true ? { spilledTo: spill.locator } : {}),
+  }
+}
+
+/** The grep tool: read-only and safe to run beside other searches (docs/design.md#read-only-and-concurrency-safe). */
+export function createGrepTool(ctx: SearchContext) {
+  return defineTool({
+    name: 'grep',
+    description: GREP_DESCRIPTION,
+    parameters: GrepArgs,
+    timeoutMs: ctx.config.timeoutMs + TIMEOUT_BACKSTOP_MS,
+    isReadOnly: true,
+    isConcurrencySafe: true,
+    searchHint: 'search file contents regex ripgrep find text',
+    execute: (args, exec) => executeGrep(ctx, args, exec),
+    presentCall: (args) => ({ card: 'generic', kind: 'search', title: `grep ${args.pattern}`, ...(args.path === undefined ? {} : { detail: args.path }) }),
+  })
+}

@@ -1,0 +1,62 @@
+// Which ripgrep the tools run: each candidate probed in the executor, the first real rg chosen.
+import type { BashExecutor, BashRunResult, BashSpec, Logger } from '@dsh/core'
+import { shellCommand } from '../shared/shell-quote.js'
+import { LOOKUP, runProbe } from './script.js'
+
+/** The packaged ripgrep (`@vscode/ripgrep`), or undefined where its platform package is missing. */
+export async function packagedRgPath(): Promise<string | undefined> {
+  try {
+    return (await import('@vscode/ripgrep')).rgPath
+  } catch {
+    return undefined
+  }
+}
+
+/** The rg commands to try, in order (docs/design.md#which-ripgrep): configured, packaged, then `rg` on PATH. */
+export function rgCandidates(configured: string | undefined, packaged: string | undefined): string[] {
+  return [...new Set([configured, packaged, 'rg'].filter((c): c is string => c !== undefined))]
+}
+
+/** The rg probe script: the candidate's absolute path, a NUL, then what its `--version` prints. */
+export function buildProbeCommand(rg: string): string {
+  return [LOOKUP, `p=$(dsh_lookup ${shellCommand([rg])}) || exit 1`, 'v=$("$p" --version </dev/null 2>/dev/null)', `printf '%s\\0%s' "$p" "$v"`].join('\n')
+}
+
+/** What one candidate's probe says: ripgrep at an absolute path, nothing runnable, or something that is not ripgrep. */
+type RgVerdict = { verdict: 'ripgrep'; path: string } | { verdict: 'absent' } | { verdict: 'refused'; reason: string }
+
+/**
+ * Reads a candidate's probe. A cut output is never trusted: a prefix of one path can name another
+ * program. An rgPath of /bin/true also "exists"; only rg answers `--version` with its own name.
+ */
+function judgeRgProbe(run: BashRunResult, spec: BashSpec): RgVerdict {
+  if (run.stdout.truncated) return { verdict: 'refused', reason: `the probe's output was cut at ${spec.stdoutMaxBytes} bytes by the executor` }
+  const out = run.stdout.text
+  const nul = out.indexOf('\0')
+  const path = nul === -1 ? out : out.slice(0, nul)
+  if (run.exitCode !== 0 || !path.startsWith('/')) return { verdict: 'absent' }
+  const version = nul === -1 ? '' : out.slice(nul + 1)
+  if (/^ripgrep \d/.test(version)) return { verdict: 'ripgrep', path }
+  return { verdict: 'refused', reason: `not ripgrep: "--version" printed ${JSON.stringify(version.split('\n')[0]!.slice(0, 80))}` }
+}
+
+/**
+ * Probes each candidate through the executor (docs/design.md#the-bash-seam): a remote executor has no
+ * packaged binary, so only the executor can say what it can run. Returns the absolute path of the
+ * first candidate that is ripgrep, or undefined after a warning when none is. A probe that cannot start, times out, is aborted
+ * or has no exit code is a broken executor, not a missing rg: it throws.
+ */
+export async function chooseRg(bash: BashExecutor, candidates: readonly string[], logger: Logger): Promise<string | undefined> {
+  const tried: string[] = []
+  for (const rg of candidates) {
+    const { run, spec } = await runProbe(bash, { command: buildProbeCommand(rg), what: 'ripgrep', subject: ` for ${rg}` })
+    const judged = judgeRgProbe(run, spec)
+    if (judged.verdict === 'ripgrep') {
+      if (tried.length > 0) logger.warn(`tool-fs-search: using ${judged.path}; not runnable in the executor: ${tried.join(', ')}`)
+      return judged.path
+    }
+    tried.push(judged.verdict === 'refused' ? `${rg} (${judged.reason})` : rg)
+  }
+  logger.warn(`tool-fs-search: ripgrep is not runnable in the bash executor (tried ${tried.join(', ')}); glob and grep are not registered`)
+  return undefined
+}

@@ -1,0 +1,53 @@
+// Running a load-time probe in the bash executor, and the PATH lookup every probe script starts with.
+import type { BashExecutor, BashRunResult, BashSpec } from '@dsh/core'
+import { SearchError } from '../errors.js'
+
+// A probe (a PATH lookup, `rg --version`) answers in milliseconds; ten seconds means the executor is stuck.
+const PROBE_TIMEOUT_MS = 10_000
+// A probe prints a path and a version line or two; an executor that cuts even this much is not trusted.
+const PROBE_STDOUT_MAX_BYTES = 65_536
+
+/**
+ * A POSIX sh function that prints a command's absolute path. A name with a `/` is taken as a path (a
+ * relative one made absolute here, since the tools run from inside the search root); a bare name is
+ * looked up in the absolute PATH entries only: an empty or `.` entry means the current directory,
+ * which for a search is the searched tree, whose own `./find` must never run. Builtins and functions
+ * are not programs, so unlike `command -v` this never returns one.
+ */
+export const LOOKUP = [
+  'dsh_lookup() {',
+  '  case $1 in',
+  '  */*) [ -f "$1" ] && [ -x "$1" ] || return 1',
+  `    case $1 in /*) printf '%s' "$1" ;; *) printf '%s/%s' "$PWD" "$1" ;; esac ;;`,
+  '  *) rest=$PATH:',
+  '    while [ -n "$rest" ]; do',
+  '      d=${rest%%:*}; rest=${rest#*:}',
+  `      case $d in /*) if [ -f "$d/$1" ] && [ -x "$d/$1" ]; then printf '%s/%s' "$d" "$1"; return 0; fi ;; esac`,
+  '    done',
+  '    return 1 ;;',
+  '  esac',
+  '}',
+].join('\n')
+
+/** One probe: its script, what it probes for, and whom (` for /opt/rg`) when that is not the helper itself. */
+export interface Probe {
+  command: string
+  what: 'ripgrep' | 'mtime helper'
+  subject?: string
+}
+
+/** A probe run to its exit code; one that cannot start, times out, is aborted or has none is a broken executor. */
+export async function runProbe(bash: BashExecutor, { command, what, subject = '' }: Probe): Promise<{ run: BashRunResult; spec: BashSpec }> {
+  let spec: BashSpec
+  let run: BashRunResult
+  try {
+    spec = await bash.resolve({ command, timeoutMs: PROBE_TIMEOUT_MS, stdoutMaxBytes: PROBE_STDOUT_MAX_BYTES })
+    run = await bash.run(spec)
+  } catch (error) {
+    throw new SearchError('SEARCH_FAILED', `the ${what} probe could not run in the bash executor: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+  }
+  if (run.aborted || run.timedOut || run.exitCode === null) {
+    throw new SearchError('SEARCH_FAILED', `the ${what} probe${subject} did not finish with an exit code: the bash executor is broken`)
+  }
+  return { run, spec }
+}

@@ -1,0 +1,17 @@
+// A call whose signal fired or whose run was stopped fails with SEARCH_ABORTED, and builds nothing.
+import { HarnessError, type BashRunResult, type ToolExecContext } from '@dsh/core'
+import { SearchError } from '../errors.js'
+
+/**
+ * Fails with SEARCH_ABORTED once the call's signal has fired or the run was stopped. A result built
+ * after that is thrown away by the registry, so building it, let alone saving a spill for it, would
+ * leave an orphan file behind a call reported as timed out.
+ */
+export function throwIfAborted(exec: ToolExecContext, run?: BashRunResult): void {
+  if (!exec.signal.aborted && run?.aborted !== true && run?.timedOut !== true) return
+  const reason: unknown = exec.signal.reason
+  const timedOut = run?.timedOut === true || (reason instanceof HarnessError && reason.code === 'TOOL_TIMEOUT')
+  const why = timedOut ? 'timed out' : 'was cancelled'
+  const next = timedOut ? ' Narrow the pattern or path and search again.' : ''
+  throw new SearchError('SEARCH_ABORTED', `${exec.name} ${why} before rg finished; no result was produced.${next}`)
+}

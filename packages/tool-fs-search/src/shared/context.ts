@@ -1,0 +1,23 @@
+// What both tools are built from, and how long the registry waits for them.
+import type { AccessPolicy, BashExecutor, SpillStore } from '@dsh/core'
+import type { SearchConfig } from '../config.js'
+
+/** What both tools share at run time. */
+export interface SearchContext {
+  bash: BashExecutor
+  /** The rg command the load-time probe chose. */
+  rg: string
+  config: SearchConfig
+  /** Optional: read when a result needs saving, so a store provided later is still used. */
+  spillStore(): SpillStore | undefined
+  /** Optional: the roots and deny rules a target must pass, read at each call. */
+  access(): AccessPolicy | undefined
+}
+
+/**
+ * How long after `timeoutMs` the registry's own deadline falls (docs/design.md#timeouts). The
+ * executor's timeout fires first, stops rg's process group and waits until it is gone (bash-local's
+ * default kill grace is 2 s), so a timed-out call returns with nothing left running; the registry's
+ * deadline is the backstop for an executor that does not come back.
+ */
+export const TIMEOUT_BACKSTOP_MS = 5_000

@@ -1,0 +1,37 @@
+// Saving a capped search's complete result (docs/design.md#the-spill-store), or saying why it was not.
+import type { SpillStore, ToolExecContext } from '@dsh/core'
+import { throwIfAborted } from './abort.js'
+
+/** Whether the complete formatted result was saved, and where, or why not. */
+export type SpillOutcome =
+  | { saved: true; locator: string; retrievalHint: string }
+  | { saved: false; reason: string }
+
+/**
+ * Saves a capped search's complete formatted result in the tool-owned spill. A missing store, a
+ * missing owner or a failed save is not an error: the inline page stands and the footer says so. The
+ * text is built only when it can be saved: for a million matches it is the largest thing a call makes.
+ * An aborted call fails instead: the registry discards its result, so a file saved for it would be an orphan.
+ */
+export async function saveFormattedResult(
+  store: SpillStore | undefined,
+  exec: ToolExecContext,
+  text: () => string,
+  filename: 'grep-results.txt' | 'glob-results.txt',
+): Promise<SpillOutcome> {
+  throwIfAborted(exec)
+  if (store === undefined) return { saved: false, reason: 'no spill store is configured' }
+  const owner = exec.agent?.session.header.id
+  if (owner === undefined || owner === '') return { saved: false, reason: 'the call has no session to own the file' }
+  try {
+    const { locator, retrievalHint } = await store.saveText({
+      owner,
+      source: { toolName: exec.name, callId: exec.callId, label: 'result' },
+      text: text(),
+      filename,
+    })
+    return { saved: true, locator, retrievalHint }
+  } catch (error) {
+    return { saved: false, reason: `saving failed: ${error instanceof Error ? error.message : String(error)}` }
+  }
+}

@@ -1,0 +1,51 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { Harness } from '@dsh/core'
+import { rgLines } from '../fake-bash.js'
+import { fakeHarness } from '../fake-harness.js'
+import { callTool, loadRealHarness, scratchDirs, writeTree } from '../real-harness.js'
+
+describe('the grep page through the registry', () => {
+  it('says "No matches found" for exit 1', async () => {
+    const { grep } = await fakeHarness(() => ({ exitCode: 1, stdout: 'D\0' }))
+    expect(await grep({ pattern: 'x' })).toMatchObject({ isError: false, content: 'No matches found' })
+  })
+
+  it('notes binary files and lines that are not valid UTF-8', async () => {
+    const { grep } = await fakeHarness(() => ({
+      stdout: `F\0bin.dat: binary file matches (found "\\0" byte around offset 5)\n${rgLines(['./bad\ufffd.txt', 1, 'needle \ufffd'], ['./ok.txt', 2, 'needle']).slice(2)}`,
+    }))
+    expect((await grep({ pattern: 'needle' })).content).toBe(
+      'Found 2 matches\n\nbad\ufffd.txt\nLine 1: needle \ufffd\n\nok.txt\nLine 2: needle\n\n(Binary file matched, lines not shown: bin.dat.)\n\n(1 matched line or path contain U+FFFD: bytes that are not valid UTF-8, shown replaced.)',
+    )
+  })
+
+  it('notes several binary files and several lossy lines in the plural', async () => {
+    const { grep } = await fakeHarness(() => ({
+      stdout: `D\0a: binary file matches (found "\\0" byte around offset 1)\nb: binary file matches (found "\\0" byte around offset 2)\n${rgLines(['x', 1, '\ufffd'], ['y', 1, '\ufffd']).slice(2)}./z: WARNING: stopped searching binary file after match (found "\\0" byte around offset 9)\n`,
+    }))
+    const { content } = await grep({ pattern: 'x' })
+    expect(content).toContain('(Binary files matched, lines not shown: a, b.)')
+    expect(content).toContain('(2 matched lines or paths contain U+FFFD')
+    expect(content).toContain('(rg stopped at binary content in z, so matches after it are missing.)')
+  })
+
+  it('counts several escaped lines in the plural', async () => {
+    const { grep } = await fakeHarness(() => ({ stdout: rgLines(['a', 1, '\u001b'], ['a', 2, '\u0007']) }))
+    expect((await grep({ pattern: 'x' })).content).toContain('(2 matched lines contain control characters')
+  })
+})
+
+describe('the page through the real executor', () => {
+  const scratchDir = scratchDirs()
+  const tree = scratchDir('errors')
+  let harness: Harness
+  beforeAll(async () => {
+    writeTree(tree, { 'a.txt': 'needle\n', 'sub/b.txt': 'other\n' })
+    harness = await loadRealHarness({ spillRoot: scratchDir('spill') })
+  })
+
+  it('no match is a success with a plain message', async () => {
+    expect(await callTool(harness, 'grep', { pattern: 'absent' }, tree)).toMatchObject({ isError: false, content: 'No matches found' })
+    expect(await callTool(harness, 'glob', { pattern: '*.absent' }, tree)).toMatchObject({ isError: false, content: 'No files found' })
+  })
+})

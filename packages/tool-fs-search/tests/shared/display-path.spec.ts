@@ -1,0 +1,63 @@
+import path, { join } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { Harness } from '@dsh/core'
+import { displayFrom, displayPath } from '../../src/shared/display-path.js'
+import { callTool, loadRealHarness, scratchDirs, writeTree } from '../real-harness.js'
+
+describe('displayPath and displayFrom', () => {
+  it('displays paths relative inside the workdir and absolute outside it', () => {
+    expect(displayPath('/w', '/w')).toBe('.')
+    expect(displayPath('/w', './a/b')).toBe('a/b')
+    expect(displayPath('/w', '/x/y')).toBe('/x/y')
+    expect(displayPath('/w', '../w2/y')).toBe('/w2/y')
+    expect(displayPath('/w', '..data/y')).toBe('..data/y')
+    expect(displayPath('/w', 'tab\there')).toBe('"tab\\there"')
+  })
+
+  it('displays names under a directory exactly as displayPath would', () => {
+    const cases: [string, string, string][] = [
+      ['/w', '/w', 'a/b'],
+      ['/w', '/w', './a'],
+      ['/w', '/w/sub', 'x'],
+      ['/w', '/', 'etc/x'],
+      ['/w', '/other', './y'],
+      ['/w', '/w/sub', '../up'],
+      ['/w', '/w/sub', 'a/../../b'],
+      ['/w', '/w/sub', '..'],
+      ['/w', '/w/sub', 'a/..'],
+      ['/w', '/w/sub', '/abs/z'],
+      ['/w', '/w/new\nline', 'f'],
+      ['/w', '/w', 'tab\tname'],
+    ]
+    for (const [workdir, dir, name] of cases) expect(displayFrom(workdir, dir)(name)).toBe(displayPath(workdir, path.resolve(dir, name)))
+  })
+})
+
+describe('per-session working directory', () => {
+  const scratchDir = scratchDirs()
+  const a = scratchDir('cwd-a')
+  const b = scratchDir('cwd-b')
+  let harness: Harness
+  beforeAll(async () => {
+    writeTree(a, { 'a1.txt': 'needle\n', 'sub/a2.txt': 'needle\n' })
+    writeTree(b, { 'b1.txt': 'needle\n' })
+    harness = await loadRealHarness({ spillRoot: scratchDir('spill') })
+  })
+
+  it('shows results relative to each session cwd', async () => {
+    const [inA, inB] = await Promise.all([callTool(harness, 'grep', { pattern: 'needle' }, a), callTool(harness, 'grep', { pattern: 'needle' }, b)])
+    expect(inA.content).toBe('Found 2 matches\n\na1.txt\nLine 1: needle\n\nsub/a2.txt\nLine 1: needle')
+    expect(inB.content).toBe('Found 1 match\n\nb1.txt\nLine 1: needle')
+    expect((await callTool(harness, 'glob', { pattern: '*.txt' }, b)).content).toBe('b1.txt')
+  })
+
+  it('shows an absolute path inside the cwd relative to it', async () => {
+    expect((await callTool(harness, 'grep', { pattern: 'needle', path: join(a, 'sub') }, a)).content).toBe('Found 1 match\n\nsub/a2.txt\nLine 1: needle')
+    expect((await callTool(harness, 'glob', { pattern: '*.txt', path: join(a, 'sub') }, a)).content).toBe('sub/a2.txt')
+  })
+
+  it('shows a path outside the cwd as absolute', async () => {
+    expect((await callTool(harness, 'grep', { pattern: 'needle', path: b }, a)).content).toBe(`Found 1 match\n\n${b}/b1.txt\nLine 1: needle`)
+    expect((await callTool(harness, 'glob', { pattern: '*.txt', path: '../' + b.split('/').at(-1) }, a)).content).toBe(`${b}/b1.txt`)
+  })
+})
