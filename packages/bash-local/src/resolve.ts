@@ -32,7 +32,7 @@ export async function resolveRequest(request: BashRequest, settings: LocalBashSe
 function limit(field: string, requested: unknown, fallback: number, max: number): number {
   if (requested === undefined) return fallback
   if (typeof requested !== 'number' || !Number.isInteger(requested) || requested <= 0) {
-    throw new BashError('BASH_INVALID_REQUEST', `${field} must be a positive integer, got ${String(requested)}`)
+    throw new BashError('BASH_INVALID_REQUEST', `${field} must be a positive integer, got ${JSON.stringify(requested)}`)
   }
   return Math.min(requested, max)
 }

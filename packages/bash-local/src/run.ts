@@ -31,9 +31,7 @@ export async function runSpec(spec: BashSpec, settings: RunSettings): Promise<Ba
   const report = (stop: Stop | undefined, exitCode: number | null, signal: string | null): BashRunResult => ({
     exitCode,
     signal,
-    aborted: stop === 'abort',
-    timedOut: stop === 'timeout',
-    stdoutOverflowKilled: stop === 'overflow',
+    stop: stop ?? 'exit',
     durationMs: Math.round(performance.now() - startedAt),
     stdout: stdout.result(),
     stderr: stderr.result(),

@@ -102,7 +102,7 @@ describe('ensureWatcher, holdGroup and releaseGroup', () => {
     await new Promise((resolve) => setTimeout(resolve, 200))
     expect(existsSync(join(home, 'canary'))).toBe(false)
     running.abort()
-    expect(await pending).toMatchObject({ aborted: true })
+    expect(await pending).toMatchObject({ stop: 'abort' })
   })
 })
 

@@ -21,9 +21,7 @@ describe('run', () => {
     expect(result).toMatchObject({
       exitCode: 3,
       signal: null,
-      aborted: false,
-      timedOut: false,
-      stdoutOverflowKilled: false,
+      stop: 'exit',
       stdout: { text: 'out\n', truncated: false, totalBytes: 4 },
       stderr: { text: 'err\n', truncated: false, totalBytes: 4 },
     })
@@ -52,13 +50,13 @@ describe('run', () => {
     const spec = await bash.resolve({ command: 'touch canary', workdir: scratch, signal: controller.signal })
     controller.abort()
     const result = await bash.run(spec)
-    expect(result).toMatchObject({ aborted: true, exitCode: null, signal: null, timedOut: false })
+    expect(result).toMatchObject({ stop: 'abort', exitCode: null, signal: null })
     expect(existsSync(join(scratch, 'canary'))).toBe(false)
   })
 
   it('kills the whole group, grandchild included, on timeout', async () => {
     const result = await run({ command: 'echo $$; sleep 300 & wait', timeoutMs: 150 })
-    expect(result).toMatchObject({ timedOut: true, aborted: false, exitCode: null, signal: 'SIGTERM' })
+    expect(result).toMatchObject({ stop: 'timeout', exitCode: null, signal: 'SIGTERM' })
     expect(liveGroupMembers(firstLineNumber(result.stdout.text))).toEqual([])
   })
 
@@ -68,13 +66,13 @@ describe('run', () => {
     expect(spec.signal).toBe(controller.signal)
     setTimeout(() => controller.abort(), 150)
     const result = await bash.run(spec)
-    expect(result).toMatchObject({ aborted: true, timedOut: false, exitCode: null, signal: 'SIGTERM' })
+    expect(result).toMatchObject({ stop: 'abort', exitCode: null, signal: 'SIGTERM' })
     expect(liveGroupMembers(firstLineNumber(result.stdout.text))).toEqual([])
   })
 
   it('SIGKILLs a command that ignores SIGTERM once the grace has passed', async () => {
     const result = await run({ command: 'trap "" TERM; echo $$; sleep 300', timeoutMs: 100 })
-    expect(result).toMatchObject({ timedOut: true, exitCode: null, signal: 'SIGKILL' })
+    expect(result).toMatchObject({ stop: 'timeout', exitCode: null, signal: 'SIGKILL' })
     expect(result.durationMs).toBeGreaterThanOrEqual(100 + GRACE_MS - 5)
     expect(result.durationMs).toBeLessThan(2_000)
     expect(liveGroupMembers(firstLineNumber(result.stdout.text))).toEqual([])
@@ -82,7 +80,7 @@ describe('run', () => {
 
   it('returns when the shell exits although a background job holds the pipes, and stops the job', async () => {
     const result = await run({ command: 'echo $$; sleep 300 &', timeoutMs: 10_000 })
-    expect(result).toMatchObject({ exitCode: 0, timedOut: false, aborted: false })
+    expect(result).toMatchObject({ exitCode: 0, stop: 'exit' })
     expect(result.durationMs).toBeLessThan(2_000)
     expect(liveGroupMembers(firstLineNumber(result.stdout.text))).toEqual([])
   })
@@ -95,7 +93,7 @@ describe('run', () => {
 
   it('stops the group within a second once stdout passes its cap in kill mode', async () => {
     const result = await run({ command: 'yes', stdoutMaxBytes: 1024, onStdoutOverflow: 'kill', timeoutMs: 10_000 })
-    expect(result).toMatchObject({ stdoutOverflowKilled: true, timedOut: false, signal: 'SIGTERM' })
+    expect(result).toMatchObject({ stop: 'overflow', signal: 'SIGTERM' })
     expect(result.stdout.text).toBe('y\n'.repeat(512))
     expect(result.stdout.truncated).toBe(true)
     expect(result.stdout.totalBytes).toBeGreaterThan(1024)

@@ -137,7 +137,7 @@ async function runBuiltin(command: BuiltinCommand, line: CommandLine, session: S
 
 /** Resolves `--cwd`, reads `--config` and loads the plugins; a problem with any of them is a usage error (exit 2). */
 async function loadSession(line: CommandLine, io: CliIo): Promise<Session> {
-  const logger: Logger = { warn: (message) => io.stderr.write(`dsh: warning: ${message}\n`), info: stderrLogger.info }
+  const logger: Logger = { ...stderrLogger, warn: (message) => io.stderr.write(`dsh: warning: ${message}\n`) }
   const { common } = line
   const cwd = await directory(path.resolve(io.cwd, common.cwd ?? '.'))
   const config = common.configFile === undefined ? {} : await readConfig(path.resolve(io.cwd, common.configFile))

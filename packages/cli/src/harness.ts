@@ -32,7 +32,7 @@ export async function createDshHarness(options: DshHarnessOptions): Promise<Harn
   if (options.roots !== undefined && options.roots.length > 0) {
     const policy = (config[access.name] ?? {}) as { roots?: unknown }
     // Added to the configured roots, or to the default one, the session cwd.
-    const roots = Array.isArray(policy.roots) ? policy.roots : ['.']
+    const roots: unknown[] = Array.isArray(policy.roots) ? (policy.roots as unknown[]) : ['.']
     config[access.name] = { ...policy, roots: [...roots, ...options.roots] }
   }
   return loadHarness({ plugins: DSH_PLUGINS, config, ...(options.logger === undefined ? {} : { logger: options.logger }) })

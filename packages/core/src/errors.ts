@@ -14,6 +14,11 @@ export class HarnessError<Code extends string = string> extends Error {
   }
 }
 
+/** True for any package's `HarnessError`, typed by its code as a string (`instanceof` would type it `any`). */
+export function isHarnessError(error: unknown): error is HarnessError<string> {
+  return error instanceof HarnessError
+}
+
 /** The codes `@dsh/core` itself throws or reports. */
 export type CoreErrorCode =
   | 'TOOL_NOT_FOUND'

@@ -1,5 +1,5 @@
 // The public surface of @dsh/core. Any new export here becomes public API.
-export { HarnessError, CoreError, FsError, AccessError, errorMessage, type CoreErrorCode, type FsErrorCode, type AccessErrorCode } from './errors.js'
+export { HarnessError, isHarnessError, CoreError, FsError, AccessError, errorMessage, type CoreErrorCode, type FsErrorCode, type AccessErrorCode } from './errors.js'
 export type { JsonValue } from './json.js'
 export type { ToolCallKind, GenericCallView, ToolCallView, GenericResultView, ToolResultView } from './presentation.js'
 export {

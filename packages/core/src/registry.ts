@@ -1,7 +1,7 @@
 // ToolRegistry: tools and prompt sections, and execution that turns every failure into a result.
 import { randomUUID } from 'node:crypto'
 import type { z } from 'zod'
-import { CoreError, errorMessage, HarnessError } from './errors.js'
+import { CoreError, errorMessage, isHarnessError } from './errors.js'
 import { describeIssues } from './plugin.js'
 import type { ToolResultView } from './presentation.js'
 import type { PromptSection, SystemPromptRegistrar, ToolRegistrar } from './services.js'
@@ -142,6 +142,6 @@ function invalidArguments(name: string, error: z.ZodError): CoreError {
 }
 
 function failure(error: unknown): ToolFailure {
-  if (error instanceof HarnessError) return { content: error.message, isError: true, errorCode: error.code }
+  if (isHarnessError(error)) return { content: error.message, isError: true, errorCode: error.code }
   return { content: `tool failed unexpectedly: ${errorMessage(error)}`, isError: true, errorCode: 'TOOL_FAILED' }
 }

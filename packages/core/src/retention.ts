@@ -1,12 +1,10 @@
 /**
- * Retention: keep a bounded part of a result and say exactly how much was dropped. Items are kept
- * from the head; text from the head or the tail, measured in UTF-8 bytes and never cut inside a
- * code point.
+ * Retention: keep a bounded part of a result and say exactly how much was dropped. Items and text
+ * are kept from the head; text is measured in UTF-8 bytes and never cut inside a code point.
  */
 
 /** How many items a retainer keeps, from the head. */
 export interface ItemRetainerOptions {
-  kind: 'head'
   maxItems: number
 }
 
@@ -42,9 +40,8 @@ export class ItemRetainer<T> {
   }
 }
 
-/** How many UTF-8 bytes of a text to keep, and from which end. */
+/** How many UTF-8 bytes of a text to keep, from the head. */
 export interface TextRetainerOptions {
-  kind: 'head' | 'tail'
   maxBytes: number
 }
 
@@ -60,12 +57,10 @@ const encoder = new TextEncoder()
 
 /** Cuts texts to at most `maxBytes` UTF-8 bytes at a code-point boundary. Lone surrogates count as U+FFFD. */
 export class TextRetainer {
-  readonly #kind: 'head' | 'tail'
   readonly #maxBytes: number
 
   constructor(options: TextRetainerOptions) {
     assertLimit('maxBytes', options.maxBytes)
-    this.#kind = options.kind
     this.#maxBytes = options.maxBytes
   }
 
@@ -73,7 +68,7 @@ export class TextRetainer {
     const text = input.isWellFormed() ? input : input.toWellFormed()
     const totalBytes = Buffer.byteLength(text, 'utf8')
     if (totalBytes <= this.#maxBytes) return { text, keptBytes: totalBytes, totalBytes, truncated: false }
-    const kept = this.#kind === 'head' ? headOf(text, this.#maxBytes) : tailOf(text, this.#maxBytes)
+    const kept = headOf(text, this.#maxBytes)
     return { text: kept, keptBytes: Buffer.byteLength(kept, 'utf8'), totalBytes, truncated: true }
   }
 }
@@ -84,20 +79,6 @@ function headOf(text: string, maxBytes: number): string {
   return text.slice(0, read)
 }
 
-/** The longest suffix of `text` that encodes in `maxBytes`. */
-function tailOf(text: string, maxBytes: number): string {
-  // Every UTF-16 unit encodes to at least one byte, so the last maxBytes units hold enough bytes.
-  let start = Math.max(0, text.length - maxBytes)
-  if (isLowSurrogate(text.charCodeAt(start))) start += 1
-  const bytes = Buffer.from(text.slice(start), 'utf8')
-  let cut = bytes.length - maxBytes
-  while (cut < bytes.length && (bytes[cut]! & 0xc0) === 0x80) cut += 1
-  return bytes.subarray(Math.max(0, cut)).toString('utf8')
-}
-
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff
-}
 
 function assertLimit(name: string, value: number): void {
   if (!Number.isInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer, got ${value}`)

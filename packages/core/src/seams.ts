@@ -52,12 +52,12 @@ export interface BashRunResult {
   exitCode: number | null
   /** The signal that ended the shell, e.g. `'SIGTERM'`, or null. */
   signal: string | null
-  /** True when the request's signal aborted the run. */
-  aborted: boolean
-  /** True when the run passed its `timeoutMs`. */
-  timedOut: boolean
-  /** True when stdout passed its cap and `onStdoutOverflow: 'kill'` stopped the run. */
-  stdoutOverflowKilled: boolean
+  /**
+   * Why the run ended: `'exit'` on its own; otherwise the executor stopped its process group because
+   * the request's signal aborted it (`'abort'`), it passed `timeoutMs` (`'timeout'`), or stdout passed
+   * its cap under `onStdoutOverflow: 'kill'` (`'overflow'`).
+   */
+  stop: 'exit' | 'abort' | 'timeout' | 'overflow'
   durationMs: number
   /** The head of stdout, up to `stdoutMaxBytes`. */
   stdout: CapturedOutput

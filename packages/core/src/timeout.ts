@@ -4,9 +4,9 @@ import { CoreError, HarnessError } from './errors.js'
 /** How `runWithDeadline` bounds one piece of work. */
 export interface DeadlineOptions {
   /** Abort after this long; no deadline when omitted. */
-  timeoutMs?: number
+  timeoutMs?: number | undefined
   /** The caller's cancellation; whichever of it and the deadline fires first wins. */
-  signal?: AbortSignal
+  signal?: AbortSignal | undefined
   /** What the failure messages call the work, e.g. `tool grep`. */
   label: string
   /**

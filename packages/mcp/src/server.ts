@@ -26,7 +26,7 @@ export interface DshMcpOptions {
 /** A server and a way to wait until the calls it was running have settled (after a close aborted them). */
 export interface DshMcpServerParts {
   server: Server
-  callsSettled(): Promise<void>
+  callsSettled: () => Promise<void>
 }
 
 /** Builds the server with the hook `serveMcpStdio` needs to let no call outlive it. */

@@ -1,5 +1,5 @@
 // resources/*: spilled results listed, templated and read back in full through the harness's spill store.
-import { errorMessage, HarnessError, type SpillStore } from '@dsh/core'
+import { errorMessage, isHarnessError, type SpillStore } from '@dsh/core'
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type Server } from '@modelcontextprotocol/server'
 import { SPILL_URI_TEMPLATE, type SpillLinks } from './spill-links.js'
 import { ERROR_CODE_META } from './tool-call.js'
@@ -29,7 +29,7 @@ export function registerSpillResources(server: Server, links: SpillLinks, store:
     } catch (error) {
       // The store words what went wrong (retention removed the file, say) and what to do next.
       const message = errorMessage(error)
-      const code = error instanceof HarnessError ? { [ERROR_CODE_META]: error.code } : {}
+      const code = isHarnessError(error) ? { [ERROR_CODE_META]: error.code } : {}
       throw new ProtocolError(ProtocolErrorCode.InternalError, `cannot read ${uri}: ${message}`, { uri, ...code })
     }
   })

@@ -10,7 +10,7 @@ export interface ServeMcpStdioOptions extends DshMcpOptions {
   /** Nothing but JSON-RPC is written here. @default process.stdout */
   stdout?: Writable
   /** Aborting it closes the server (SIGTERM, SIGINT). */
-  signal?: AbortSignal
+  signal?: AbortSignal | undefined
 }
 
 /**

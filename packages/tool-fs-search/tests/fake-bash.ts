@@ -6,10 +6,8 @@ export interface Scripted {
   signal?: string | null
   stdout?: string
   stderr?: string
-  aborted?: boolean
-  timedOut?: boolean
+  stop?: BashRunResult['stop']
   stdoutTruncated?: boolean
-  stdoutOverflowKilled?: boolean
   stderrTruncated?: boolean
 }
 
@@ -48,9 +46,7 @@ export class FakeBash implements BashExecutor {
     return {
       exitCode: s.exitCode === undefined ? 0 : s.exitCode,
       signal: s.signal ?? null,
-      aborted: s.aborted ?? false,
-      timedOut: s.timedOut ?? false,
-      stdoutOverflowKilled: s.stdoutOverflowKilled ?? false,
+      stop: s.stop ?? 'exit',
       durationMs: 1,
       stdout: { text: stdout, truncated: s.stdoutTruncated ?? false, totalBytes: Buffer.byteLength(stdout) },
       stderr: { text: stderr, truncated: s.stderrTruncated ?? false, totalBytes: Buffer.byteLength(stderr) },

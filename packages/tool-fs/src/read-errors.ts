@@ -1,5 +1,5 @@
 // What a failed read tells the model: the provider's FsError, reworded with the next step to take.
-import { errorMessage, FsError, HarnessError, type ToolExecContext } from '@dsh/core'
+import { errorMessage, FsError, HarnessError, isHarnessError, type ToolExecContext } from '@dsh/core'
 import { BINARY_SNIFF_BYTES } from './config.js'
 import { shownPath } from './read-format.js'
 
@@ -10,7 +10,7 @@ import { shownPath } from './read-format.js'
  */
 export function readFailure(error: unknown, path: string, exec: ToolExecContext): HarnessError {
   const shown = shownPath(path)
-  if (!(error instanceof HarnessError)) {
+  if (!isHarnessError(error)) {
     return new FsError('FS_READ_FAILED', `read failed on ${shown}: ${errorMessage(error)}`, { cause: error })
   }
   if (!(error instanceof FsError)) return error

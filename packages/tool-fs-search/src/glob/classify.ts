@@ -51,6 +51,9 @@ export function classifyGlobRun(run: BashRunResult, { workdir, root, lister }: G
       throw new SearchError('SEARCH_FAILED', `glob searches directories, but ${displayPath(workdir, root)} is a file. Pass its directory as path, or grep the file.`)
     case EXIT_MTIME_UNAVAILABLE:
       throw new SearchError('SEARCH_FAILED', 'glob needs GNU find (>= 4.9), or xargs and GNU stat, in the executor environment to order files by modification time.')
+    default:
+      // Another status, or a signal (null): the target's own failure, or rg's.
+      break
   }
   const unusable = targetFailure(run, { tool: 'glob', workdir, target: root })
   throw unusable ?? new SearchError('SEARCH_FAILED', `glob failed: rg exited with status ${run.exitCode ?? `signal ${run.signal}`}. ${stderrExcerpt(run)}`)

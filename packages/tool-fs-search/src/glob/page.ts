@@ -14,7 +14,7 @@ export interface GlobBudget {
 /** Keeps the head of the newest-first list within the item cap and the byte budget. */
 export function retainGlobPaths(paths: readonly string[], { maxResults, maxBytes }: GlobBudget): ItemRetention<string> {
   const fits = countWithinBytes(paths, maxBytes, (shown) => Buffer.byteLength(shown) + 1)
-  const retainer = new ItemRetainer<string>({ kind: 'head', maxItems: Math.min(maxResults, fits) })
+  const retainer = new ItemRetainer<string>({ maxItems: Math.min(maxResults, fits) })
   for (const shown of paths) retainer.push(shown)
   return retainer.result()
 }

@@ -19,7 +19,7 @@ export interface ShownMatches {
  * files are sorted and lines only when they must be.
  */
 export function showMatches(raw: readonly GrepMatch[], shown: (file: string) => string, maxLineBytes: number): ShownMatches {
-  const preview = new TextRetainer({ kind: 'head', maxBytes: maxLineBytes })
+  const preview = new TextRetainer({ maxBytes: maxLineBytes })
   const displayed = new Map<string, string>()
   const byFile = new Map<string, GrepMatch[]>()
   let escaped = 0

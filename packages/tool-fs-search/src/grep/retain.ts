@@ -46,7 +46,7 @@ export function retainGrepMatches(matches: readonly GrepMatch[], budget: GrepBud
 
   const candidates = capPerFile ? matches.filter(withinFileCap(budget.maxPerFile)) : matches
   const fits = countWithinBytes(candidates, budget.maxBytes, (m) => matchCost(m, true))
-  const retainer = new ItemRetainer<GrepMatch>({ kind: 'head', maxItems: Math.min(budget.maxMatches, fits) })
+  const retainer = new ItemRetainer<GrepMatch>({ maxItems: Math.min(budget.maxMatches, fits) })
   for (const m of candidates) retainer.push(m)
   const kept = retainer.result().items
   const shown = new Map<string, number>()

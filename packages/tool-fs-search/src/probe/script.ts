@@ -46,7 +46,7 @@ export async function runProbe(bash: BashExecutor, { command, what, subject = ''
   } catch (error) {
     throw new SearchError('SEARCH_FAILED', `the ${what} probe could not run in the bash executor: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
   }
-  if (run.aborted || run.timedOut || run.exitCode === null) {
+  if (run.stop !== 'exit' || run.exitCode === null) {
     throw new SearchError('SEARCH_FAILED', `the ${what} probe${subject} did not finish with an exit code: the bash executor is broken`)
   }
   return { run, spec }

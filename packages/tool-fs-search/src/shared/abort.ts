@@ -8,9 +8,9 @@ import { SearchError } from '../errors.js'
  * leave an orphan file behind a call reported as timed out.
  */
 export function throwIfAborted(exec: ToolExecContext, run?: BashRunResult): void {
-  if (!exec.signal.aborted && run?.aborted !== true && run?.timedOut !== true) return
+  if (!exec.signal.aborted && run?.stop !== 'abort' && run?.stop !== 'timeout') return
   const reason: unknown = exec.signal.reason
-  const timedOut = run?.timedOut === true || (reason instanceof HarnessError && reason.code === 'TOOL_TIMEOUT')
+  const timedOut = run?.stop === 'timeout' || (reason instanceof HarnessError && reason.code === 'TOOL_TIMEOUT')
   const why = timedOut ? 'timed out' : 'was cancelled'
   const next = timedOut ? ' Narrow the pattern or path and search again.' : ''
   throw new SearchError('SEARCH_ABORTED', `${exec.name} ${why} before rg finished; no result was produced.${next}`)

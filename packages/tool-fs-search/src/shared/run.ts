@@ -53,7 +53,7 @@ export async function runSearchCommand(ctx: SearchContext, exec: ToolExecContext
     throw await runFailure(ctx.bash, exec, spec, error)
   }
   throwIfAborted(exec, run)
-  if (run.stdout.truncated || run.stdoutOverflowKilled) {
+  if (run.stdout.truncated || run.stop === 'overflow') {
     // The executor may cap below the configured budget: quote the cap that stopped rg.
     throw new SearchError(
       'SEARCH_RAW_OUTPUT_OVERFLOW',

@@ -38,7 +38,7 @@ describe("glob's mtime helper probe", () => {
   })
 
   it('fails the load loudly when the helper probe cannot run', async () => {
-    const bash = new FakeBash((command) => (isMtimeProbe(command) ? { timedOut: true, exitCode: null } : {}))
+    const bash = new FakeBash((command) => (isMtimeProbe(command) ? { stop: 'timeout', exitCode: null } : {}))
     await expect(loadHarness({ plugins: [toolFsSearch], services: { bash }, config: { 'tool-fs-search': { rgPath: '/opt/rg' } } })).rejects.toThrow(
       /the mtime helper probe did not finish with an exit code: the bash executor is broken/,
     )

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { loadHarness } from '@dsh/core'
 import * as toolFsSearch from '@dsh/tool-fs-search'
 import { chooseRg } from '../../src/probe/ripgrep.js'
-import { FakeBash } from '../fake-bash.js'
+import { FakeBash, type Scripted } from '../fake-bash.js'
 import { callTool, loadRealHarness, scratchDirs, writeTree } from '../real-harness.js'
 
 describe('a probe the executor cannot run', () => {
@@ -20,10 +20,10 @@ describe('a probe the executor cannot run', () => {
   })
 
   it.each([
-    ['times out', { timedOut: true, exitCode: null }],
-    ['is aborted', { aborted: true, exitCode: 0 }],
+    ['times out', { stop: 'timeout', exitCode: null }],
+    ['is aborted', { stop: 'abort', exitCode: 0 }],
     ['has no exit code', { exitCode: null, signal: 'SIGKILL' }],
-  ])('fails the load loudly when the probe %s', async (_case, scripted) => {
+  ] satisfies [string, Scripted][])('fails the load loudly when the probe %s', async (_case, scripted) => {
     const bash = new FakeBash(() => scripted)
     await expect(loadHarness({ plugins: [toolFsSearch], services: { bash } })).rejects.toThrow(
       /plugin tool-fs-search failed to load \[SEARCH_FAILED\]: the ripgrep probe for .* did not finish with an exit code/,

@@ -21,7 +21,7 @@ describe('cancellation and timeout through a fake executor', () => {
   it('hands the same aborted signal to the bash backend and answers SEARCH_ABORTED', async () => {
     const bash = new FakeBash(
       (_command, spec) =>
-        new Promise<Scripted>((resolve) => spec.signal?.addEventListener('abort', () => resolve({ aborted: true, exitCode: null, signal: 'SIGTERM' }))),
+        new Promise<Scripted>((resolve) => spec.signal?.addEventListener('abort', () => resolve({ stop: 'abort', exitCode: null, signal: 'SIGTERM' }))),
     )
     const controller = new AbortController()
     const exec: ToolExecContext = { signal: controller.signal, name: 'grep', callId: 'c', agent }
@@ -36,7 +36,7 @@ describe('cancellation and timeout through a fake executor', () => {
     const bash = new FakeBash((command, spec) =>
       isProbe(command)
         ? {}
-        : new Promise<Scripted>((resolve) => spec.signal?.addEventListener('abort', () => resolve({ aborted: true, exitCode: null }))),
+        : new Promise<Scripted>((resolve) => spec.signal?.addEventListener('abort', () => resolve({ stop: 'abort', exitCode: null }))),
     )
     const harness = await loadHarness({ plugins: [toolFsSearch], services: { bash } })
     const controller = new AbortController()
@@ -47,12 +47,12 @@ describe('cancellation and timeout through a fake executor', () => {
   })
 
   it('tells a timeout from a cancellation', async () => {
-    const { grep } = await fakeHarness(() => ({ timedOut: true, exitCode: null, signal: 'SIGTERM' }))
+    const { grep } = await fakeHarness(() => ({ stop: 'timeout', exitCode: null, signal: 'SIGTERM' }))
     expect(await grep({ pattern: 'x' })).toMatchObject({
       errorCode: 'SEARCH_ABORTED',
       content: 'grep timed out before rg finished; no result was produced. Narrow the pattern or path and search again.',
     })
-    const ctx = { bash: new FakeBash(() => ({ aborted: true, exitCode: null })), rg: RG, config: Config.parse({}), spillStore: () => undefined, access: () => undefined }
+    const ctx = { bash: new FakeBash(() => ({ stop: 'abort', exitCode: null })), rg: RG, config: Config.parse({}), spillStore: () => undefined, access: () => undefined }
     const controller = new AbortController()
     controller.abort(new HarnessError('TOOL_TIMEOUT', 'deadline'))
     await expect(executeGrep(ctx, { pattern: 'x' }, { signal: controller.signal, name: 'grep', callId: 'c' })).rejects.toThrow('grep timed out')

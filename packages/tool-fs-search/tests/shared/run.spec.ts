@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { HarnessError, loadHarness, type Harness } from '@dsh/core'
 import * as toolFsSearch from '@dsh/tool-fs-search'
-import { FakeBash, isProbe, rgLines } from '../fake-bash.js'
+import { FakeBash, isProbe, rgLines, type Scripted } from '../fake-bash.js'
 import { agent, fakeHarness, RG } from '../fake-harness.js'
 import { callTool, canLock, loadRealHarness, nobodyHarness, scratchDirs, writeTree } from '../real-harness.js'
 
@@ -25,8 +25,8 @@ describe('a search run through the seam, faked', () => {
 
   it.each([
     ['the executor reports truncated stdout', { stdoutTruncated: true }],
-    ['the executor stopped rg at the cap', { stdoutOverflowKilled: true, exitCode: null, signal: 'SIGTERM' }],
-  ])('answers SEARCH_RAW_OUTPUT_OVERFLOW when %s', async (_case, scripted) => {
+    ['the executor stopped rg at the cap', { stop: 'overflow', exitCode: null, signal: 'SIGTERM' }],
+  ] satisfies [string, Scripted][])('answers SEARCH_RAW_OUTPUT_OVERFLOW when %s', async (_case, scripted) => {
     const { grep } = await fakeHarness(() => scripted)
     expect(await grep({ pattern: 'x' })).toMatchObject({
       isError: true,
@@ -94,7 +94,7 @@ describe('a search run through the seam, faked', () => {
   })
 
   it('quotes the stdout cap the executor applied, not the configured one', async () => {
-    const bash = new FakeBash((command) => (isProbe(command) ? {} : { stdoutOverflowKilled: true, exitCode: null }))
+    const bash = new FakeBash((command) => (isProbe(command) ? {} : { stop: 'overflow', exitCode: null }))
     bash.maxStdoutMaxBytes = 4096
     const harness = await loadHarness({ plugins: [toolFsSearch], services: { bash }, config: { 'tool-fs-search': { rgPath: RG } } })
     expect((await harness.registry.execute('grep', { pattern: 'x' }, { agent })).content).toBe(
