@@ -28,7 +28,22 @@ export default tseslint.config(
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
   {
     plugins: { 'import-x': importX },
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        TextEncoder: 'readonly',
+        TextDecoder: 'readonly',
+        AbortController: 'readonly',
+        AbortSignal: 'readonly',
+      },
+    },
     rules: {
       'import-x/no-cycle': 'error',
       'import-x/no-self-import': 'error',
@@ -66,7 +81,11 @@ export default tseslint.config(
   {
     // read goes through the FileSystem seam (ctx.fs) so it works behind a sandboxed or remote backend.
     files: ['packages/tool-*/src/**/*.ts'],
-    rules: restrict([...spawning, 'node:fs', 'node:fs/promises', 'fs', 'fs/promises'], ['@dsh/*', '!@dsh/core'], 'a tool depends on @dsh/core only and reaches processes and files through the bash and fs seams'),
+    rules: restrict(
+      [...spawning, 'node:fs', 'node:fs/promises', 'fs', 'fs/promises'],
+      ['@dsh/*', '!@dsh/core'],
+      'a tool depends on @dsh/core only and reaches processes and files through the bash and fs seams',
+    ),
   },
   {
     files: ['packages/fs-local/src/**/*.ts', 'packages/access/src/**/*.ts'],
@@ -74,7 +93,11 @@ export default tseslint.config(
   },
   {
     files: ['packages/mcp/src/**/*.ts'],
-    rules: restrict(spawning, ['@dsh/*', '!@dsh/core'], 'the MCP server serves a loaded harness: it depends on @dsh/core only, and runs processes only through tools'),
+    rules: restrict(
+      spawning,
+      ['@dsh/*', '!@dsh/core'],
+      'the MCP server serves a loaded harness: it depends on @dsh/core only, and runs processes only through tools',
+    ),
   },
   {
     files: ['packages/bash-local/src/**/*.ts'],
@@ -85,7 +108,10 @@ export default tseslint.config(
     ignores: ['packages/*/src/index.ts'],
     rules: {
       // No file imports its own package's index: the index is the public surface, not an internal hub.
-      'no-restricted-syntax': ['error', { selector: "ImportDeclaration[source.value=/^\\.\\/index(\\.js)?$/]", message: 'import the module, not the package index' }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ImportDeclaration[source.value=/^\\.\\/index(\\.js)?$/]', message: 'import the module, not the package index' },
+      ],
     },
   },
 )

@@ -22,8 +22,18 @@ const GLOB_PATTERNS = ['**/*.ts', '**/*'] as const
 
 /** Rounds per kind of case; the full run's sorted-glob baseline (~3 s a call) is why glob gets fewer. */
 const ROUNDS = {
-  full: { grep: { warmup: 2, measured: 7 }, glob: { warmup: 1, measured: 5 }, cli: { warmup: 3, measured: 15 }, mcp: { warmup: 5, measured: 31 } },
-  quick: { grep: { warmup: 1, measured: 5 }, glob: { warmup: 1, measured: 5 }, cli: { warmup: 2, measured: 10 }, mcp: { warmup: 3, measured: 15 } },
+  full: {
+    grep: { warmup: 2, measured: 7 },
+    glob: { warmup: 1, measured: 5 },
+    cli: { warmup: 3, measured: 15 },
+    mcp: { warmup: 5, measured: 31 },
+  },
+  quick: {
+    grep: { warmup: 1, measured: 5 },
+    glob: { warmup: 1, measured: 5 },
+    cli: { warmup: 2, measured: 10 },
+    mcp: { warmup: 3, measured: 15 },
+  },
 } satisfies Record<string, Record<string, Rounds>>
 
 const print = (text: string): void => void process.stdout.write(`${text}\n`)
@@ -39,7 +49,8 @@ export async function runBench(quick: boolean): Promise<void> {
   const main = corpora[0]!
 
   printMachine(rg, quick)
-  for (const corpus of [...corpora, tiny]) print(`corpus ${corpus.name}: ${(await warmPageCache(rg, corpus.root)).toLocaleString('en')} files, ${corpus.root}`)
+  for (const corpus of [...corpora, tiny])
+    print(`corpus ${corpus.name}: ${(await warmPageCache(rg, corpus.root)).toLocaleString('en')} files, ${corpus.root}`)
 
   const spillRoot = mkdtempSync(path.join(os.tmpdir(), 'dsh-bench-spill-'))
   try {
@@ -63,18 +74,27 @@ export async function runBench(quick: boolean): Promise<void> {
     report(results, mcp)
 
     print(`\n== peak RSS of the dsh process (MB), ${main.name}, one fresh process per case`)
-    const rss = await measurePeakRss(main, tiny, GLOB_PATTERNS, spillRoot, (name, mb) => print(`    ${name.padEnd(32)} ${mb.toFixed(1).padStart(7)}`))
+    const rss = await measurePeakRss(main, tiny, GLOB_PATTERNS, spillRoot, (name, mb) =>
+      print(`    ${name.padEnd(32)} ${mb.toFixed(1).padStart(7)}`),
+    )
 
     print(`\n== where the time goes, ${main.name} (medians of 3 calls through a recording executor)`)
     print(formatSplits(await splitToolTime(ctx, main, GLOB_PATTERNS, 3)))
 
     const checks = checkTargets((name) => results.get(`${main.name}/${name}`)!, rss, cli, mcp)
-    print(`\n== targets (${main.name}${quick ? '; --quick: indicative only, the targets are for the npm tree' : ''})\n${formatTargets(checks)}`)
+    print(
+      `\n== targets (${main.name}${quick ? '; --quick: indicative only, the targets are for the npm tree' : ''})\n${formatTargets(checks)}`,
+    )
     // The in-process cases of the main corpus, each against its first baseline (rg itself, rg --files
     // unsorted, or rg's time to the cap); the CLI case compares in ms, not as a ratio.
     const ratios = [...results.values()].filter((r) => r.corpus === main.name).map((r) => ({ r, ratio: ratioOf(r, r.labels[1]!) }))
     const worst = ratios.reduce((a, b) => (b.ratio > a.ratio ? b : a))
-    print(`\nload average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`)
+    print(
+      `\nload average at the end: ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    )
     print(`worst: ${main.name} ${worst.r.name} vs ${worst.r.labels[1]}`)
     print(`worst ratio vs rg: ${worst.ratio.toFixed(2)}`)
   } finally {
@@ -90,6 +110,13 @@ function report(results: Map<string, CaseResult>, result: CaseResult): void {
 function printMachine(rg: string, quick: boolean): void {
   const cpus = os.cpus()
   const rgVersion = spawnSync(rg, ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0]
-  print(`dsh bench${quick ? ' --quick' : ''}: ${cpus.length} x ${cpus[0]?.model ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Linux ${os.release()}, node ${process.version}, ${rgVersion}`)
-  print(`load average at the start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`)
+  print(
+    `dsh bench${quick ? ' --quick' : ''}: ${cpus.length} x ${cpus[0]?.model ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Linux ${os.release()}, node ${process.version}, ${rgVersion}`,
+  )
+  print(
+    `load average at the start: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  )
 }

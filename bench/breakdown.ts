@@ -15,15 +15,26 @@ export interface TimeSplit {
  * `bash.run` from spawn to close; the rest is the tool: resolve, parsing, sorting, retention,
  * formatting and the spill write.
  */
-export async function splitToolTime(ctx: BenchContext, corpus: Corpus, globPatterns: readonly string[], calls: number): Promise<TimeSplit[]> {
+export async function splitToolTime(
+  ctx: BenchContext,
+  corpus: Corpus,
+  globPatterns: readonly string[],
+  calls: number,
+): Promise<TimeSplit[]> {
   const overflow = 'SEARCH_RAW_OUTPUT_OVERFLOW'
   const plans: { name: string; call: () => Promise<unknown> }[] = [
     ...(['narrow', 'medium', 'broad'] as const).map((size) => ({
       name: `grep ${size}`,
       call: () => callTool(ctx.recording.harness, 'grep', { pattern: corpus.patterns[size] }, corpus.root),
     })),
-    { name: 'grep overflow', call: () => callTool(ctx.recording.harness, 'grep', { pattern: corpus.patterns.overflow }, corpus.root, overflow) },
-    ...globPatterns.map((pattern) => ({ name: `glob ${pattern}`, call: () => callTool(ctx.recording.harness, 'glob', { pattern }, corpus.root) })),
+    {
+      name: 'grep overflow',
+      call: () => callTool(ctx.recording.harness, 'grep', { pattern: corpus.patterns.overflow }, corpus.root, overflow),
+    },
+    ...globPatterns.map((pattern) => ({
+      name: `glob ${pattern}`,
+      call: () => callTool(ctx.recording.harness, 'glob', { pattern }, corpus.root),
+    })),
   ]
   const splits: TimeSplit[] = []
   for (const plan of plans) {

@@ -17,7 +17,10 @@ export function ensureBuilt(): void {
   const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: REPO_ROOT, stdio: 'inherit' })
   const missing = PACKAGES.filter((name) => !existsSync(path.join(REPO_ROOT, 'packages', name, 'dist', 'index.js')))
   if (build.status !== 0 || missing.length > 0) {
-    const why = build.status !== 0 ? `\`npm run build\` failed (${build.error?.message ?? `status ${build.status}`})` : `no dist/ for ${missing.join(', ')}`
+    const why =
+      build.status !== 0
+        ? `\`npm run build\` failed (${build.error?.message ?? `status ${build.status}`})`
+        : `no dist/ for ${missing.join(', ')}`
     process.stderr.write(`bench: ${why}; the bench measures the built packages, so fix the build and run it again.\n`)
     process.exit(1)
   }

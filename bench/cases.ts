@@ -33,7 +33,12 @@ export interface CaseResult {
 const VCS_EXCLUDES = ['.git', '.svn', '.hg', '.bzr', '.jj', '.sl']
 
 /** Grep through the registry vs the issue's baseline rg, its stdout read and discarded. */
-export async function grepCase(ctx: BenchContext, corpus: Corpus, size: 'narrow' | 'medium' | 'broad', rounds: Rounds): Promise<CaseResult> {
+export async function grepCase(
+  ctx: BenchContext,
+  corpus: Corpus,
+  size: 'narrow' | 'medium' | 'broad',
+  rounds: Rounds,
+): Promise<CaseResult> {
   const pattern = corpus.patterns[size]
   const argv = [ctx.rg, '--no-config', '--no-heading', '--with-filename', '-n', '-e', pattern, '--', corpus.root]
   let toolTotal = 0
@@ -69,16 +74,35 @@ export async function overflowCase(ctx: BenchContext, corpus: Corpus, rounds: Ro
   const { spec } = ctx.recording.last()
   const contenders: Contender[] = [
     timed('tool', () => callTool(ctx.harness, 'grep', { pattern }, corpus.root, overflow)),
-    { label: `rg to ${mb(ctx.rawOutputMaxBytes)}`, run: () => timeToBytes(spec.command, ctx.rawOutputMaxBytes, { cwd: spec.workdir, env: spec.env }) },
+    {
+      label: `rg to ${mb(ctx.rawOutputMaxBytes)}`,
+      run: () => timeToBytes(spec.command, ctx.rawOutputMaxBytes, { cwd: spec.workdir, env: spec.env }),
+    },
   ]
   const times = await runInterleaved(contenders, rounds)
-  return { corpus: corpus.name, name: 'grep overflow', detail: `\`${pattern}\`: the tool's rg command, cap ${mb(ctx.rawOutputMaxBytes)}`, labels: contenders.map((c) => c.label), times }
+  return {
+    corpus: corpus.name,
+    name: 'grep overflow',
+    detail: `\`${pattern}\`: the tool's rg command, cap ${mb(ctx.rawOutputMaxBytes)}`,
+    labels: contenders.map((c) => c.label),
+    times,
+  }
 }
 
 /** Glob through the registry vs rg listing the same files unsorted (the floor) and sorted (what peers run). */
 export async function globCase(ctx: BenchContext, corpus: Corpus, pattern: string, rounds: Rounds): Promise<CaseResult> {
   // The tool's listing flags (src/glob.ts buildGlobCommand), without its `stat` pipeline and sort.
-  const list = [ctx.rg, '--files', '--null', '--no-config', '--no-ignore', '--hidden', '--color=never', `--glob=${pattern}`, ...VCS_EXCLUDES.map((d) => `--glob=!${d}`)]
+  const list = [
+    ctx.rg,
+    '--files',
+    '--null',
+    '--no-config',
+    '--no-ignore',
+    '--hidden',
+    '--color=never',
+    `--glob=${pattern}`,
+    ...VCS_EXCLUDES.map((d) => `--glob=!${d}`),
+  ]
   let files = 0
   const contenders: Contender[] = [
     timed('tool', async () => {
@@ -89,7 +113,13 @@ export async function globCase(ctx: BenchContext, corpus: Corpus, pattern: strin
     { label: 'rg --files --sortr=modified', run: async () => (await drainProcess([...list, '--sortr=modified'], { cwd: corpus.root })).ms },
   ]
   const times = await runInterleaved(contenders, rounds)
-  return { corpus: corpus.name, name: `glob ${pattern}`, detail: `${files.toLocaleString('en')} files`, labels: contenders.map((c) => c.label), times }
+  return {
+    corpus: corpus.name,
+    name: `glob ${pattern}`,
+    detail: `${files.toLocaleString('en')} files`,
+    labels: contenders.map((c) => c.label),
+    times,
+  }
 }
 
 /** `dsh grep` as a process vs rg as a process on a tiny tree: the per-call fixed cost. */

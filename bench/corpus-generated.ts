@@ -15,7 +15,14 @@ export interface TreeShape {
 const GENERATOR_VERSION = 1
 
 /** The `--quick` corpus: 2,000 source files, 200k lines of ~125 B (25 MB), plus the extras. */
-export const SMALL_TREE: TreeShape = { name: 'small', packages: 20, modulesPerPackage: 10, filesPerModule: 10, linesPerFile: 100, extras: true }
+export const SMALL_TREE: TreeShape = {
+  name: 'small',
+  packages: 20,
+  modulesPerPackage: 10,
+  filesPerModule: 10,
+  linesPerFile: 100,
+  extras: true,
+}
 
 /** The per-call fixed-cost corpus: 20 files, one narrow match. */
 export const TINY_TREE: TreeShape = { name: 'tiny', packages: 1, modulesPerPackage: 2, filesPerModule: 10, linesPerFile: 20, extras: false }
@@ -28,7 +35,24 @@ export const TINY_TREE: TreeShape = { name: 'tiny', packages: 1, modulesPerPacka
 export const GENERATED_PATTERNS = { narrow: 'narrowNeedle', medium: 'mediumNeedle', broad: 'broadNeedle', overflow: 'const' } as const
 
 // No word contains "const" or a needle, so the counts above are exact.
-const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'render', 'parse', 'value', 'index', 'buffer', 'stream', 'token', 'layout', 'signal', 'cursor', 'result', 'widget']
+const WORDS = [
+  'alpha',
+  'beta',
+  'gamma',
+  'delta',
+  'render',
+  'parse',
+  'value',
+  'index',
+  'buffer',
+  'stream',
+  'token',
+  'layout',
+  'signal',
+  'cursor',
+  'result',
+  'widget',
+]
 // Fixed mtimes (seconds), one per file in write order, so glob's newest-first order is reproducible.
 const MTIME_BASE = 1_700_000_000
 

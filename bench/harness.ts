@@ -10,10 +10,18 @@ export function loadCliHarness(spillRoot: string): Promise<Harness> {
 }
 
 /** One call as a session at `cwd` makes it; throws when the outcome is not the expected one. */
-export async function callTool(harness: Harness, tool: 'grep' | 'glob', args: Record<string, string>, cwd: string, expectError?: string): Promise<ToolResult> {
+export async function callTool(
+  harness: Harness,
+  tool: 'grep' | 'glob',
+  args: Record<string, string>,
+  cwd: string,
+  expectError?: string,
+): Promise<ToolResult> {
   const result = await harness.registry.execute(tool, args, { agent: { session: { header: { id: 'bench', cwd } } } })
   if (result.isError !== (expectError !== undefined) || (expectError !== undefined && result.errorCode !== expectError)) {
-    throw new Error(`${tool} ${JSON.stringify(args)} in ${cwd}: expected ${expectError ?? 'success'}, got ${result.errorCode ?? 'success'}: ${result.content.slice(0, 300)}`)
+    throw new Error(
+      `${tool} ${JSON.stringify(args)} in ${cwd}: expected ${expectError ?? 'success'}, got ${result.errorCode ?? 'success'}: ${result.content.slice(0, 300)}`,
+    )
   }
   return result
 }
@@ -41,7 +49,11 @@ export async function loadRecordingHarness(spillRoot: string): Promise<{ harness
       return result
     },
   }
-  const harness = await loadHarness({ plugins: [spillLocal, toolFsSearch], services: { bash }, config: { [spillLocal.name]: { root: spillRoot } } })
+  const harness = await loadHarness({
+    plugins: [spillLocal, toolFsSearch],
+    services: { bash },
+    config: { [spillLocal.name]: { root: spillRoot } },
+  })
   return {
     harness,
     last: () => {

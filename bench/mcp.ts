@@ -33,8 +33,20 @@ export async function mcpCase(ctx: BenchContext, corpus: Corpus, spillRoot: stri
       await callTool(ctx.harness, 'grep', { pattern }, corpus.root)
       return elapsedMs(started)
     }
-    const times = await runInterleaved([{ label: 'grep via dsh mcp', run: viaMcp }, { label: 'grep in process', run: inProcess }], rounds)
-    return { corpus: corpus.name, name: 'mcp grep (stdio)', detail: `\`${pattern}\` on ${corpus.name}, one server for every call`, labels: ['grep via dsh mcp', 'grep in process'], times }
+    const times = await runInterleaved(
+      [
+        { label: 'grep via dsh mcp', run: viaMcp },
+        { label: 'grep in process', run: inProcess },
+      ],
+      rounds,
+    )
+    return {
+      corpus: corpus.name,
+      name: 'mcp grep (stdio)',
+      detail: `\`${pattern}\` on ${corpus.name}, one server for every call`,
+      labels: ['grep via dsh mcp', 'grep in process'],
+      times,
+    }
   } finally {
     await client.close()
   }

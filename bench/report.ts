@@ -19,8 +19,19 @@ const ms = (value: number): string => value.toFixed(1)
 export function formatCase(result: CaseResult): string {
   const [tool] = result.times
   const rows = result.times.map((times, i) => {
-    const compare = i === 0 ? '' : result.name.startsWith('cli') || result.name.startsWith('mcp') ? `+${ms(pairedDifference(tool!, times))} ms` : `${pairedRatio(tool!, times).toFixed(2)}x`
-    const cells = [result.labels[i]!.padEnd(30), ms(median(times)).padStart(9), `${ms(Math.min(...times))}–${ms(Math.max(...times))}`.padStart(17), String(times.length).padStart(4), compare.padStart(11)]
+    const compare =
+      i === 0
+        ? ''
+        : result.name.startsWith('cli') || result.name.startsWith('mcp')
+          ? `+${ms(pairedDifference(tool!, times))} ms`
+          : `${pairedRatio(tool!, times).toFixed(2)}x`
+    const cells = [
+      result.labels[i]!.padEnd(30),
+      ms(median(times)).padStart(9),
+      `${ms(Math.min(...times))}–${ms(Math.max(...times))}`.padStart(17),
+      String(times.length).padStart(4),
+      compare.padStart(11),
+    ]
     return `    ${cells.join('  ')}`.trimEnd()
   })
   return [`  ${result.name} — ${result.detail}`, ...rows].join('\n')
@@ -32,14 +43,20 @@ export const CASE_HEADER = `    ${['contender'.padEnd(30), 'median ms'.padStart(
 /** Where each case's time goes, next to the baseline's median from the measured rounds. */
 export function formatSplits(splits: readonly TimeSplit[]): string {
   const head = `    ${['case'.padEnd(16), 'tool ms'.padStart(9), 'bash.run ms'.padStart(12), 'tool-side ms'.padStart(13)].join('  ')}`
-  const rows = splits.map((s) => `    ${[s.name.padEnd(16), ms(s.totalMs).padStart(9), ms(s.runMs).padStart(12), ms(s.totalMs - s.runMs).padStart(13)].join('  ')}`)
+  const rows = splits.map(
+    (s) =>
+      `    ${[s.name.padEnd(16), ms(s.totalMs).padStart(9), ms(s.runMs).padStart(12), ms(s.totalMs - s.runMs).padStart(13)].join('  ')}`,
+  )
   return [head, ...rows].join('\n')
 }
 
 /** Targets as pass/fail rows. */
 export function formatTargets(checks: readonly TargetCheck[]): string {
   return checks
-    .map((c) => `  ${c.measured <= c.limit ? 'pass' : 'FAIL'}  ${c.target.padEnd(52)} ${c.measured.toFixed(2).padStart(8)} ${c.unit} (≤ ${c.limit} ${c.unit})`)
+    .map(
+      (c) =>
+        `  ${c.measured <= c.limit ? 'pass' : 'FAIL'}  ${c.target.padEnd(52)} ${c.measured.toFixed(2).padStart(8)} ${c.unit} (≤ ${c.limit} ${c.unit})`,
+    )
     .join('\n')
 }
 

@@ -38,10 +38,19 @@ export async function dshPeakRssMb(dshArgs: readonly string[]): Promise<number> 
  * Peak RSS of `dsh` for each main case (grep narrow to overflow, each glob) and, for reference, a
  * narrow grep on the tiny tree: what Node and the loaded harness cost before any result.
  */
-export async function measurePeakRss(main: Corpus, tiny: Corpus, globPatterns: readonly string[], spillRoot: string, onResult: (name: string, mb: number) => void): Promise<Map<string, number>> {
+export async function measurePeakRss(
+  main: Corpus,
+  tiny: Corpus,
+  globPatterns: readonly string[],
+  spillRoot: string,
+  onResult: (name: string, mb: number) => void,
+): Promise<Map<string, number>> {
   const runs: [string, string[]][] = [
     [`grep narrow on ${tiny.name}`, ['grep', tiny.patterns.narrow, '--cwd', tiny.root]],
-    ...(['narrow', 'medium', 'broad', 'overflow'] as const).map((size): [string, string[]] => [`grep ${size}`, ['grep', main.patterns[size], '--cwd', main.root]]),
+    ...(['narrow', 'medium', 'broad', 'overflow'] as const).map((size): [string, string[]] => [
+      `grep ${size}`,
+      ['grep', main.patterns[size], '--cwd', main.root],
+    ]),
     ...globPatterns.map((pattern): [string, string[]] => [`glob ${pattern}`, ['glob', pattern, '--cwd', main.root]]),
   ]
   const peaks = new Map<string, number>()

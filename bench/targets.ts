@@ -6,17 +6,37 @@ import { ratioOf, type TargetCheck } from './report.js'
  * The issue's targets (medians of paired ratios, 2 cores, warm cache), checked on the main corpus.
  * `main` looks a case up by name; `rss` holds peak RSS in MB by case; `cli` is the process case, `mcp` the stdio server case.
  */
-export function checkTargets(main: (name: string) => CaseResult, rss: ReadonlyMap<string, number>, cli: CaseResult, mcp: CaseResult): TargetCheck[] {
+export function checkTargets(
+  main: (name: string) => CaseResult,
+  rss: ReadonlyMap<string, number>,
+  cli: CaseResult,
+  mcp: CaseResult,
+): TargetCheck[] {
   const overflow = main('grep overflow')
   return [
     { target: 'grep narrow: tool / rg', measured: ratioOf(main('grep narrow'), 'rg'), limit: 1.05, unit: 'x' },
     { target: 'grep medium: tool / rg', measured: ratioOf(main('grep medium'), 'rg'), limit: 1.05, unit: 'x' },
     { target: 'grep broad: tool / rg', measured: ratioOf(main('grep broad'), 'rg'), limit: 1.1, unit: 'x' },
     { target: 'glob **/*.ts: tool / rg --files', measured: ratioOf(main('glob **/*.ts'), 'rg --files'), limit: 2, unit: 'x' },
-    { target: 'glob **/*.ts: tool / rg --files --sortr=modified', measured: ratioOf(main('glob **/*.ts'), 'rg --files --sortr=modified'), limit: 0.25, unit: 'x' },
+    {
+      target: 'glob **/*.ts: tool / rg --files --sortr=modified',
+      measured: ratioOf(main('glob **/*.ts'), 'rg --files --sortr=modified'),
+      limit: 0.25,
+      unit: 'x',
+    },
     { target: 'grep overflow: tool / rg time to the cap', measured: ratioOf(overflow, overflow.labels[1]!), limit: 1.5, unit: 'x' },
     { target: 'peak RSS, dsh grep broad', measured: rss.get('grep broad')!, limit: 110, unit: 'MB' },
-    { target: 'dsh grep process - rg process (tiny tree)', measured: pairedDifference(cli.times[0]!, cli.times[1]!), limit: 150, unit: 'ms' },
-    { target: 'grep via dsh mcp - grep in process (tiny tree)', measured: pairedDifference(mcp.times[0]!, mcp.times[1]!), limit: 5, unit: 'ms' },
+    {
+      target: 'dsh grep process - rg process (tiny tree)',
+      measured: pairedDifference(cli.times[0]!, cli.times[1]!),
+      limit: 150,
+      unit: 'ms',
+    },
+    {
+      target: 'grep via dsh mcp - grep in process (tiny tree)',
+      measured: pairedDifference(mcp.times[0]!, mcp.times[1]!),
+      limit: 5,
+      unit: 'ms',
+    },
   ]
 }

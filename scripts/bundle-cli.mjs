@@ -22,6 +22,8 @@ await build({
   target: 'node20',
   external: ['@vscode/ripgrep'],
   // Bundled CommonJS dependencies may call require; give the ES module one.
-  banner: { js: "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);",
+  },
   logLevel: 'warning',
 })

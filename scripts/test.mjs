@@ -22,8 +22,12 @@ for (const [label, command, args] of [
 process.stdout.write('\n== tests\n')
 rmSync(results, { force: true })
 const vitest = run('npx', [
-  'vitest', 'run', '--coverage',
-  '--reporter=default', '--reporter=json', `--outputFile.json=${results}`,
+  'vitest',
+  'run',
+  '--coverage',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${results}`,
   ...process.argv.slice(2),
 ])
 let passed = 0

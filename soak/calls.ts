@@ -56,10 +56,15 @@ export function randomConfig(random: Random, options: { hostilePath: string | un
     rawOutputMaxBytes: maybe(() => random.int(500, 2_000_000)),
   }
   // An invalid value a plugin must refuse at load: the CLI reports it as a usage error.
-  if (options.invalid) Object.assign(search, random.pick([{ grepMaxMatches: 0 }, { timeoutMs: -1 }, { unknownField: true }, { rawOutputMaxBytes: 'big' }]))
+  if (options.invalid)
+    Object.assign(search, random.pick([{ grepMaxMatches: 0 }, { timeoutMs: -1 }, { unknownField: true }, { rawOutputMaxBytes: 'big' }]))
   const plugins: Record<string, unknown> = {
     'tool-fs-search': search,
-    'tool-fs': { timeoutMs: readTimeoutMs, readMaxLineBytes: maybe(() => random.int(64, 2000)), readMaxBytes: maybe(() => random.int(256, 50_000)) },
+    'tool-fs': {
+      timeoutMs: readTimeoutMs,
+      readMaxLineBytes: maybe(() => random.int(64, 2000)),
+      readMaxBytes: maybe(() => random.int(256, 50_000)),
+    },
     'spill-local': {
       maxBytesPerOwner: maybe(() => random.int(1, 20_000)),
       maxAgeMs: maybe(() => random.int(1000, 120_000)),
@@ -70,7 +75,11 @@ export function randomConfig(random: Random, options: { hostilePath: string | un
     // A PATH that starts with the searched tree: its trap scripts run if a tool resolves a helper by name.
     'bash-local': { killGraceMs, ...(options.hostilePath === undefined ? {} : { envSet: { PATH: options.hostilePath } }) },
   }
-  return { plugins: JSON.parse(JSON.stringify(plugins)) as Record<string, unknown>, boundMs: Math.max(searchTimeoutMs, readTimeoutMs) + (killGraceMs ?? 2000), valid: !options.invalid }
+  return {
+    plugins: JSON.parse(JSON.stringify(plugins)) as Record<string, unknown>,
+    boundMs: Math.max(searchTimeoutMs, readTimeoutMs) + (killGraceMs ?? 2000),
+    valid: !options.invalid,
+  }
 }
 
 /** A call: a probe with a known answer about a third of the time, else hostile arguments. */
@@ -86,11 +95,14 @@ export function randomCall(random: Random, tree: SoakTree, user: CallUser, inPro
 function probeCall(random: Random, tree: SoakTree, user: CallUser): Omit<SoakCall, 'session'> {
   if (user === 'nobody' && random.chance(0.3)) {
     const expect = { kind: 'incomplete' } as const
-    if (random.chance(0.4)) return { tool: 'glob', args: { pattern: random.pick(['**/locked-inner.ts', 'locked-inner.ts', '**/*.ts']) }, expect }
+    if (random.chance(0.4))
+      return { tool: 'glob', args: { pattern: random.pick(['**/locked-inner.ts', 'locked-inner.ts', '**/*.ts']) }, expect }
     return { tool: 'grep', args: { pattern: tree.lockedNeedle, ...(random.chance(0.5) ? { path: '.' } : {}) }, expect }
   }
   const file = random.pick(tree.known)
-  const tool = random.pick<ToolName>(file.globSafe ? ['grep', 'grep', 'glob', 'read'] : file.relative === undefined ? ['grep'] : ['grep', 'grep', 'read'])
+  const tool = random.pick<ToolName>(
+    file.globSafe ? ['grep', 'grep', 'glob', 'read'] : file.relative === undefined ? ['grep'] : ['grep', 'grep', 'read'],
+  )
   if (tool === 'glob') return globProbe(random, file)
   if (tool === 'read') return readProbe(random, tree, file)
   return grepProbe(random, tree, file)
@@ -98,15 +110,30 @@ function probeCall(random: Random, tree: SoakTree, user: CallUser): Omit<SoakCal
 
 function grepProbe(random: Random, tree: SoakTree, file: KnownFile): Omit<SoakCall, 'session'> {
   const needle = file.needle
-  const pattern = random.pick([needle, `${needle.slice(0, -1)}[X]`, `(?i)${needle.toLowerCase()}`, `\\b${needle}\\b`, `${needle}|NEVER_IN_THE_TREE`, `^${needle}`])
+  const pattern = random.pick([
+    needle,
+    `${needle.slice(0, -1)}[X]`,
+    `(?i)${needle.toLowerCase()}`,
+    `\\b${needle}\\b`,
+    `${needle}|NEVER_IN_THE_TREE`,
+    `^${needle}`,
+  ])
   const onFile = file.relative !== undefined && random.chance(0.5)
   const args: Record<string, string> = { pattern }
   if (onFile) {
     args.path = random.pick([file.relative!, `./${file.relative!}`, path.join(tree.root, file.relative!), `src/../${file.relative!}`])
   } else {
-    const dir = file.directory === '' ? undefined : random.pick([file.directory, `${file.directory}/`, path.join(tree.root, file.directory)])
+    const dir =
+      file.directory === '' ? undefined : random.pick([file.directory, `${file.directory}/`, path.join(tree.root, file.directory)])
     if (dir !== undefined || random.chance(0.5)) args.path = dir ?? random.pick(['.', tree.root, './'])
-    const include = file.globSafe ? random.pick([undefined, path.posix.basename(file.relative!), `*${path.posix.extname(file.relative!)}`, ...(file.directory === '' ? [] : [`${file.directory}/**`])]) : undefined
+    const include = file.globSafe
+      ? random.pick([
+          undefined,
+          path.posix.basename(file.relative!),
+          `*${path.posix.extname(file.relative!)}`,
+          ...(file.directory === '' ? [] : [`${file.directory}/**`]),
+        ])
+      : undefined
     if (include !== undefined && args.path === undefined) args.include = include
   }
   return { tool: 'grep', args, expect: { kind: 'match', text: needle } }
@@ -115,7 +142,9 @@ function grepProbe(random: Random, tree: SoakTree, file: KnownFile): Omit<SoakCa
 function globProbe(random: Random, file: KnownFile): Omit<SoakCall, 'session'> {
   const name = path.posix.basename(file.relative!)
   const withPath = file.directory !== '' && random.chance(0.4)
-  const args = withPath ? { pattern: random.pick([name, `**/${name}`]), path: file.directory } : { pattern: random.pick([name, `**/${name}`, file.relative!]) }
+  const args = withPath
+    ? { pattern: random.pick([name, `**/${name}`]), path: file.directory }
+    : { pattern: random.pick([name, `**/${name}`, file.relative!]) }
   return { tool: 'glob', args, expect: { kind: 'match', text: name } }
 }
 
@@ -133,18 +162,57 @@ function hostileCall(random: Random, tree: SoakTree, inProcess: boolean): Omit<S
   const text = (pool: readonly string[]): string => (random.chance(0.1) ? randomText(random) : random.pick(pool))
   // In process a model's JSON may carry a lone surrogate or a NUL; an argv word can carry neither.
   const usable = (value: string): string => (inProcess || !(/[\uD800-\uDFFF]/u.test(value) || value.includes('\0')) ? value : 'x')
-  const optional = (pool: readonly string[], probability: number): string | undefined => (random.chance(probability) ? usable(text(pool)) : undefined)
+  const optional = (pool: readonly string[], probability: number): string | undefined =>
+    random.chance(probability) ? usable(text(pool)) : undefined
   let args: Record<string, unknown>
-  if (tool === 'grep') args = { pattern: usable(text(pools.patterns)), path: optional(pools.paths, 0.6), include: optional(pools.includes, 0.3) }
+  if (tool === 'grep')
+    args = { pattern: usable(text(pools.patterns)), path: optional(pools.paths, 0.6), include: optional(pools.includes, 0.3) }
   else if (tool === 'glob') args = { pattern: usable(text(pools.globs)), path: optional(pools.paths, 0.4) }
-  else args = { path: usable(text(pools.paths)), offset: random.chance(0.5) ? random.pick(NUMBERS) : undefined, limit: random.chance(0.5) ? random.pick(NUMBERS) : undefined }
+  else
+    args = {
+      path: usable(text(pools.paths)),
+      offset: random.chance(0.5) ? random.pick(NUMBERS) : undefined,
+      limit: random.chance(0.5) ? random.pick(NUMBERS) : undefined,
+    }
   for (const key of Object.keys(args)) if (args[key] === undefined) delete args[key]
-  if (inProcess && random.chance(0.05)) return { tool, args: random.pick<unknown>([null, 'pattern', [], { ...args, extra: true }, { pattern: 5 }, { pattern: ['a'] }, { path: {} }, { pattern: 'a', path: null }]) }
+  if (inProcess && random.chance(0.05))
+    return {
+      tool,
+      args: random.pick<unknown>([
+        null,
+        'pattern',
+        [],
+        { ...args, extra: true },
+        { pattern: 5 },
+        { pattern: ['a'] },
+        { path: {} },
+        { pattern: 'a', path: null },
+      ]),
+    }
   return { tool, args }
 }
 
 /** Offsets and limits: zero, negative, fractional, huge, past every cap, and not numbers at all. */
-const NUMBERS: readonly unknown[] = [0, -1, 1, 2, 1.5, 2000, 2001, 100_000, 1e12, Number.MAX_SAFE_INTEGER, 2 ** 53 + 2, -0, NaN, Infinity, -Infinity, '5', null, true]
+const NUMBERS: readonly unknown[] = [
+  0,
+  -1,
+  1,
+  2,
+  1.5,
+  2000,
+  2001,
+  100_000,
+  1e12,
+  Number.MAX_SAFE_INTEGER,
+  2 ** 53 + 2,
+  -0,
+  NaN,
+  Infinity,
+  -Infinity,
+  '5',
+  null,
+  true,
+]
 
 function hostilePools(tree: SoakTree): { patterns: string[]; paths: string[]; includes: string[]; globs: string[] } {
   const canary = tree.canaries[0]!
@@ -163,40 +231,271 @@ function hostilePools(tree: SoakTree): { patterns: string[]; paths: string[]; in
     `--pre=${path.join(tree.root, 'find')}`,
     '--pre=touch',
   ]
-  const flags = ['-e', '--pre=x', '--pre', '-f/proc/self/environ', '--files', '-L', '--follow', '--no-ignore', '-uuu', '-g!*.env', '--glob=**', '--ignore-file=/etc/passwd', '--', '-', '-0', '--json']
+  const flags = [
+    '-e',
+    '--pre=x',
+    '--pre',
+    '-f/proc/self/environ',
+    '--files',
+    '-L',
+    '--follow',
+    '--no-ignore',
+    '-uuu',
+    '-g!*.env',
+    '--glob=**',
+    '--ignore-file=/etc/passwd',
+    '--',
+    '-',
+    '-0',
+    '--json',
+  ]
   const patterns = [
     ...shell,
     ...flags,
-    '(', ')', '[', '[z-a]', 'a{2,1}', '\\', '*', '+a', '?', '(?P<', '\\p{NotAProperty}', '(?<=a)b', '(a)\\1', '(?i', '\\u{110000}', 'x{99999}', '(\\w{100}){100}',
-    'const', 'SOAKNEEDLE', 'SOAKNEEDLE\\d+X', '.', '^', '$', '\\w+', '(?s).', '\\x00', 'SOAKSECRET', 'SOAKSECRET-[0-9a-f]+', 'API_KEY', 'PRIVATE', '-----BEGIN', tree.lockedNeedle, 'hostile',
-    '\\n', 'a\nb', '\n', '\r', '\t', ' ', '😀', 'ünïcødé', '\u202E', '\uFEFF', '\uD800', 'a\uDC00b', '\uDBFF\uDFFF', '', '\0', 'a\0b',
-    'x'.repeat(8192), 'x'.repeat(8193), '(a|b)*'.repeat(1365), 'var a1=function',
+    '(',
+    ')',
+    '[',
+    '[z-a]',
+    'a{2,1}',
+    '\\',
+    '*',
+    '+a',
+    '?',
+    '(?P<',
+    '\\p{NotAProperty}',
+    '(?<=a)b',
+    '(a)\\1',
+    '(?i',
+    '\\u{110000}',
+    'x{99999}',
+    '(\\w{100}){100}',
+    'const',
+    'SOAKNEEDLE',
+    'SOAKNEEDLE\\d+X',
+    '.',
+    '^',
+    '$',
+    '\\w+',
+    '(?s).',
+    '\\x00',
+    'SOAKSECRET',
+    'SOAKSECRET-[0-9a-f]+',
+    'API_KEY',
+    'PRIVATE',
+    '-----BEGIN',
+    tree.lockedNeedle,
+    'hostile',
+    '\\n',
+    'a\nb',
+    '\n',
+    '\r',
+    '\t',
+    ' ',
+    '😀',
+    'ünïcødé',
+    '\u202E',
+    '\uFEFF',
+    '\uD800',
+    'a\uDC00b',
+    '\uDBFF\uDFFF',
+    '',
+    '\0',
+    'a\0b',
+    'x'.repeat(8192),
+    'x'.repeat(8193),
+    '(a|b)*'.repeat(1365),
+    'var a1=function',
   ]
   const paths = [
-    '.', '..', '../', '../..', '/', '/etc', '/etc/passwd', '/proc/self/environ', '/proc/self/cwd', '/proc/1/root', '/dev/zero', '/dev/stdin', '/sys',
-    ...tree.fifos, 'src/../pipe.fifo', path.join(tree.root, tree.fifos[0]!), 'locked', 'locked/locked-inner.ts', 'locked-file.ts',
-    '.env', 'config/.env', './.env', 'src/../.env', 'src/mod01/.env', 'keys/server.pem', 'deep/a/b/client.pem', 'env-link.txt', 'pem-link', 'keys-dir-link', 'keys-dir-link/server.pem', 'config',
-    'outside-dir', 'outside-file', 'outside-dir/passwd', 'loop-a', 'self-loop', 'up-loop/up-loop/src', 'spill-link', tree.spillDir, tree.base, tree.configDir, canary, `${tree.root}/../canary`,
-    'minified.js', 'blob.bin', 'long.txt', 'empty.ts', 'latin1-content.txt', 'ignored', 'ignored/skip.ts', 'src', 'src/mod03', 'docs/',
-    '-e', '--pre=x', '-', '--', 'with space.ts', 'new\nline.ts', '$(touch canary).ts', 'new\nline-dir', '!src', 'find', 'rg', 'nonexistent', 'nonexistent/deeper',
-    'x'.repeat(4096), 'x'.repeat(4097), 'a/'.repeat(2048), '~', '~root', '', ' ', 'src\0x', '\uD800', 'src/\uDFFF',
+    '.',
+    '..',
+    '../',
+    '../..',
+    '/',
+    '/etc',
+    '/etc/passwd',
+    '/proc/self/environ',
+    '/proc/self/cwd',
+    '/proc/1/root',
+    '/dev/zero',
+    '/dev/stdin',
+    '/sys',
+    ...tree.fifos,
+    'src/../pipe.fifo',
+    path.join(tree.root, tree.fifos[0]!),
+    'locked',
+    'locked/locked-inner.ts',
+    'locked-file.ts',
+    '.env',
+    'config/.env',
+    './.env',
+    'src/../.env',
+    'src/mod01/.env',
+    'keys/server.pem',
+    'deep/a/b/client.pem',
+    'env-link.txt',
+    'pem-link',
+    'keys-dir-link',
+    'keys-dir-link/server.pem',
+    'config',
+    'outside-dir',
+    'outside-file',
+    'outside-dir/passwd',
+    'loop-a',
+    'self-loop',
+    'up-loop/up-loop/src',
+    'spill-link',
+    tree.spillDir,
+    tree.base,
+    tree.configDir,
+    canary,
+    `${tree.root}/../canary`,
+    'minified.js',
+    'blob.bin',
+    'long.txt',
+    'empty.ts',
+    'latin1-content.txt',
+    'ignored',
+    'ignored/skip.ts',
+    'src',
+    'src/mod03',
+    'docs/',
+    '-e',
+    '--pre=x',
+    '-',
+    '--',
+    'with space.ts',
+    'new\nline.ts',
+    '$(touch canary).ts',
+    'new\nline-dir',
+    '!src',
+    'find',
+    'rg',
+    'nonexistent',
+    'nonexistent/deeper',
+    'x'.repeat(4096),
+    'x'.repeat(4097),
+    'a/'.repeat(2048),
+    '~',
+    '~root',
+    '',
+    ' ',
+    'src\0x',
+    '\uD800',
+    'src/\uDFFF',
     ...shell,
   ]
   const includes = [
-    './!src/*.ts', '**/.env', '*.pem', '.env', '!*.ts', '*.ts', '*.{ts,js}', 'src/', 'src/**', 'src', '{', '[', '**/', '/', '../*', '/etc/*', '*,*', '**/*.pem', 'keys/*', '**', '.*',
-    '\n', '\uD800', 'x'.repeat(4096), '*.fifo', 'locked/**', 'outside-dir/**', ...flags, ...shell,
+    './!src/*.ts',
+    '**/.env',
+    '*.pem',
+    '.env',
+    '!*.ts',
+    '*.ts',
+    '*.{ts,js}',
+    'src/',
+    'src/**',
+    'src',
+    '{',
+    '[',
+    '**/',
+    '/',
+    '../*',
+    '/etc/*',
+    '*,*',
+    '**/*.pem',
+    'keys/*',
+    '**',
+    '.*',
+    '\n',
+    '\uD800',
+    'x'.repeat(4096),
+    '*.fifo',
+    'locked/**',
+    'outside-dir/**',
+    ...flags,
+    ...shell,
   ]
   const globs = [
-    '**/*', '*', '**/.env', '*.pem', '**/*.pem', '.env', '../*', '../**', '/etc/*', '/**', '!*.ts', '**/../*', '{', '[', '[!a]*', '**/**/**/**/*', '*'.repeat(4096), '*'.repeat(4097),
-    '\n', 'with space.ts', '**/new\nline.ts', '😀*', '\uD800', 'locked/*', 'pipe.fifo', '**/*.fifo', 'outside-dir/*', 'up-loop/**', 'keys-dir-link/*', 'spill-link/**', '**/*.ts', '**/SOAK*', '',
-    ...flags, ...shell,
+    '**/*',
+    '*',
+    '**/.env',
+    '*.pem',
+    '**/*.pem',
+    '.env',
+    '../*',
+    '../**',
+    '/etc/*',
+    '/**',
+    '!*.ts',
+    '**/../*',
+    '{',
+    '[',
+    '[!a]*',
+    '**/**/**/**/*',
+    '*'.repeat(4096),
+    '*'.repeat(4097),
+    '\n',
+    'with space.ts',
+    '**/new\nline.ts',
+    '😀*',
+    '\uD800',
+    'locked/*',
+    'pipe.fifo',
+    '**/*.fifo',
+    'outside-dir/*',
+    'up-loop/**',
+    'keys-dir-link/*',
+    'spill-link/**',
+    '**/*.ts',
+    '**/SOAK*',
+    '',
+    ...flags,
+    ...shell,
   ]
   return { patterns, paths, includes, globs }
 }
 
 /** A short run of characters from the classes that break parsers: quotes, shell, regex, controls, wide and odd Unicode. */
 function randomText(random: Random): string {
-  const alphabet = ['a', 'Z', '0', ' ', '"', "'", '`', '$', '(', ')', '{', '}', '[', ']', '*', '?', '\\', '/', '.', '-', '!', ';', '|', '&', '\n', '\t', '\r', '\x1b', 'é', '😀', '\u202E', '\uFFFD', ':', ',', '#', '~']
+  const alphabet = [
+    'a',
+    'Z',
+    '0',
+    ' ',
+    '"',
+    "'",
+    '`',
+    '$',
+    '(',
+    ')',
+    '{',
+    '}',
+    '[',
+    ']',
+    '*',
+    '?',
+    '\\',
+    '/',
+    '.',
+    '-',
+    '!',
+    ';',
+    '|',
+    '&',
+    '\n',
+    '\t',
+    '\r',
+    '\x1b',
+    'é',
+    '😀',
+    '\u202E',
+    '\uFFFD',
+    ':',
+    ',',
+    '#',
+    '~',
+  ]
   const length = random.int(1, random.chance(0.1) ? 3000 : 40)
   let text = ''
   for (let i = 0; i < length; i++) text += random.pick(alphabet)
@@ -204,5 +503,18 @@ function randomText(random: Random): string {
 }
 
 function hostileSessions(tree: SoakTree, inProcess: boolean): string[] {
-  return ['', '.', '..', '../escape', 'a/b', '/abs', `$(touch ${tree.canaries[0]!})`, '-e', 'x'.repeat(300), 'new\nline', 'ünï', ...(inProcess ? ['\uD800', 'a\0b'] : [])]
+  return [
+    '',
+    '.',
+    '..',
+    '../escape',
+    'a/b',
+    '/abs',
+    `$(touch ${tree.canaries[0]!})`,
+    '-e',
+    'x'.repeat(300),
+    'new\nline',
+    'ünï',
+    ...(inProcess ? ['\uD800', 'a\0b'] : []),
+  ]
 }

@@ -40,7 +40,12 @@ export async function runCliCall(call: SoakCall, setup: CliCallSetup, random: Ra
   const { tree, user } = setup
   const argv = cliArgv(call, setup, random)
   const command = [...(TIME === undefined ? [] : [TIME, '-f', `${RSS_MARK}%M`]), ...(user === 'nobody' ? SETPRIV : []), setup.dsh, ...argv]
-  const env = { PATH: setup.envPath, HOME: user === 'nobody' ? '/nonexistent' : (process.env.HOME ?? '/root'), LANG: 'C.UTF-8', DSH_SOAK_SECRET: tree.secretMarker }
+  const env = {
+    PATH: setup.envPath,
+    HOME: user === 'nobody' ? '/nonexistent' : (process.env.HOME ?? '/root'),
+    LANG: 'C.UTF-8',
+    DSH_SOAK_SECRET: tree.secretMarker,
+  }
   const started = performance.now()
   // Its own process group, so a Ctrl-C meant for the soak reaches no call as a signal the soak did not send.
   const child = spawn(command[0]!, command.slice(1), { cwd: tree.root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
@@ -111,7 +116,13 @@ function cliArgv(call: SoakCall, setup: CliCallSetup, random: Random): string[] 
 }
 
 /** How the process ended; under /usr/bin/time the child's death by signal is read from time's own line. */
-function processEnd(exitCode: number | null, signal: NodeJS.Signals | null, sent: NodeJS.Signals | undefined, stdout: string, stderr: string): ProcessEnd {
+function processEnd(
+  exitCode: number | null,
+  signal: NodeJS.Signals | null,
+  sent: NodeJS.Signals | undefined,
+  stdout: string,
+  stderr: string,
+): ProcessEnd {
   const bySignal = /^Command terminated by signal (\d+)$/m.exec(stderr)
   const name = bySignal === null ? signal : signalName(Number(bySignal[1]))
   return { exitCode: name === null ? exitCode : null, signal: name, sent, stdout, stderr: stderr.replace(TIME_LINE, '').trimEnd() }

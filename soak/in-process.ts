@@ -15,22 +15,41 @@ export function loadSoakHarness(config: SoakConfig, tree: SoakTree, logger: Logg
  * Runs one call in the tree's session. A call still pending `slackMs` past its config's bound counts
  * as hung and is left behind (its promise is still caught), so one stuck call cannot stop the soak.
  */
-export async function runInProcess(harness: Harness, config: SoakConfig, call: SoakCall, tree: SoakTree, slackMs: number): Promise<CallOutcome> {
+export async function runInProcess(
+  harness: Harness,
+  config: SoakConfig,
+  call: SoakCall,
+  tree: SoakTree,
+  slackMs: number,
+): Promise<CallOutcome> {
   const controller = new AbortController()
   let cancelled = false
-  const cancel = call.cancelAfterMs === undefined ? undefined : setTimeout(() => ((cancelled = true), controller.abort()), call.cancelAfterMs)
+  const cancel =
+    call.cancelAfterMs === undefined ? undefined : setTimeout(() => ((cancelled = true), controller.abort()), call.cancelAfterMs)
   const agent = { session: { header: { id: call.session, cwd: tree.root } } }
   const started = performance.now()
-  const execution: Promise<{ result: ToolResult } | { error: unknown }> = harness.registry.execute(call.tool, call.args, { signal: controller.signal, agent }).then(
-    (result) => ({ result }),
-    (error: unknown) => ({ error }),
-  )
+  const execution: Promise<{ result: ToolResult } | { error: unknown }> = harness.registry
+    .execute(call.tool, call.args, { signal: controller.signal, agent })
+    .then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error }),
+    )
   let watchdog: NodeJS.Timeout | undefined
   const hang = new Promise<'hung'>((resolve) => (watchdog = setTimeout(() => resolve('hung'), config.boundMs + slackMs)))
   const settled = await Promise.race([execution, hang])
   clearTimeout(cancel)
   clearTimeout(watchdog)
-  const outcome: CallOutcome = { via: 'in-process', user: 'root', call, config: config.plugins, configValid: config.valid, otherTexts: [], cancelled, hung: settled === 'hung', ms: performance.now() - started }
+  const outcome: CallOutcome = {
+    via: 'in-process',
+    user: 'root',
+    call,
+    config: config.plugins,
+    configValid: config.valid,
+    otherTexts: [],
+    cancelled,
+    hung: settled === 'hung',
+    ms: performance.now() - started,
+  }
   if (settled === 'hung') return outcome
   if ('error' in settled) {
     const error = settled.error

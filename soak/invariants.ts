@@ -105,11 +105,14 @@ function checkExpectation(call: SoakCall, answer: ToolAnswer, flag: (kind: Viola
   const expect = call.expect
   if (expect === undefined) return
   if (answer.isError) {
-    if (expect.kind === 'match' && !EXCUSED_CODES.has(answer.errorCode ?? '')) flag('known-match-error', `${answer.errorCode}: ${answer.content.slice(0, 300)}`)
+    if (expect.kind === 'match' && !EXCUSED_CODES.has(answer.errorCode ?? ''))
+      flag('known-match-error', `${answer.errorCode}: ${answer.content.slice(0, 300)}`)
     return
   }
-  if (expect.kind === 'match' && !answer.content.includes(expect.text)) flag('missed-known-match', `${JSON.stringify(expect.text)} not in: ${answer.content.slice(0, 300)}`)
-  if (expect.kind === 'incomplete' && !/could not read|incomplete/i.test(answer.content)) flag('incomplete-not-said', answer.content.slice(0, 300))
+  if (expect.kind === 'match' && !answer.content.includes(expect.text))
+    flag('missed-known-match', `${JSON.stringify(expect.text)} not in: ${answer.content.slice(0, 300)}`)
+  if (expect.kind === 'incomplete' && !/could not read|incomplete/i.test(answer.content))
+    flag('incomplete-not-said', answer.content.slice(0, 300))
 }
 
 function checkSpills(answer: ToolAnswer, tree: SoakTree, flag: (kind: ViolationKind, detail: string) => void): void {
@@ -127,7 +130,12 @@ function checkSpills(answer: ToolAnswer, tree: SoakTree, flag: (kind: ViolationK
   }
 }
 
-function checkProcess(end: ProcessEnd, answer: ToolAnswer | undefined, configValid: boolean, flag: (kind: ViolationKind, detail: string) => void): void {
+function checkProcess(
+  end: ProcessEnd,
+  answer: ToolAnswer | undefined,
+  configValid: boolean,
+  flag: (kind: ViolationKind, detail: string) => void,
+): void {
   if (STACK_LINE.test(end.stderr)) flag('cli-stack-trace', end.stderr.slice(0, 600))
   if (end.signal !== null) {
     if (end.sent === undefined) flag('cli-exit', `killed by ${end.signal}, which the soak did not send`)
@@ -137,8 +145,10 @@ function checkProcess(end: ProcessEnd, answer: ToolAnswer | undefined, configVal
   if (!EXIT_STATUSES.has(status)) flag('cli-exit', `exit ${status}; stderr: ${end.stderr.slice(0, 300)}`)
   if (status === 130 && end.sent === undefined) flag('cli-exit', 'exit 130 (interrupted) with no signal sent')
   if (!configValid && status !== 2 && end.sent === undefined) flag('cli-exit', `exit ${status} under a config dsh must refuse (exit 2)`)
-  if ((status === 0 || status === 1) && answer === undefined) flag('cli-bad-json', `exit ${status} with stdout ${JSON.stringify(end.stdout.slice(0, 300))}`)
-  if (answer !== undefined && (status === 0 || status === 1) && answer.isError !== (status === 1)) flag('cli-exit', `exit ${status} but isError ${answer.isError}`)
+  if ((status === 0 || status === 1) && answer === undefined)
+    flag('cli-bad-json', `exit ${status} with stdout ${JSON.stringify(end.stdout.slice(0, 300))}`)
+  if (answer !== undefined && (status === 0 || status === 1) && answer.isError !== (status === 1))
+    flag('cli-exit', `exit ${status} but isError ${answer.isError}`)
 }
 
 function excerptAround(text: string, needle: string): string {

@@ -16,7 +16,16 @@ export interface SoakTally {
 
 /** An empty tally. */
 export function createTally(): SoakTally {
-  return { inProcessCalls: 0, cliCalls: 0, nobodyCalls: 0, signalledCalls: 0, probesChecked: 0, codes: new Map(), violations: new Map(), cliPeakRssKb: undefined }
+  return {
+    inProcessCalls: 0,
+    cliCalls: 0,
+    nobodyCalls: 0,
+    signalledCalls: 0,
+    probesChecked: 0,
+    codes: new Map(),
+    violations: new Map(),
+    cliPeakRssKb: undefined,
+  }
 }
 
 /** Adds one finished call and the invariants it broke. */
@@ -56,7 +65,10 @@ export function describeOutcome(outcome: CallOutcome): string {
 }
 
 /** Everything the soak learned; the last two lines are exactly `leaked processes: N` and `changed files: N`. */
-export function formatReport(tally: SoakTally, end: { seed: number; minutes: number; soakPeakRssKb: number; leaked: readonly string[]; changed: readonly string[] }): string {
+export function formatReport(
+  tally: SoakTally,
+  end: { seed: number; minutes: number; soakPeakRssKb: number; leaked: readonly string[]; changed: readonly string[] },
+): string {
   const lines: string[] = []
   for (const [kind, violations] of tally.violations) {
     lines.push(`violation ${kind} (${violations.length}), first ${Math.min(3, violations.length)}:`)
@@ -87,5 +99,11 @@ function shellWord(word: string): string {
 
 /** JSON with long strings shown by length, so a repro line stays readable. */
 function shortJson(value: unknown): string {
-  return JSON.stringify(value, (_key, item: unknown) => (typeof item === 'string' && item.length > 120 ? `${item.slice(0, 40)}…(${item.length} chars)` : typeof item === 'number' && !Number.isFinite(item) ? `<${item}>` : item))
+  return JSON.stringify(value, (_key, item: unknown) =>
+    typeof item === 'string' && item.length > 120
+      ? `${item.slice(0, 40)}…(${item.length} chars)`
+      : typeof item === 'number' && !Number.isFinite(item)
+        ? `<${item}>`
+        : item,
+  )
 }

@@ -48,7 +48,9 @@ function usageError(message: string): never {
 function ensureBuilt(): void {
   const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: REPO_ROOT, stdio: 'inherit' })
   if (build.status !== 0 || !existsSync(path.join(REPO_ROOT, 'packages', 'cli', 'dist', 'index.js'))) {
-    process.stderr.write(`soak: \`npm run build\` failed (${build.error?.message ?? `status ${build.status}`}); fix the build and run it again.\n`)
+    process.stderr.write(
+      `soak: \`npm run build\` failed (${build.error?.message ?? `status ${build.status}`}); fix the build and run it again.\n`,
+    )
     process.exit(1)
   }
 }
@@ -106,12 +108,19 @@ try {
       const call = randomCall(random, tree, user, false)
       // "." and an empty entry both mean the cwd, the searched tree: its trap scripts must never run.
       const envPath = random.pick([process.env.PATH ?? '/usr/bin:/bin', hostilePath, `:${process.env.PATH ?? ''}`])
-      const { outcome, peakRssKb } = await runCliCall(call, { dsh: DSH, tree, user, config, configFile: file, envPath, slackMs: CLI_SLACK_MS }, random)
+      const { outcome, peakRssKb } = await runCliCall(
+        call,
+        { dsh: DSH, tree, user, config, configFile: file, envPath, slackMs: CLI_SLACK_MS },
+        random,
+      )
       record(outcome, peakRssKb)
     }
   }
   // Settled, not all: a worker that fails must not remove the tree under the others still running.
-  const workers = await Promise.allSettled([...Array.from({ length: IN_PROCESS_WORKERS }, (_, i) => inProcessWorker(i)), ...Array.from({ length: CLI_WORKERS }, (_, i) => cliWorker(i))])
+  const workers = await Promise.allSettled([
+    ...Array.from({ length: IN_PROCESS_WORKERS }, (_, i) => inProcessWorker(i)),
+    ...Array.from({ length: CLI_WORKERS }, (_, i) => cliWorker(i)),
+  ])
   const failed = workers.find((worker) => worker.status === 'rejected')
   if (failed !== undefined) throw failed.reason
 

@@ -83,7 +83,25 @@ const HOSTILE_DIRS = ['dir with space', '-dash-dir', '$(touch canary)', '!src', 
  * from the tree (a `.` or empty PATH entry, a relative command) is caught. `node`, `env`, `setpriv` and
  * `time` are left out: the soak itself starts the CLI through them.
  */
-const TRAP_COMMANDS = ['find', 'rg', 'stat', 'xargs', 'bash', 'sh', 'sort', 'head', 'cat', 'ls', 'grep', 'kill', 'sleep', 'timeout', 'tr', 'sed', 'awk']
+const TRAP_COMMANDS = [
+  'find',
+  'rg',
+  'stat',
+  'xargs',
+  'bash',
+  'sh',
+  'sort',
+  'head',
+  'cat',
+  'ls',
+  'grep',
+  'kill',
+  'sleep',
+  'timeout',
+  'tr',
+  'sed',
+  'awk',
+]
 
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'render', 'parse', 'value', 'index', 'buffer', 'stream', 'token', 'signal']
 const MODULES = 8
@@ -147,7 +165,11 @@ export function createHostileTree(seed: number): SoakTree {
   const chunks = [`${nextNeedle()} `]
   for (let i = 0; chunks.length < 60_000; i++) chunks.push(`var a${i}=function(){return ${i}};const c${i}=a${i}();`)
   write('minified.js', `${chunks.join('')}\n`, true)
-  write('long.txt', `${nextNeedle()} long file\n${Array.from({ length: 30_000 }, (_, i) => `line ${i + 2} ${random.pick(WORDS)}`).join('\n')}\n`, true)
+  write(
+    'long.txt',
+    `${nextNeedle()} long file\n${Array.from({ length: 30_000 }, (_, i) => `line ${i + 2} ${random.pick(WORDS)}`).join('\n')}\n`,
+    true,
+  )
   write('empty.ts', '')
   write('no-newline.ts', `${nextNeedle()} no trailing newline`, true)
   write('crlf.ts', `${nextNeedle()} crlf\r\nconst y = 2\r\n`, true)

@@ -38,7 +38,10 @@ export function createAccessPolicy(config: AccessConfig, deps: AccessDeps): Acce
       // Judged where the links lead and by the name the call used: a link named .env is refused too.
       const viaLink = roots.find((r) => contains(r.lexical, lexical))
       if (deny.denies(relative(root.real, real)) || (viaLink !== undefined && deny.denies(relative(viaLink.lexical, lexical)))) {
-        throw new AccessError('ACCESS_DENIED', `${request.path} is excluded by this session's access rules; it cannot be ${request.purpose === 'read' ? 'read' : 'searched'}.`)
+        throw new AccessError(
+          'ACCESS_DENIED',
+          `${request.path} is excluded by this session's access rules; it cannot be ${request.purpose === 'read' ? 'read' : 'searched'}.`,
+        )
       }
       return { realPath: real, excludeGlobs: request.purpose === 'search' ? deny.exclusionsBelow(relative(root.real, real)) : [] }
     },

@@ -29,11 +29,24 @@ describe('DenyRules.denies', () => {
 
 describe('DenyRules.exclusionsBelow', () => {
   it('passes every pattern on, anchored ones with a leading "/", for a search of the root itself', () => {
-    expect(rules.exclusionsBelow('')).toEqual(['**/.env', '*.pem', 'id_*', 'secrets/', '/top.txt', '/config/prod/*.json', '/a/*/key', '/deep/**/token'])
+    expect(rules.exclusionsBelow('')).toEqual([
+      '**/.env',
+      '*.pem',
+      'id_*',
+      'secrets/',
+      '/top.txt',
+      '/config/prod/*.json',
+      '/a/*/key',
+      '/deep/**/token',
+    ])
   })
 
   it('rebases anchored patterns onto a search root below, and drops those that cannot reach it', () => {
-    expect(new DenyRules(['config/prod/*.json', 'config/dev.json', '/top.txt', '*.pem']).exclusionsBelow('config')).toEqual(['/prod/*.json', '/dev.json', '*.pem'])
+    expect(new DenyRules(['config/prod/*.json', 'config/dev.json', '/top.txt', '*.pem']).exclusionsBelow('config')).toEqual([
+      '/prod/*.json',
+      '/dev.json',
+      '*.pem',
+    ])
     expect(new DenyRules(['config/prod/*.json']).exclusionsBelow('config/prod')).toEqual(['/*.json'])
     expect(new DenyRules(['config/prod/*.json']).exclusionsBelow('src')).toEqual([])
   })

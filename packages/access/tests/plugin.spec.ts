@@ -28,6 +28,9 @@ describe('the access plugin', () => {
     [{ deny: ['a\nb'] }, /deny\.0: a deny pattern must not hold a NUL or a newline/],
     [{ roots: [''] }, /roots\.0: /],
   ])('rejects the config %j', async (config, message) => {
-    await expect(loadHarness({ plugins: [fsLocal, access], config: { access: config } })).rejects.toMatchObject({ code: 'PLUGIN_CONFIG_INVALID', message: expect.stringMatching(message) })
+    await expect(loadHarness({ plugins: [fsLocal, access], config: { access: config } })).rejects.toMatchObject({
+      code: 'PLUGIN_CONFIG_INVALID',
+      message: expect.stringMatching(message),
+    })
   })
 })

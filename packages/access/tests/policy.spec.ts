@@ -40,9 +40,12 @@ const policy = (roots: string[] = ['.'], deny: string[] = ['**/.env', 'id_*', 'c
 const check = (path: string, purpose: 'search' | 'read' = 'read', p = policy()) => p.check({ path, cwd: work, purpose })
 
 describe('roots', () => {
-  it.each(['src/a.ts', 'src', '.', join(work, 'notes.txt'), 'src/../notes.txt', 'src/missing.ts', 'new/dir/file'])('allows %s inside the session cwd', async (path) => {
-    await expect(check(path)).resolves.toMatchObject({ realPath: expect.stringMatching(new RegExp(`^${work}`)) })
-  })
+  it.each(['src/a.ts', 'src', '.', join(work, 'notes.txt'), 'src/../notes.txt', 'src/missing.ts', 'new/dir/file'])(
+    'allows %s inside the session cwd',
+    async (path) => {
+      await expect(check(path)).resolves.toMatchObject({ realPath: expect.stringMatching(new RegExp(`^${work}`)) })
+    },
+  )
 
   it.each([
     ['..', scratch],
@@ -52,18 +55,26 @@ describe('roots', () => {
     ['escape-dir/missing.txt', join(outside, 'missing.txt')],
     ['/etc/passwd', '/etc/passwd'],
   ])('refuses %s, naming the roots', async (path) => {
-    await expect(check(path)).rejects.toMatchObject({ code: 'ACCESS_OUTSIDE_ROOTS', message: `${path} is outside the directories this session may read: ${work}. Give a path inside one of them.` })
+    await expect(check(path)).rejects.toMatchObject({
+      code: 'ACCESS_OUTSIDE_ROOTS',
+      message: `${path} is outside the directories this session may read: ${work}. Give a path inside one of them.`,
+    })
   })
 
   it('follows the session cwd: roots are relative to the call', async () => {
-    await expect(policy().check({ path: 'secret.txt', cwd: outside, purpose: 'read' })).resolves.toMatchObject({ realPath: join(outside, 'secret.txt') })
+    await expect(policy().check({ path: 'secret.txt', cwd: outside, purpose: 'read' })).resolves.toMatchObject({
+      realPath: join(outside, 'secret.txt'),
+    })
   })
 
   it('takes several roots, absolute or relative', async () => {
     const both = policy(['src', outside])
     await expect(check('src/a.ts', 'read', both)).resolves.toBeDefined()
     await expect(check('escape.txt', 'read', both)).resolves.toMatchObject({ realPath: join(outside, 'secret.txt') })
-    await expect(check('notes.txt', 'search', both)).rejects.toMatchObject({ code: 'ACCESS_OUTSIDE_ROOTS', message: expect.stringContaining(`may search: ${join(work, 'src')}, ${outside}.`) })
+    await expect(check('notes.txt', 'search', both)).rejects.toMatchObject({
+      code: 'ACCESS_OUTSIDE_ROOTS',
+      message: expect.stringContaining(`may search: ${join(work, 'src')}, ${outside}.`),
+    })
   })
 
   it.each(['/proc/self/environ', '/proc', '/sys/kernel', '/dev/null'])('keeps %s out of a root of "/"', async (path) => {
@@ -71,7 +82,9 @@ describe('roots', () => {
   })
 
   it('lets a root that names a special tree reach into it', async () => {
-    await expect(check('/proc/self/status', 'read', policy(['/proc']))).resolves.toMatchObject({ realPath: expect.stringMatching(/^\/proc\/\d+\/status$/) })
+    await expect(check('/proc/self/status', 'read', policy(['/proc']))).resolves.toMatchObject({
+      realPath: expect.stringMatching(/^\/proc\/\d+\/status$/),
+    })
   })
 
   it("keeps the spill store's own files reachable wherever they are", async () => {
@@ -90,13 +103,19 @@ describe('deny rules', () => {
     ['config/prod/db.json', 'read'],
     ['config/prod', 'search'],
   ] as const)('refuse %s, wherever the name or the link leads, without naming the rule', async (path, purpose) => {
-    await expect(check(path, purpose)).rejects.toMatchObject({ code: 'ACCESS_DENIED', message: expect.stringMatching(/is excluded by this session's access rules; it cannot be (read|searched)\.$/) })
+    await expect(check(path, purpose)).rejects.toMatchObject({
+      code: 'ACCESS_DENIED',
+      message: expect.stringMatching(/is excluded by this session's access rules; it cannot be (read|searched)\.$/),
+    })
   })
 
   it('become rg exclusions below a search root', async () => {
     await expect(check('.', 'search')).resolves.toEqual({ realPath: work, excludeGlobs: ['**/.env', 'id_*', '/config/prod/'] })
     const anchored = policy(['.'], ['config/prod/*.json', '*.pem'])
-    await expect(check('config', 'search', anchored)).resolves.toEqual({ realPath: join(work, 'config'), excludeGlobs: ['/prod/*.json', '*.pem'] })
+    await expect(check('config', 'search', anchored)).resolves.toEqual({
+      realPath: join(work, 'config'),
+      excludeGlobs: ['/prod/*.json', '*.pem'],
+    })
   })
 
   it('are not exclusions for a read', async () => {

@@ -47,4 +47,6 @@ const row = (label: string, samples: number[]): string =>
 console.log(`${ROUNDS} interleaved rounds after ${WARMUP} warmup, node ${process.version}`)
 console.log(row('resolve + run (bash-local)', executor))
 console.log(row("bare spawn('bash', '-c')", bare))
-console.log(`ratio of medians ${(quantile(executor, 0.5) / quantile(bare, 0.5)).toFixed(2)}x, overhead ${(quantile(executor, 0.5) - quantile(bare, 0.5)).toFixed(2)} ms`)
+console.log(
+  `ratio of medians ${(quantile(executor, 0.5) / quantile(bare, 0.5)).toFixed(2)}x, overhead ${(quantile(executor, 0.5) - quantile(bare, 0.5)).toFixed(2)} ms`,
+)

@@ -79,7 +79,8 @@ export class TailCapture {
   result(): CapturedOutput {
     const ring = this.#ring ?? Buffer.alloc(0)
     // Until the ring wraps, its bytes run from 0 to size; after, from end round to end.
-    const bytes = this.#size < this.#maxBytes ? ring.subarray(0, this.#size) : Buffer.concat([ring.subarray(this.#end), ring.subarray(0, this.#end)])
+    const bytes =
+      this.#size < this.#maxBytes ? ring.subarray(0, this.#size) : Buffer.concat([ring.subarray(this.#end), ring.subarray(0, this.#end)])
     const truncated = this.#total > this.#maxBytes
     const kept = truncated ? bytes.subarray(leadingContinuationBytes(bytes)) : bytes
     return { text: kept.toString('utf8'), truncated, totalBytes: this.#total }

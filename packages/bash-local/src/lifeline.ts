@@ -86,7 +86,12 @@ function startWatcher(shell: WatcherShell): void {
     // The pipe is fd 3, not stdin: Node's pipes are socketpairs, and bash runs ~/.bashrc when its stdin
     // is a socket (its test for being started by rshd or sshd). Detached: a session of its own, so the
     // Ctrl-C or hangup that ends the host does not end the watcher too.
-    child = spawn(shell.shellPath, ['-c', WATCHER_SCRIPT], { cwd: '/', env: { ...shell.env }, stdio: ['ignore', 'ignore', 'ignore', 'pipe'], detached: true })
+    child = spawn(shell.shellPath, ['-c', WATCHER_SCRIPT], {
+      cwd: '/',
+      env: { ...shell.env },
+      stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
+      detached: true,
+    })
   } catch {
     return // Node rejects some arguments outright (a NUL in a hand-built path)
   }

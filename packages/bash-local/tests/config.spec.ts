@@ -37,7 +37,9 @@ describe('createLocalBash options', () => {
     ['a fixed value with NUL', { envSet: { A: 'a\0b' } }, /envSet\.A/],
     ['an unknown field', { shell: 'zsh' } as LocalBashOptions, /shell/],
   ])('rejects %s with BASH_INVALID_CONFIG naming the field', (_label, options, message) => {
-    expect(() => createLocalBash(options)).toThrow(expect.objectContaining({ code: 'BASH_INVALID_CONFIG', message: expect.stringMatching(message) }))
+    expect(() => createLocalBash(options)).toThrow(
+      expect.objectContaining({ code: 'BASH_INVALID_CONFIG', message: expect.stringMatching(message) }),
+    )
   })
 
   it('rejects options that are not an object, naming the root', () => {

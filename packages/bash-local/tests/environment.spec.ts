@@ -28,7 +28,12 @@ describe('the environment a command sees', () => {
     process.env.DSH_TEST_EXTRA = 'extra-value'
     const bash = createLocalBash({ env: ['DSH_TEST_EXTRA'], envSet: { DSH_FIXED: 'fixed value' } })
     const result = await bash.run(await bash.resolve({ command: 'env' }))
-    const seen = new Map(result.stdout.text.trim().split('\n').map((line) => line.split(/=(.*)/s, 2) as [string, string]))
+    const seen = new Map(
+      result.stdout.text
+        .trim()
+        .split('\n')
+        .map((line) => line.split(/=(.*)/s, 2) as [string, string]),
+    )
     for (const secret of ['DSH_TEST_API_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'OPENAI_API_KEY']) expect(seen.has(secret)).toBe(false)
     expect(result.stdout.text).not.toMatch(/token-value|aws-value|openai-value/)
     expect(seen.get('DSH_TEST_EXTRA')).toBe('extra-value')

@@ -123,14 +123,17 @@ describe('killLiveGroups', () => {
 })
 
 describe('the lifeline', () => {
-  it.each(['SIGKILL', 'SIGQUIT', 'SIGUSR2'] as const)('ends the group, and then itself, when %s kills the host with no handler run', async (signal) => {
-    const { child, pgid, children } = await hostWithBlockedSearch()
-    expect(children.length).toBeGreaterThanOrEqual(2)
-    child.kill(signal)
-    await once(child, 'exit')
-    expect(await waitForEmptyGroup(pgid, 2_000)).toEqual([])
-    expect(await waitUntil(() => stillAlive(children).length === 0, 2_000)).toBe(true)
-  })
+  it.each(['SIGKILL', 'SIGQUIT', 'SIGUSR2'] as const)(
+    'ends the group, and then itself, when %s kills the host with no handler run',
+    async (signal) => {
+      const { child, pgid, children } = await hostWithBlockedSearch()
+      expect(children.length).toBeGreaterThanOrEqual(2)
+      child.kill(signal)
+      await once(child, 'exit')
+      expect(await waitForEmptyGroup(pgid, 2_000)).toEqual([])
+      expect(await waitUntil(() => stillAlive(children).length === 0, 2_000)).toBe(true)
+    },
+  )
 
   it('ends the group when a second Ctrl-C kills the host during the kill grace', async () => {
     const { child, pgid } = await hostWithBlockedSearch('trap "" TERM')

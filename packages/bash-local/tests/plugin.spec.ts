@@ -19,7 +19,10 @@ describe('the bash-local plugin', () => {
 
   it('fails the load on a bad config value, naming the plugin and the field', async () => {
     const load = loadHarness({ plugins: [bashLocal], config: { 'bash-local': { killGraceMs: -1 } }, logger: quiet })
-    await expect(load).rejects.toMatchObject({ code: 'PLUGIN_CONFIG_INVALID', message: expect.stringMatching(/^plugin bash-local: invalid config: killGraceMs/) })
+    await expect(load).rejects.toMatchObject({
+      code: 'PLUGIN_CONFIG_INVALID',
+      message: expect.stringMatching(/^plugin bash-local: invalid config: killGraceMs/),
+    })
   })
 
   it('exports the plugin shape and no default export', () => {

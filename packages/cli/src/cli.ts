@@ -175,7 +175,11 @@ export function formatToolList(tools: readonly ToolListing[]): string {
   return tools
     .map((tool) => {
       const flags = [tool.isReadOnly && 'read-only', tool.isConcurrencySafe && 'concurrency-safe'].filter(Boolean).join(', ')
-      const lines = [`${tool.name}${flags === '' ? '' : ` (${flags})`}`, `  ${tool.description}`, `  schema: ${JSON.stringify(tool.inputSchema)}`]
+      const lines = [
+        `${tool.name}${flags === '' ? '' : ` (${flags})`}`,
+        `  ${tool.description}`,
+        `  schema: ${JSON.stringify(tool.inputSchema)}`,
+      ]
       for (const section of tool.promptSections) lines.push(`  prompt: ${section.text}`)
       return `${lines.join('\n')}\n`
     })

@@ -56,13 +56,16 @@ export function readCommandLine(argv: readonly string[]): CommandLine {
   const { tokens } = parseArgs({ args: [...argv], options: COMMON_OPTIONS, allowPositionals: true, strict: false, tokens: true })
   const first = tokens.find((token) => token.kind === 'positional')
   const command = first?.kind === 'positional' ? first.value : undefined
-  const early = tokens.find((token) => token.kind === 'option' && !(token.name in COMMON_OPTIONS) && (first === undefined || token.index < first.index))
+  const early = tokens.find(
+    (token) => token.kind === 'option' && !(token.name in COMMON_OPTIONS) && (first === undefined || token.index < first.index),
+  )
   if (early?.kind === 'option' && command !== undefined) {
     throw new UsageError(`${early.rawName} must follow the command: dsh ${command} … ${early.rawName}`, command)
   }
   // Only a flag written alone counts: `-xv` or `-f/proc/self/environ` is a group of short options
   // (for the command to reject), not a request for the version or the help.
-  const alone = (name: string) => tokens.some((token) => token.kind === 'option' && token.name === name && argv[token.index] === token.rawName)
+  const alone = (name: string) =>
+    tokens.some((token) => token.kind === 'option' && token.name === name && argv[token.index] === token.rawName)
   return { command, common: { ...commonOptions(argv), help: alone('help'), version: alone('version') }, argv }
 }
 

@@ -21,8 +21,7 @@ export function readToolArgs(command: string, argv: readonly string[], shape: To
   } catch (error) {
     throw new UsageError((error as Error).message, command)
   }
-  const given = (param: CliParam) =>
-    optionKey(param) in COMMON_OPTIONS ? undefined : parsed.values[optionKey(param)]
+  const given = (param: CliParam) => (optionKey(param) in COMMON_OPTIONS ? undefined : parsed.values[optionKey(param)])
   // Words fill the positionals not already given as flags, in order.
   const open = shape.positionals.filter((param) => given(param) === undefined)
   const words = parsed.positionals.slice(1)
@@ -47,7 +46,8 @@ function toolOptions(shape: ToolShape): Record<string, OptionSpec> {
     // A shared option keeps its meaning; a tool parameter of that name is reached only as a word.
     if (key in COMMON_OPTIONS) continue
     const short = key.length === 1 && !['h', 'v'].includes(key) ? { short: key } : {}
-    options[key] = param.type === 'boolean' ? { type: 'boolean', ...short } : { type: 'string', multiple: param.type === 'strings', ...short }
+    options[key] =
+      param.type === 'boolean' ? { type: 'boolean', ...short } : { type: 'string', multiple: param.type === 'strings', ...short }
   }
   return options
 }

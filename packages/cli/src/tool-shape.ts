@@ -46,7 +46,15 @@ export function toolShape(tool: ToolListing): ToolShape {
 
 function toParam(name: string, schema: PropertySchema, required: boolean): CliParam {
   const type = paramType(schema)
-  const metavar = type === 'boolean' ? '' : type === 'number' ? 'N' : name.replace(/^-+/, '').replace(/[^A-Za-z0-9]+/g, '_').toUpperCase()
+  const metavar =
+    type === 'boolean'
+      ? ''
+      : type === 'number'
+        ? 'N'
+        : name
+            .replace(/^-+/, '')
+            .replace(/[^A-Za-z0-9]+/g, '_')
+            .toUpperCase()
   return { name, type, required, metavar, description: typeof schema.description === 'string' ? schema.description : '' }
 }
 

@@ -47,7 +47,10 @@ ${FOOTER}
 /** `dsh COMMAND --help` for a tool: its synopsis, its description, and each parameter. */
 export function toolUsage(tool: ToolListing): string {
   const shape = toolShape(tool)
-  const params = [...shape.positionals.map((p) => [p.metavar, p] as const), ...shape.flags.map((p) => [`${flagName(p)}${p.metavar === '' ? '' : ` ${p.metavar}`}`, p] as const)]
+  const params = [
+    ...shape.positionals.map((p) => [p.metavar, p] as const),
+    ...shape.flags.map((p) => [`${flagName(p)}${p.metavar === '' ? '' : ` ${p.metavar}`}`, p] as const),
+  ]
   const width = Math.max(...params.map(([left]) => left.length), 0)
   const described = params.map(([left, p]) => `  ${left.padEnd(width)}  ${p.required ? '' : '(optional) '}${p.description}`.trimEnd())
   return `Usage: dsh ${synopsis(tool.name, shape)}

@@ -51,7 +51,9 @@ describe('node_modules/.bin/dsh', () => {
     const run = spawnSync('sh', ['-c', 'cd "$1" && rmdir "$1" && exec "$2" --help', 'sh', gone, bin], { encoding: 'utf8', timeout: 15_000 })
     expect(run.status).toBe(1)
     expect(run.stdout).toBe('')
-    expect(run.stderr).toBe('dsh: the current directory cannot be read (was it deleted?); cd to another directory: ENOENT: no such file or directory, uv_cwd\n')
+    expect(run.stderr).toBe(
+      'dsh: the current directory cannot be read (was it deleted?); cd to another directory: ENOENT: no such file or directory, uv_cwd\n',
+    )
   })
 
   it.each([['--help'], ['grep', 'needle']])('writing %j to a full device prints one line and exits 1', (...argv) => {
@@ -64,18 +66,22 @@ describe('node_modules/.bin/dsh', () => {
     ['Ctrl-C', 'SIGINT'],
     ['a host stopping it', 'SIGTERM'],
     ['a closed terminal', 'SIGHUP'],
-  ] as const)('%s during a search cancels it, kills rg and exits 130', async (_who, signal) => {
-    // rg blocks opening a FIFO nobody writes to, so the search runs until it is cancelled.
-    const fifo = join(tree, `fifo-${signal}`)
-    execFileSync('mkfifo', [fifo])
-    const child = spawn(bin, ['--spill-dir', spill, 'grep', 'needle', fifo], { cwd: tree, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)))
-    expect(await waitUntil(() => processesMentioning(fifo).some((pid) => pid !== child.pid), 20_000)).toBe(true)
-    child.kill(signal)
-    expect(await exited).toBe(130)
-    expect(stdout).toMatch(/cancelled/)
-    expect(await waitUntil(() => processesMentioning(fifo).length === 0, 2000)).toBe(true)
-  }, 40_000)
+  ] as const)(
+    '%s during a search cancels it, kills rg and exits 130',
+    async (_who, signal) => {
+      // rg blocks opening a FIFO nobody writes to, so the search runs until it is cancelled.
+      const fifo = join(tree, `fifo-${signal}`)
+      execFileSync('mkfifo', [fifo])
+      const child = spawn(bin, ['--spill-dir', spill, 'grep', 'needle', fifo], { cwd: tree, stdio: ['ignore', 'pipe', 'pipe'] })
+      let stdout = ''
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+      const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)))
+      expect(await waitUntil(() => processesMentioning(fifo).some((pid) => pid !== child.pid), 20_000)).toBe(true)
+      child.kill(signal)
+      expect(await exited).toBe(130)
+      expect(stdout).toMatch(/cancelled/)
+      expect(await waitUntil(() => processesMentioning(fifo).length === 0, 2000)).toBe(true)
+    },
+    40_000,
+  )
 })

@@ -15,7 +15,13 @@ afterAll(() => {
   for (const dir of [tree, spill, configs]) rmSync(dir, { recursive: true, force: true })
 })
 beforeAll(() => {
-  writeTree(tree, { 'a.txt': 'needle one\n', 'c.txt': 'needle three\n', 'sub/b.txt': 'needle two\n', 'sub/d.md': 'needle four\n', 'dash.txt': '-foo here\n' })
+  writeTree(tree, {
+    'a.txt': 'needle one\n',
+    'c.txt': 'needle three\n',
+    'sub/b.txt': 'needle two\n',
+    'sub/d.md': 'needle four\n',
+    'dash.txt': '-foo here\n',
+  })
   mkdirSync(join(tree, 'empty'))
 })
 
@@ -31,7 +37,8 @@ function run(argv: readonly string[]) {
   return dsh(['--spill-dir', spill, ...argv], tree)
 }
 
-const ALL_MATCHES = 'Found 4 matches\n\na.txt\nLine 1: needle one\n\nc.txt\nLine 1: needle three\n\nsub/b.txt\nLine 1: needle two\n\nsub/d.md\nLine 1: needle four\n'
+const ALL_MATCHES =
+  'Found 4 matches\n\na.txt\nLine 1: needle one\n\nc.txt\nLine 1: needle three\n\nsub/b.txt\nLine 1: needle two\n\nsub/d.md\nLine 1: needle four\n'
 
 describe('dsh commands', () => {
   it('--help lists every registered tool as a command, and the built-ins', async () => {
@@ -65,7 +72,11 @@ describe('dsh commands', () => {
   })
 
   it('grep PATTERN PATH --include narrows to the path and the glob', async () => {
-    expect(await run(['grep', 'needle', 'sub', '--include', '*.md'])).toEqual({ code: 0, stdout: 'Found 1 match\n\nsub/d.md\nLine 1: needle four\n', stderr: '' })
+    expect(await run(['grep', 'needle', 'sub', '--include', '*.md'])).toEqual({
+      code: 0,
+      stdout: 'Found 1 match\n\nsub/d.md\nLine 1: needle four\n',
+      stderr: '',
+    })
   })
 
   it('glob PATTERN PATH lists files under the path', async () => {
@@ -98,8 +109,12 @@ describe('dsh commands', () => {
   it('tools lists each tool with its flags, schema and prompt sections', async () => {
     const result = await run(['tools'])
     expect(result.code).toBe(0)
-    expect(result.stdout).toMatch(/^glob \(read-only, concurrency-safe\)\n {2}Find files by name.*\n {2}schema: \{"type":"object".*\n {2}prompt: Use glob /)
-    expect(result.stdout).toMatch(/\n\ngrep \(read-only, concurrency-safe\)\n {2}Search file contents.*\n {2}schema: .*"include".*\n {2}prompt: Use grep .*\n\n/)
+    expect(result.stdout).toMatch(
+      /^glob \(read-only, concurrency-safe\)\n {2}Find files by name.*\n {2}schema: \{"type":"object".*\n {2}prompt: Use glob /,
+    )
+    expect(result.stdout).toMatch(
+      /\n\ngrep \(read-only, concurrency-safe\)\n {2}Search file contents.*\n {2}schema: .*"include".*\n {2}prompt: Use grep .*\n\n/,
+    )
     expect(result.stdout).toMatch(/\n\nread \(read-only, concurrency-safe\)\n/)
   })
 
@@ -178,12 +193,20 @@ describe('usage errors exit 2 with a clear message', () => {
 
 describe('--cwd', () => {
   it('resolves a relative --cwd against the process cwd and shows paths relative to it', async () => {
-    expect(await run(['grep', 'needle', '--cwd', 'sub'])).toEqual({ code: 0, stdout: 'Found 2 matches\n\nb.txt\nLine 1: needle two\n\nd.md\nLine 1: needle four\n', stderr: '' })
+    expect(await run(['grep', 'needle', '--cwd', 'sub'])).toEqual({
+      code: 0,
+      stdout: 'Found 2 matches\n\nb.txt\nLine 1: needle two\n\nd.md\nLine 1: needle four\n',
+      stderr: '',
+    })
   })
 
   it('rejects a missing --cwd with exit 2', async () => {
     const result = await run(['grep', 'needle', '--cwd', 'nowhere'])
-    expect(result).toEqual({ code: 2, stdout: '', stderr: `dsh: --cwd ${join(tree, 'nowhere')} is not a directory\nRun dsh --help for usage.\n` })
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `dsh: --cwd ${join(tree, 'nowhere')} is not a directory\nRun dsh --help for usage.\n`,
+    })
   })
 
   it('rejects a file as --cwd with exit 2', async () => {
@@ -196,7 +219,9 @@ describe('--config', () => {
     const file = configFile('capped.json', JSON.stringify({ 'tool-fs-search': { grepMaxMatches: 2 } }))
     const result = await run(['grep', 'needle', '--config', file])
     expect(result.code).toBe(0)
-    expect(result.stdout).toMatch(/^Found 2 of 4 matches\n\na\.txt\nLine 1: needle one\n\nc\.txt\nLine 1: needle three\n\n\(Full grep result stored at: /)
+    expect(result.stdout).toMatch(
+      /^Found 2 of 4 matches\n\na\.txt\nLine 1: needle one\n\nc\.txt\nLine 1: needle three\n\n\(Full grep result stored at: /,
+    )
   })
 
   it('reads a config path relative to the process cwd', async () => {
@@ -235,7 +260,9 @@ describe('--config', () => {
   it('rejects a key that names no plugin, naming it', async () => {
     const result = await run(['grep', 'needle', '--config', configFile('unknown.json', '{"tool-fs-serch": {}}')])
     expect(result.code).toBe(2)
-    expect(result.stderr).toMatch(/^dsh: config names tool-fs-serch, which is not a loaded plugin \(loaded: bash-local, spill-local, fs-local, access, tool-fs-search, tool-fs\)\n$/)
+    expect(result.stderr).toMatch(
+      /^dsh: config names tool-fs-serch, which is not a loaded plugin \(loaded: bash-local, spill-local, fs-local, access, tool-fs-search, tool-fs\)\n$/,
+    )
   })
 
   it('rejects a bad value, naming the plugin and the field', async () => {
@@ -264,7 +291,10 @@ describe('--spill-dir and --session', () => {
 
   it('--spill-dir overrides the root from the config file and keeps its other fields', async () => {
     const elsewhere = join(configs, 'elsewhere')
-    const file = configFile('spill.json', JSON.stringify({ 'tool-fs-search': { globMaxResults: 1 }, 'spill-local': { root: elsewhere, maxAgeMs: 60_000 } }))
+    const file = configFile(
+      'spill.json',
+      JSON.stringify({ 'tool-fs-search': { globMaxResults: 1 }, 'spill-local': { root: elsewhere, maxAgeMs: 60_000 } }),
+    )
     const result = await run(['glob', '*.txt', '--config', file, '--session', 'override'])
     expect(result.stdout).toContain(`stored at: ${join(spill, 'override')}/`)
     expect(existsSync(elsewhere)).toBe(false)
@@ -331,7 +361,11 @@ describe('formatToolList', () => {
 
 describe('read', () => {
   /** The text of a read page's numbered lines, without numbers or footer. */
-  const unnumbered = (page: string): string[] => page.split('\n').filter((line) => /^ *\d+\t/.test(line)).map((line) => line.replace(/^ *\d+\t/, ''))
+  const unnumbered = (page: string): string[] =>
+    page
+      .split('\n')
+      .filter((line) => /^ *\d+\t/.test(line))
+      .map((line) => line.replace(/^ *\d+\t/, ''))
 
   it('prints a file numbered like cat -n', async () => {
     expect(await run(['read', 'sub/b.txt'])).toEqual({ code: 0, stdout: '     1\tneedle two\n', stderr: '' })
@@ -359,14 +393,21 @@ describe('read', () => {
   it('reaches only the session cwd and the spill store, unless --root adds a directory', async () => {
     writeFileSync(join(configs, 'outside.txt'), 'out there\n')
     const outside = join(configs, 'outside.txt')
-    expect(await run(['read', outside, '--format', 'json'])).toMatchObject({ code: EXIT.toolError, stdout: expect.stringContaining('"errorCode":"ACCESS_OUTSIDE_ROOTS"') })
+    expect(await run(['read', outside, '--format', 'json'])).toMatchObject({
+      code: EXIT.toolError,
+      stdout: expect.stringContaining('"errorCode":"ACCESS_OUTSIDE_ROOTS"'),
+    })
     expect(await run(['read', outside, '--root', configs])).toEqual({ code: 0, stdout: '     1\tout there\n', stderr: '' })
   })
 
   it('refuses a file the config denies, and names no rule', async () => {
     writeTree(tree, { '.env': 'SECRET=1\n' })
     const result = await run(['read', '.env', '--config', configFile('deny.json', JSON.stringify({ access: { deny: ['**/.env'] } }))])
-    expect(result).toEqual({ code: EXIT.toolError, stdout: `${join(tree, '.env')} is excluded by this session's access rules; it cannot be read.\n`, stderr: '' })
+    expect(result).toEqual({
+      code: EXIT.toolError,
+      stdout: `${join(tree, '.env')} is excluded by this session's access rules; it cannot be read.\n`,
+      stderr: '',
+    })
   })
 
   it('reads a file whose name starts with a dash, after "--"', async () => {
@@ -391,23 +432,46 @@ describe('mcp', () => {
     }
     stdin.end()
     const result = await done
-    return { ...result, replies: replies.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { id: number; result: Record<string, unknown> }) }
+    return {
+      ...result,
+      replies: replies
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { id: number; result: Record<string, unknown> }),
+    }
   }
 
-  const initialize = { id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '0' } } }
+  const initialize = {
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '0' } },
+  }
   const call = (id: number, name: string, args: object) => ({ id, method: 'tools/call', params: { name, arguments: args } })
 
   it('serves the tools on stdio until stdin closes, then exits 0', async () => {
-    const result = await mcpSession([], [initialize, { method: 'notifications/initialized' }, { id: 2, method: 'tools/list' }, call(3, 'grep', { pattern: 'needle', path: 'sub' })])
+    const result = await mcpSession(
+      [],
+      [
+        initialize,
+        { method: 'notifications/initialized' },
+        { id: 2, method: 'tools/list' },
+        call(3, 'grep', { pattern: 'needle', path: 'sub' }),
+      ],
+    )
     expect(result.code).toBe(EXIT.ok)
     expect(result.stdout).toBe('')
     const [, list, grep] = result.replies
     expect((list!.result.tools as { name: string }[]).map((t) => t.name)).toEqual(['glob', 'grep', 'read'])
-    expect(grep!.result.content).toEqual([{ type: 'text', text: 'Found 2 matches\n\nsub/b.txt\nLine 1: needle two\n\nsub/d.md\nLine 1: needle four' }])
+    expect(grep!.result.content).toEqual([
+      { type: 'text', text: 'Found 2 matches\n\nsub/b.txt\nLine 1: needle two\n\nsub/d.md\nLine 1: needle four' },
+    ])
   })
 
   it('runs calls in --cwd when it is given', async () => {
-    const result = await mcpSession(['--cwd', 'sub'], [initialize, { method: 'notifications/initialized' }, call(2, 'glob', { pattern: '*.md' })])
+    const result = await mcpSession(
+      ['--cwd', 'sub'],
+      [initialize, { method: 'notifications/initialized' }, call(2, 'glob', { pattern: '*.md' })],
+    )
     expect(result.replies[1]!.result.content).toEqual([{ type: 'text', text: 'd.md' }])
   })
 })

@@ -3,15 +3,51 @@ import { readCommandLine, UsageError } from '../src/command-line.js'
 
 describe('readCommandLine', () => {
   it('finds the command and every shared option, wherever they stand', () => {
-    expect(readCommandLine(['--cwd', 'w', 'grep', 'needle', '--config', 'c.json', '--spill-dir', 's', '--session', 'id', '--format', 'json', '--include', '*.ts'])).toEqual({
+    expect(
+      readCommandLine([
+        '--cwd',
+        'w',
+        'grep',
+        'needle',
+        '--config',
+        'c.json',
+        '--spill-dir',
+        's',
+        '--session',
+        'id',
+        '--format',
+        'json',
+        '--include',
+        '*.ts',
+      ]),
+    ).toEqual({
       command: 'grep',
       common: { cwd: 'w', configFile: 'c.json', spillDir: 's', session: 'id', roots: [], format: 'json', help: false, version: false },
-      argv: ['--cwd', 'w', 'grep', 'needle', '--config', 'c.json', '--spill-dir', 's', '--session', 'id', '--format', 'json', '--include', '*.ts'],
+      argv: [
+        '--cwd',
+        'w',
+        'grep',
+        'needle',
+        '--config',
+        'c.json',
+        '--spill-dir',
+        's',
+        '--session',
+        'id',
+        '--format',
+        'json',
+        '--include',
+        '*.ts',
+      ],
     })
   })
 
   it('defaults to text output and leaves unset options out', () => {
-    expect(readCommandLine(['glob', '**/*.ts'])).toEqual({ command: 'glob', common: { format: 'text', roots: [], help: false, version: false }, argv: ['glob', '**/*.ts'] })
+    expect(readCommandLine(['glob', '**/*.ts'])).toEqual({
+      command: 'glob',
+      common: { format: 'text', roots: [], help: false, version: false },
+      argv: ['glob', '**/*.ts'],
+    })
   })
 
   it.each([

@@ -22,7 +22,8 @@ function runtimeExports(file: string): string[] {
     if (ts.isExportDeclaration(statement)) {
       if (statement.isTypeOnly) continue
       const clause = statement.exportClause
-      if (clause === undefined || !ts.isNamedExports(clause)) throw new Error(`${file}: name each export; "export *" hides the public surface`)
+      if (clause === undefined || !ts.isNamedExports(clause))
+        throw new Error(`${file}: name each export; "export *" hides the public surface`)
       for (const element of clause.elements) if (!element.isTypeOnly) names.push(element.name.text)
       continue
     }
@@ -44,7 +45,10 @@ function exportTargets(pkg: PackageJson): [string, string][] {
 
 const packages = readdirSync(packagesDir)
   .filter((dir) => existsSync(join(packagesDir, dir, 'package.json')))
-  .map((dir) => ({ dir: join(packagesDir, dir), pkg: JSON.parse(readFileSync(join(packagesDir, dir, 'package.json'), 'utf8')) as PackageJson }))
+  .map((dir) => ({
+    dir: join(packagesDir, dir),
+    pkg: JSON.parse(readFileSync(join(packagesDir, dir, 'package.json'), 'utf8')) as PackageJson,
+  }))
 
 /**
  * What plain Node (not vitest, whose aliases point at src/) makes of each built entry: its export names,
@@ -62,10 +66,9 @@ function loadInNode(entries: { name: string; subpath: string; file: string }[]):
     process.stdout.write(JSON.stringify(out))
   `
   const payload = JSON.stringify(entries.map((e) => ({ ...e, url: pathToFileURL(e.file).href })))
-  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script, payload], { cwd: packagesDir, encoding: 'utf8' })) as Record<
-    string,
-    { keys: string[]; sameByName: boolean }
-  >
+  return JSON.parse(
+    execFileSync(process.execPath, ['--input-type=module', '-e', script, payload], { cwd: packagesDir, encoding: 'utf8' }),
+  ) as Record<string, { keys: string[]; sameByName: boolean }>
 }
 
 const entries = packages.flatMap(({ dir, pkg }) =>
@@ -80,7 +83,9 @@ const entries = packages.flatMap(({ dir, pkg }) =>
 
 describe('package exports', () => {
   it('finds the workspace packages, each with an exports map', () => {
-    expect(packages.map((p) => p.pkg.name)).toEqual(expect.arrayContaining(['@dsh/core', '@dsh/bash-local', '@dsh/spill-local', '@dsh/tool-fs-search', '@dsh/cli']))
+    expect(packages.map((p) => p.pkg.name)).toEqual(
+      expect.arrayContaining(['@dsh/core', '@dsh/bash-local', '@dsh/spill-local', '@dsh/tool-fs-search', '@dsh/cli']),
+    )
     for (const { pkg } of packages) expect(exportTargets(pkg).length, `${pkg.name} has no exports`).toBeGreaterThan(0)
   })
 

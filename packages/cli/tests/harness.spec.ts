@@ -18,13 +18,18 @@ describe('createDshHarness', () => {
 
   it('saves spilled text under spillDir, over the config file root', async () => {
     const harness = await createDshHarness({ config: { 'spill-local': { root: join(spill, 'ignored') } }, spillDir: spill })
-    const saved = await harness.get('spillStore')!.saveText({ owner: 'o', source: { toolName: 'grep', callId: 'c', label: 'result' }, text: 'x', filename: 'grep-results.txt' })
+    const saved = await harness
+      .get('spillStore')!
+      .saveText({ owner: 'o', source: { toolName: 'grep', callId: 'c', label: 'result' }, text: 'x', filename: 'grep-results.txt' })
     expect(saved.locator.startsWith(join(spill, 'o') + '/')).toBe(true)
   })
 
   it('passes warnings to the logger it is given', async () => {
     const warnings: string[] = []
-    await createDshHarness({ config: { 'tool-fs-search': { rgPath: '/nonexistent/rg' } }, logger: { warn: (m) => warnings.push(m), info: () => undefined } })
+    await createDshHarness({
+      config: { 'tool-fs-search': { rgPath: '/nonexistent/rg' } },
+      logger: { warn: (m) => warnings.push(m), info: () => undefined },
+    })
     expect(warnings).toHaveLength(1)
     expect(warnings[0]).toMatch(/^tool-fs-search: using .*\/nonexistent\/rg$/)
   })
@@ -37,10 +42,13 @@ describe('createDshHarness roots', () => {
     for (const dir of [cwd, other]) rmSync(dir, { recursive: true, force: true })
   })
   const allowed = async (options: Parameters<typeof createDshHarness>[0], path: string) =>
-    (await createDshHarness(options)).get('access')!.check({ path, cwd, purpose: 'read' }).then(
-      () => true,
-      () => false,
-    )
+    (await createDshHarness(options))
+      .get('access')!
+      .check({ path, cwd, purpose: 'read' })
+      .then(
+        () => true,
+        () => false,
+      )
 
   it('adds --root directories to the default root, the session cwd', async () => {
     expect(await allowed({ config: {} }, other)).toBe(false)

@@ -53,7 +53,10 @@ afterEach(async () => {
 })
 
 /** Spawns `dsh mcp ARGS` and connects; with `roots`, the client declares the capability and answers roots/list. */
-async function dshMcp(args: readonly string[], options: { cwd?: string; env?: Record<string, string>; roots?: Root[] } = {}): Promise<Running> {
+async function dshMcp(
+  args: readonly string[],
+  options: { cwd?: string; env?: Record<string, string>; roots?: Root[] } = {},
+): Promise<Running> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [bin, 'mcp', '--spill-dir', spill, ...args],
@@ -64,7 +67,10 @@ async function dshMcp(args: readonly string[], options: { cwd?: string; env?: Re
   let stderr = ''
   transport.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
   const roots = options.roots
-  const client = new Client({ name: 'e2e', version: '1.0.0' }, roots === undefined ? {} : { capabilities: { roots: { listChanged: true } } })
+  const client = new Client(
+    { name: 'e2e', version: '1.0.0' },
+    roots === undefined ? {} : { capabilities: { roots: { listChanged: true } } },
+  )
   if (roots !== undefined) client.setRequestHandler('roots/list', () => ({ roots }))
   const errors: Error[] = []
   client.onerror = (error) => errors.push(error)
@@ -83,7 +89,10 @@ function text(result: Awaited<ReturnType<Client['callTool']>>): string {
 async function blockedGrep(server: Running, name: string, signal?: AbortSignal) {
   const fifo = join(tree, name)
   execFileSync('mkfifo', [fifo])
-  const call = server.client.callTool({ name: 'grep', arguments: { pattern: 'needle', path: fifo } }, signal === undefined ? {} : { signal })
+  const call = server.client.callTool(
+    { name: 'grep', arguments: { pattern: 'needle', path: fifo } },
+    signal === undefined ? {} : { signal },
+  )
   call.catch(() => undefined)
   expect(await waitUntil(() => processesMentioning(fifo).length > 0, 20_000)).toBe(true)
   return { fifo, call }
@@ -95,12 +104,20 @@ describe('dsh mcp', () => {
     const { tools } = await client.listTools()
     expect(tools.map((t) => t.name)).toEqual(registered)
     expect(registered).toEqual(expect.arrayContaining(['grep', 'glob']))
-    expect(tools.find((t) => t.name === 'grep')).toMatchObject({ inputSchema: { type: 'object', required: ['pattern'] }, annotations: { readOnlyHint: true } })
+    expect(tools.find((t) => t.name === 'grep')).toMatchObject({
+      inputSchema: { type: 'object', required: ['pattern'] },
+      annotations: { readOnlyHint: true },
+    })
     expect(errors).toEqual([])
   })
 
   it('links a capped grep to a resource that reads back complete', async () => {
-    const { client, errors } = await dshMcp(['--config', configFile('capped.json', { 'tool-fs-search': { grepMaxMatches: 3 } }), '--cwd', tree])
+    const { client, errors } = await dshMcp([
+      '--config',
+      configFile('capped.json', { 'tool-fs-search': { grepMaxMatches: 3 } }),
+      '--cwd',
+      tree,
+    ])
     const result = await client.callTool({ name: 'grep', arguments: { pattern: 'needle' } })
     expect(text(result)).toContain('needle 3')
     expect(text(result)).not.toContain('needle 4')

@@ -4,15 +4,39 @@ import { readToolArgs } from '../src/tool-args.js'
 import { toolShape } from '../src/tool-shape.js'
 import { listing } from './listing.js'
 
-const grep = toolShape(listing('grep', { type: 'object', properties: { pattern: { type: 'string' }, path: { type: 'string' }, include: { type: 'string' } }, required: ['pattern'] }))
-const read = toolShape(listing('read', { type: 'object', properties: { path: { type: 'string' }, offset: { type: 'integer' }, limit: { type: 'integer' } }, required: ['path'] }))
+const grep = toolShape(
+  listing('grep', {
+    type: 'object',
+    properties: { pattern: { type: 'string' }, path: { type: 'string' }, include: { type: 'string' } },
+    required: ['pattern'],
+  }),
+)
+const read = toolShape(
+  listing('read', {
+    type: 'object',
+    properties: { path: { type: 'string' }, offset: { type: 'integer' }, limit: { type: 'integer' } },
+    required: ['path'],
+  }),
+)
 const wide = toolShape(
-  listing('wide', { type: 'object', properties: { '-i': { type: 'boolean' }, '-h': { type: 'boolean' }, globs: { type: 'array', items: { type: 'string' } }, format: { type: 'string' } } }),
+  listing('wide', {
+    type: 'object',
+    properties: {
+      '-i': { type: 'boolean' },
+      '-h': { type: 'boolean' },
+      globs: { type: 'array', items: { type: 'string' } },
+      format: { type: 'string' },
+    },
+  }),
 )
 
 describe('readToolArgs', () => {
   it('fills positionals in order and reads flags, skipping the shared options', () => {
-    expect(readToolArgs('grep', ['grep', 'needle', 'src', '--include', '*.ts', '--format', 'json', '--cwd', 'w'], grep)).toEqual({ pattern: 'needle', path: 'src', include: '*.ts' })
+    expect(readToolArgs('grep', ['grep', 'needle', 'src', '--include', '*.ts', '--format', 'json', '--cwd', 'w'], grep)).toEqual({
+      pattern: 'needle',
+      path: 'src',
+      include: '*.ts',
+    })
   })
 
   it('keeps hostile values exactly as typed', () => {
@@ -27,7 +51,11 @@ describe('readToolArgs', () => {
 
   it('converts numbers, and passes out-of-range ones on for the tool to judge', () => {
     expect(readToolArgs('read', ['read', 'f.txt', '--offset', '10', '--limit=+5'], read)).toEqual({ path: 'f.txt', offset: 10, limit: 5 })
-    expect(readToolArgs('read', ['read', 'f.txt', '--offset=-3', '--limit', '2.5'], read)).toEqual({ path: 'f.txt', offset: -3, limit: 2.5 })
+    expect(readToolArgs('read', ['read', 'f.txt', '--offset=-3', '--limit', '2.5'], read)).toEqual({
+      path: 'f.txt',
+      offset: -3,
+      limit: 2.5,
+    })
   })
 
   it('reads booleans, short one-letter flags and repeated string flags', () => {

@@ -11,7 +11,10 @@ const grepSchema = {
 describe('toolShape', () => {
   it('makes required properties and an optional path positionals, the rest flags', () => {
     const shape = toolShape(listing('grep', grepSchema))
-    expect(shape.positionals.map((p) => [p.name, p.metavar, p.required])).toEqual([['pattern', 'PATTERN', true], ['path', 'PATH', false]])
+    expect(shape.positionals.map((p) => [p.name, p.metavar, p.required])).toEqual([
+      ['pattern', 'PATTERN', true],
+      ['path', 'PATH', false],
+    ])
     expect(shape.flags.map((p) => [p.name, p.metavar, p.type])).toEqual([['include', 'INCLUDE', 'string']])
     expect(shape.positionals[0]!.description).toBe('The regex.')
   })
@@ -20,7 +23,14 @@ describe('toolShape', () => {
     const shape = toolShape(
       listing('t', {
         type: 'object',
-        properties: { offset: { type: 'integer' }, ratio: { type: 'number' }, '-i': { type: 'boolean' }, globs: { type: 'array', items: { type: 'string' } }, pairs: { type: 'array', items: { type: 'object' } }, any: {} },
+        properties: {
+          offset: { type: 'integer' },
+          ratio: { type: 'number' },
+          '-i': { type: 'boolean' },
+          globs: { type: 'array', items: { type: 'string' } },
+          pairs: { type: 'array', items: { type: 'object' } },
+          any: {},
+        },
       }),
     )
     expect(shape.positionals).toEqual([])
@@ -35,7 +45,9 @@ describe('toolShape', () => {
   })
 
   it('orders a required property declared after path before it', () => {
-    const shape = toolShape(listing('read', { type: 'object', properties: { path: { type: 'string' }, file_path: { type: 'string' } }, required: ['file_path'] }))
+    const shape = toolShape(
+      listing('read', { type: 'object', properties: { path: { type: 'string' }, file_path: { type: 'string' } }, required: ['file_path'] }),
+    )
     expect(shape.positionals.map((p) => p.name)).toEqual(['file_path', 'path'])
     expect(shape.positionals[0]!.metavar).toBe('FILE_PATH')
   })
@@ -47,12 +59,26 @@ describe('toolShape', () => {
 
 describe('flagName and synopsis', () => {
   it('gives one-letter properties a short flag and others a long one', () => {
-    const [i, context] = toolShape(listing('t', { type: 'object', properties: { '-i': { type: 'boolean' }, context: { type: 'number' } } })).flags
+    const [i, context] = toolShape(
+      listing('t', { type: 'object', properties: { '-i': { type: 'boolean' }, context: { type: 'number' } } }),
+    ).flags
     expect([flagName(i!), flagName(context!)]).toEqual(['-i', '--context'])
   })
 
   it('brackets what is optional', () => {
-    const shape = toolShape(listing('t', { type: 'object', properties: { pattern: { type: 'string' }, path: { type: 'string' }, mode: { type: 'string' }, '-i': { type: 'boolean' }, all: { type: 'boolean' } }, required: ['pattern', 'all'] }))
+    const shape = toolShape(
+      listing('t', {
+        type: 'object',
+        properties: {
+          pattern: { type: 'string' },
+          path: { type: 'string' },
+          mode: { type: 'string' },
+          '-i': { type: 'boolean' },
+          all: { type: 'boolean' },
+        },
+        required: ['pattern', 'all'],
+      }),
+    )
     expect(synopsis('t', shape)).toBe('t PATTERN [PATH] [--mode MODE] [-i] --all')
   })
 })

@@ -4,15 +4,29 @@ import { listing } from './listing.js'
 
 const grep = listing(
   'grep',
-  { type: 'object', properties: { pattern: { type: 'string', description: 'A regex.' }, path: { type: 'string' }, include: { type: 'string', description: 'One glob.' } }, required: ['pattern'] },
+  {
+    type: 'object',
+    properties: {
+      pattern: { type: 'string', description: 'A regex.' },
+      path: { type: 'string' },
+      include: { type: 'string', description: 'One glob.' },
+    },
+    required: ['pattern'],
+  },
   'Search file contents. More detail here.',
 )
-const read = listing('read', { type: 'object', properties: { path: { type: 'string' }, offset: { type: 'integer', description: 'First line.' } }, required: ['path'] }, 'Read a file')
+const read = listing(
+  'read',
+  { type: 'object', properties: { path: { type: 'string' }, offset: { type: 'integer', description: 'First line.' } }, required: ['path'] },
+  'Read a file',
+)
 
 describe('globalUsage', () => {
   it('lists each tool by its synopsis and first sentence, then the built-ins', () => {
     const text = globalUsage([grep, read])
-    expect(text).toContain('\n  dsh grep PATTERN [PATH] [--include INCLUDE]  Search file contents.\n  dsh read PATH [--offset N]                   Read a file\n')
+    expect(text).toContain(
+      '\n  dsh grep PATTERN [PATH] [--include INCLUDE]  Search file contents.\n  dsh read PATH [--offset N]                   Read a file\n',
+    )
     expect(text).toMatch(/ {2}dsh tools +list the tools/)
     expect(text).toMatch(/ {2}dsh mcp +serve the tools over the Model Context Protocol/)
     expect(text).toContain('Exit status: 0 success')
@@ -31,7 +45,9 @@ describe('toolUsage', () => {
   })
 
   it('shows a boolean flag without a value', () => {
-    expect(toolUsage(listing('t', { type: 'object', properties: { all: { type: 'boolean', description: 'Everything.' } } }))).toContain('\n  --all  (optional) Everything.\n')
+    expect(toolUsage(listing('t', { type: 'object', properties: { all: { type: 'boolean', description: 'Everything.' } } }))).toContain(
+      '\n  --all  (optional) Everything.\n',
+    )
   })
 
   it('shows a tool without parameters', () => {

@@ -31,7 +31,7 @@ export function renderConfigCatalog(modules: readonly PluginModule[]): string {
   const lines = [
     '# Configuration',
     '',
-    'Generated from each plugin\'s `Config` schema by `npm run docs:config`; a test fails when this file',
+    "Generated from each plugin's `Config` schema by `npm run docs:config`; a test fails when this file",
     'is out of date. Pass config to `dsh` with `--config FILE`, a JSON object keyed by plugin name.',
   ]
   for (const plugin of modules.map(asPlugin)) {

@@ -1,5 +1,15 @@
 // The public surface of @dsh/core. Any new export here becomes public API.
-export { HarnessError, isHarnessError, CoreError, FsError, AccessError, errorMessage, type CoreErrorCode, type FsErrorCode, type AccessErrorCode } from './errors.js'
+export {
+  HarnessError,
+  isHarnessError,
+  CoreError,
+  FsError,
+  AccessError,
+  errorMessage,
+  type CoreErrorCode,
+  type FsErrorCode,
+  type AccessErrorCode,
+} from './errors.js'
 export type { JsonValue } from './json.js'
 export type { ToolCallKind, GenericCallView, ToolCallView, GenericResultView, ToolResultView } from './presentation.js'
 export {
@@ -17,14 +27,7 @@ export {
 } from './tool.js'
 export { ToolRegistry, type ToolListing, type ExecuteOptions, type BatchStep } from './registry.js'
 export { runWithDeadline, type DeadlineOptions } from './timeout.js'
-export type {
-  PromptSection,
-  ToolRegistrar,
-  SystemPromptRegistrar,
-  Logger,
-  Services,
-  ServiceName,
-} from './services.js'
+export type { PromptSection, ToolRegistrar, SystemPromptRegistrar, Logger, Services, ServiceName } from './services.js'
 export { asPlugin, describeIssues, type Plugin, type PluginContext, type PluginModule } from './plugin.js'
 export { loadHarness, stderrLogger, type LoadOptions, type Harness } from './loader.js'
 export {

@@ -47,9 +47,7 @@ export function asPlugin(module: PluginModule): Plugin {
 
 /** Describes a zod error as `field: problem; field: problem`, the way a person fixing a config or a call reads it. */
 export function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => `${issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)'}: ${issue.message}`)
-    .join('; ')
+  return error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)'}: ${issue.message}`).join('; ')
 }
 
 /** Parses one plugin's config with its schema, or throws `PLUGIN_CONFIG_INVALID` naming the fields. */

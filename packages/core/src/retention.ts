@@ -79,7 +79,6 @@ function headOf(text: string, maxBytes: number): string {
   return text.slice(0, read)
 }
 
-
 function assertLimit(name: string, value: number): void {
   if (!Number.isInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer, got ${value}`)
 }

@@ -35,9 +35,7 @@ export async function runWithDeadline<T>(work: (signal: AbortSignal) => Promise<
     timeoutMs === undefined
       ? undefined
       : setTimeout(() => {
-          controller.abort(
-            new CoreError('TOOL_TIMEOUT', `${label} timed out after ${timeoutMs} ms; narrow the request and try again`),
-          )
+          controller.abort(new CoreError('TOOL_TIMEOUT', `${label} timed out after ${timeoutMs} ms; narrow the request and try again`))
         }, timeoutMs)
 
   const outcome = Promise.resolve()

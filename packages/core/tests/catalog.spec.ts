@@ -21,7 +21,13 @@ const search = plugin(
 describe('the config catalog', () => {
   it('lists each field with type, default and description', () => {
     expect(configFields([search])).toEqual([
-      { plugin: 'search', field: 'maxMatches', type: 'integer (≥ 1, ≤ 10000)', default: '250', description: 'Matches kept inline. @default 250' },
+      {
+        plugin: 'search',
+        field: 'maxMatches',
+        type: 'integer (≥ 1, ≤ 10000)',
+        default: '250',
+        description: 'Matches kept inline. @default 250',
+      },
       { plugin: 'search', field: 'ratio', type: 'number (> 0)', default: '0.5', description: 'A | ratio.' },
       { plugin: 'search', field: 'mode', type: '"fast" \\| "exact"', default: '"fast"', description: 'How to search.' },
       { plugin: 'search', field: 'root', type: 'string', default: '(none)', description: 'Where.' },

@@ -65,7 +65,9 @@ describe('loadHarness', () => {
   it('fails on config for a plugin that is not loaded', async () => {
     const load = loadHarness({ plugins: [greeter], services: { bash: fakeBash }, config: { greter: {}, other: {} } })
     await expect(load).rejects.toThrow('config names greter, other, which are not a loaded plugin (loaded: greeter)')
-    await expect(loadHarness({ plugins: [], config: { x: {} } })).rejects.toThrow('config names x, which is not a loaded plugin (loaded: none)')
+    await expect(loadHarness({ plugins: [], config: { x: {} } })).rejects.toThrow(
+      'config names x, which is not a loaded plugin (loaded: none)',
+    )
   })
 
   it('fails on a missing injected service, naming the plugin and the service', async () => {
@@ -86,15 +88,33 @@ describe('loadHarness', () => {
       message: 'plugin broken failed to load: rg probe could not start',
       cause,
     })
-    const coded = namespace({ ...greeter, name: 'coded', apply: () => { throw Object.assign(new (class extends Error {})('x'), {}) } })
+    const coded = namespace({
+      ...greeter,
+      name: 'coded',
+      apply: () => {
+        throw Object.assign(new (class extends Error {})('x'), {})
+      },
+    })
     await expect(loadHarness({ plugins: [coded], services: { bash: fakeBash } })).rejects.toThrow('plugin coded failed to load: x')
-    const stringly = namespace({ ...greeter, name: 'stringly', apply: () => { throw 'nope' } })
+    const stringly = namespace({
+      ...greeter,
+      name: 'stringly',
+      apply: () => {
+        throw 'nope'
+      },
+    })
     await expect(loadHarness({ plugins: [stringly], services: { bash: fakeBash } })).rejects.toThrow('plugin stringly failed to load: nope')
   })
 
   it('names the code of a HarnessError thrown by apply', async () => {
     const { HarnessError } = await import('@dsh/core')
-    const coded = namespace({ ...greeter, name: 'coded', apply: () => { throw new HarnessError('BASH_SPAWN_FAILED', 'no shell') } })
+    const coded = namespace({
+      ...greeter,
+      name: 'coded',
+      apply: () => {
+        throw new HarnessError('BASH_SPAWN_FAILED', 'no shell')
+      },
+    })
     await expect(loadHarness({ plugins: [coded], services: { bash: fakeBash } })).rejects.toThrow(
       'plugin coded failed to load [BASH_SPAWN_FAILED]: no shell',
     )
@@ -122,7 +142,12 @@ describe('loadHarness', () => {
   })
 
   it('refuses a second provider of the same service', async () => {
-    const provider = namespace({ name: 'p', inject: [], Config: z.strictObject({}), apply: (ctx: PluginContext) => ctx.provide('bash', fakeBash) })
+    const provider = namespace({
+      name: 'p',
+      inject: [],
+      Config: z.strictObject({}),
+      apply: (ctx: PluginContext) => ctx.provide('bash', fakeBash),
+    })
     await expect(loadHarness({ plugins: [provider], services: { bash: fakeBash } })).rejects.toThrow(
       /plugin p failed to load \[SERVICE_DUPLICATE\]: plugin p provides bash, which is already provided/,
     )
@@ -135,7 +160,9 @@ describe('loadHarness', () => {
 
 describe('asPlugin', () => {
   it('rejects a module with a default export or missing exports, listing every problem', () => {
-    expect(() => asPlugin(namespace({ ...greeter, default: {} }))).toThrow('plugin greeter is not a valid plugin: a plugin must not have a default export')
+    expect(() => asPlugin(namespace({ ...greeter, default: {} }))).toThrow(
+      'plugin greeter is not a valid plugin: a plugin must not have a default export',
+    )
     expect(() => asPlugin(namespace({ name: '', inject: 'tools', Config: {}, apply: 1 }))).toThrow(
       'plugin <unnamed> is not a valid plugin: `name` must be a non-empty string; `inject` must be an array of service names; `Config` must be a zod schema; `apply` must be a function',
     )

@@ -67,7 +67,14 @@ describe('ToolRegistry.execute', () => {
 
   it('passes on where a tool spilled its complete result', async () => {
     const r = new ToolRegistry()
-    r.register(defineTool({ name: 'spiller', description: 'Spills.', parameters: z.strictObject({}), execute: async () => ({ content: 'page', spilledTo: '/spill/s/1-r.txt' }) }))
+    r.register(
+      defineTool({
+        name: 'spiller',
+        description: 'Spills.',
+        parameters: z.strictObject({}),
+        execute: async () => ({ content: 'page', spilledTo: '/spill/s/1-r.txt' }),
+      }),
+    )
     expect(await r.execute('spiller', {})).toEqual({ content: 'page', isError: false, spilledTo: '/spill/s/1-r.txt' })
   })
 
@@ -129,13 +136,19 @@ describe('ToolRegistry listing', () => {
   })
 
   it('keeps every section in registration order', () => {
-    expect(registry().sections().map((s) => s.id)).toEqual(['math', 'general'])
+    expect(
+      registry()
+        .sections()
+        .map((s) => s.id),
+    ).toEqual(['math', 'general'])
   })
 
   it('refuses a duplicate tool or section', () => {
     const r = registry()
     expect(() => r.register(add)).toThrow(expect.objectContaining({ code: 'TOOL_DUPLICATE' }))
-    expect(() => r.add({ id: 'math', text: 'again' })).toThrow(expect.objectContaining({ code: 'PROMPT_SECTION_DUPLICATE', message: expect.stringMatching(/already registered/) }))
+    expect(() => r.add({ id: 'math', text: 'again' })).toThrow(
+      expect.objectContaining({ code: 'PROMPT_SECTION_DUPLICATE', message: expect.stringMatching(/already registered/) }),
+    )
     expect(r.get('add')).toBe(add)
   })
 })

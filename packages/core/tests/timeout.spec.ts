@@ -43,10 +43,10 @@ describe('the timeout policy (real timers)', () => {
   })
 
   it('does not let a success after the deadline pass as a result', async () => {
-    const result = runWithDeadline(
-      (signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve('partial'))),
-      { timeoutMs: 20, label: 'work' },
-    )
+    const result = runWithDeadline((signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve('partial'))), {
+      timeoutMs: 20,
+      label: 'work',
+    })
     await expect(result).rejects.toMatchObject({ code: 'TOOL_TIMEOUT' })
   })
 

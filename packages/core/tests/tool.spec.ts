@@ -21,11 +21,15 @@ describe('defineTool', () => {
   })
 
   it('rejects a name a model could not call', () => {
-    expect(() => defineTool({ ...echo, name: 'bad name' })).toThrow(expect.objectContaining({ code: 'TOOL_INVALID_DEFINITION', message: expect.stringMatching(/tool name "bad name"/) }))
+    expect(() => defineTool({ ...echo, name: 'bad name' })).toThrow(
+      expect.objectContaining({ code: 'TOOL_INVALID_DEFINITION', message: expect.stringMatching(/tool name "bad name"/) }),
+    )
   })
 
   it.each([0, -5, 1.5])('rejects timeoutMs %s', (timeoutMs) => {
-    expect(() => defineTool({ ...echo, timeoutMs })).toThrow(expect.objectContaining({ code: 'TOOL_INVALID_DEFINITION', message: expect.stringMatching(/timeoutMs must be a positive integer/) }))
+    expect(() => defineTool({ ...echo, timeoutMs })).toThrow(
+      expect.objectContaining({ code: 'TOOL_INVALID_DEFINITION', message: expect.stringMatching(/timeoutMs must be a positive integer/) }),
+    )
   })
 })
 
@@ -34,7 +38,10 @@ describe('toolJsonSchema', () => {
     const schema = toolJsonSchema(echo)
     expect(schema).toEqual({
       type: 'object',
-      properties: { text: { type: 'string', minLength: 1, description: 'What to echo' }, times: { type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 } },
+      properties: {
+        text: { type: 'string', minLength: 1, description: 'What to echo' },
+        times: { type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 },
+      },
       required: ['text'],
       additionalProperties: false,
     })

@@ -67,11 +67,23 @@ describe('LineWindow', () => {
   })
 
   it('skips lines before the offset and stops at the limit when more follow', () => {
-    expect(runWindow(Buffer.from('1\n2\n3\n4\n'), { offset: 2, limit: 2 })).toEqual({ lines: [line(2, '2'), line(3, '3')], stoppedBy: 'limit', lossy: false })
+    expect(runWindow(Buffer.from('1\n2\n3\n4\n'), { offset: 2, limit: 2 })).toEqual({
+      lines: [line(2, '2'), line(3, '3')],
+      stoppedBy: 'limit',
+      lossy: false,
+    })
   })
 
-  it.each([['a final newline', '1\n2\n'], ['no final newline', '1\n2']])('reports the end when the limit is reached exactly at the end, with %s', (_case, text) => {
-    expect(runWindow(Buffer.from(text), { limit: 2 })).toEqual({ lines: [line(1, '1'), line(2, '2')], stoppedBy: 'end', totalLines: 2, lossy: false })
+  it.each([
+    ['a final newline', '1\n2\n'],
+    ['no final newline', '1\n2'],
+  ])('reports the end when the limit is reached exactly at the end, with %s', (_case, text) => {
+    expect(runWindow(Buffer.from(text), { limit: 2 })).toEqual({
+      lines: [line(1, '1'), line(2, '2')],
+      stoppedBy: 'end',
+      totalLines: 2,
+      lossy: false,
+    })
   })
 
   it('peeks into the next chunk to tell the end from more lines', () => {
@@ -84,8 +96,15 @@ describe('LineWindow', () => {
   })
 
   it('ends the window before the line that would pass maxBytes, but always holds one line', () => {
-    expect(runWindow(Buffer.from('aaaa\nbbbb\ncc\n'), { maxBytes: 7 })).toEqual({ lines: [line(1, 'aaaa')], stoppedBy: 'bytes', lossy: false })
-    expect(runWindow(Buffer.from('aaaa\nbbbb\ncc\n'), { maxBytes: 8 })).toMatchObject({ lines: [line(1, 'aaaa'), line(2, 'bbbb')], stoppedBy: 'bytes' })
+    expect(runWindow(Buffer.from('aaaa\nbbbb\ncc\n'), { maxBytes: 7 })).toEqual({
+      lines: [line(1, 'aaaa')],
+      stoppedBy: 'bytes',
+      lossy: false,
+    })
+    expect(runWindow(Buffer.from('aaaa\nbbbb\ncc\n'), { maxBytes: 8 })).toMatchObject({
+      lines: [line(1, 'aaaa'), line(2, 'bbbb')],
+      stoppedBy: 'bytes',
+    })
     expect(runWindow(Buffer.from('aaaaaaaa\nb\n'), { maxBytes: 2 })).toMatchObject({ lines: [line(1, 'aaaaaaaa')], stoppedBy: 'bytes' })
     expect(runWindow(Buffer.from('aaaa\nbbbb'), { maxBytes: 6 })).toMatchObject({ lines: [line(1, 'aaaa')], stoppedBy: 'bytes' })
   })
@@ -109,7 +128,11 @@ describe('LineWindow', () => {
   })
 
   it('stops at a cut line that fills the window without looking for its end', () => {
-    expect(runWindow(Buffer.from('x'.repeat(50)), { maxLineBytes: 4, limit: 1 }, [10])).toEqual({ lines: [line(1, 'xxxx', true)], stoppedBy: 'limit', lossy: false })
+    expect(runWindow(Buffer.from('x'.repeat(50)), { maxLineBytes: 4, limit: 1 }, [10])).toEqual({
+      lines: [line(1, 'xxxx', true)],
+      stoppedBy: 'limit',
+      lossy: false,
+    })
     expect(runWindow(Buffer.from('xxxxx'), { maxLineBytes: 4, limit: 1 })).toMatchObject({ stoppedBy: 'limit' })
   })
 

@@ -30,7 +30,9 @@ describe('the fs-local plugin', () => {
   })
 
   it('takes no options: an unknown field fails the load', async () => {
-    await expect(loadHarness({ plugins: [fsLocal], config: { 'fs-local': { chunkBytes: 1 } } })).rejects.toThrow(/plugin fs-local: invalid config: \(root\): Unrecognized key: "chunkBytes"/)
+    await expect(loadHarness({ plugins: [fsLocal], config: { 'fs-local': { chunkBytes: 1 } } })).rejects.toThrow(
+      /plugin fs-local: invalid config: \(root\): Unrecognized key: "chunkBytes"/,
+    )
   })
 
   it('is the same file system when wired by hand', async () => {

@@ -1,5 +1,17 @@
 import { execFileSync } from 'node:child_process'
-import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs'
+import {
+  chmodSync,
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -26,7 +38,8 @@ function file(content: string | Buffer): string {
 }
 
 const WINDOW = { offset: 1, limit: 2000, maxLineBytes: 2000, maxBytes: 50_000, binarySniffBytes: 8192 }
-const read = (path: string, window: Partial<ReadLinesRequest> = {}, chunkBytes?: number) => readFileLines({ ...WINDOW, path, ...window }, chunkBytes)
+const read = (path: string, window: Partial<ReadLinesRequest> = {}, chunkBytes?: number) =>
+  readFileLines({ ...WINDOW, path, ...window }, chunkBytes)
 
 /** The descriptors this process holds open on `path`: a read must leave none behind. */
 function openDescriptorsOf(path: string): number {
@@ -47,12 +60,21 @@ describe('readFileLines on real files', () => {
     ['a file of one newline', '\n', { lines: [''], totalLines: 1 }],
   ])('reads %s to the end', async (_case, content, expected) => {
     const result = await read(file(content))
-    expect(result).toEqual({ lines: expected.lines.map((text, i) => ({ number: i + 1, text, cut: false })), stoppedBy: 'end', totalLines: expected.totalLines, lossy: false })
+    expect(result).toEqual({
+      lines: expected.lines.map((text, i) => ({ number: i + 1, text, cut: false })),
+      stoppedBy: 'end',
+      totalLines: expected.totalLines,
+      lossy: false,
+    })
   })
 
   it('says the file ended when the limit is reached exactly at its last line', async () => {
     const path = file('1\n2\n3\n')
-    expect(await read(path, { offset: 2, limit: 2 })).toMatchObject({ lines: [{ number: 2 }, { number: 3 }], stoppedBy: 'end', totalLines: 3 })
+    expect(await read(path, { offset: 2, limit: 2 })).toMatchObject({
+      lines: [{ number: 2 }, { number: 3 }],
+      stoppedBy: 'end',
+      totalLines: 3,
+    })
     expect(await read(path, { offset: 1, limit: 2 })).toMatchObject({ stoppedBy: 'limit' })
     expect(await read(path, { offset: 1, limit: 2 })).not.toHaveProperty('totalLines')
   })
@@ -62,7 +84,10 @@ describe('readFileLines on real files', () => {
   })
 
   it('ends the window at maxBytes', async () => {
-    expect(await read(file('aaaa\nbbbb\ncc\n'), { maxBytes: 8 })).toMatchObject({ lines: [{ text: 'aaaa' }, { text: 'bbbb' }], stoppedBy: 'bytes' })
+    expect(await read(file('aaaa\nbbbb\ncc\n'), { maxBytes: 8 })).toMatchObject({
+      lines: [{ text: 'aaaa' }, { text: 'bbbb' }],
+      stoppedBy: 'bytes',
+    })
   })
 
   it('keeps a multi-byte character across a chunk boundary and cuts a long line on a character boundary', async () => {
@@ -144,7 +169,12 @@ describe('what readFileLines refuses', () => {
 
   it.each([
     ['a directory', dir, 'FS_IS_DIRECTORY', `${dir} is a directory, not a file`],
-    ['a FIFO, without opening it (which would wait for a writer)', fifo, 'FS_NOT_A_FILE', `${fifo} is not a regular file (it is a FIFO, socket or device)`],
+    [
+      'a FIFO, without opening it (which would wait for a writer)',
+      fifo,
+      'FS_NOT_A_FILE',
+      `${fifo} is not a regular file (it is a FIFO, socket or device)`,
+    ],
     ['a device', '/dev/null', 'FS_NOT_A_FILE', '/dev/null is not a regular file (it is a FIFO, socket or device)'],
     ['a missing file', join(scratch, 'missing.txt'), 'FS_NOT_FOUND', `${join(scratch, 'missing.txt')} does not exist`],
     ['a path through a file', join(file('x'), 'below'), 'FS_NOT_FOUND', /does not exist$/],
@@ -159,7 +189,11 @@ describe('what readFileLines refuses', () => {
   it('reports a symbolic link loop as FS_READ_FAILED with the system error as cause', async () => {
     const loop = join(scratch, 'loop')
     symlinkSync('loop', loop)
-    await expect(read(loop)).rejects.toMatchObject({ code: 'FS_READ_FAILED', message: expect.stringMatching(/^cannot read .*loop: ELOOP/), cause: { code: 'ELOOP' } })
+    await expect(read(loop)).rejects.toMatchObject({
+      code: 'FS_READ_FAILED',
+      message: expect.stringMatching(/^cannot read .*loop: ELOOP/),
+      cause: { code: 'ELOOP' },
+    })
   })
 
   it('reports a failed read as FS_READ_FAILED and closes the file', async () => {
@@ -174,8 +208,10 @@ describe('what readFileLines refuses', () => {
     ['maxLineBytes', Number.NaN],
     ['maxBytes', -1],
     ['binarySniffBytes', -1],
-  ])('treats %s = %s as the caller\'s bug: a RangeError', async (field, value) => {
-    await expect(read(file('x'), { [field]: value })).rejects.toThrow(new RangeError(`readLines: ${field} must be an integer ≥ ${field === 'binarySniffBytes' ? 0 : 1}, got ${value}`))
+  ])("treats %s = %s as the caller's bug: a RangeError", async (field, value) => {
+    await expect(read(file('x'), { [field]: value })).rejects.toThrow(
+      new RangeError(`readLines: ${field} must be an integer ≥ ${field === 'binarySniffBytes' ? 0 : 1}, got ${value}`),
+    )
   })
 })
 
@@ -208,7 +244,11 @@ describe('permissions', () => {
 
   it('reports a file it may not open as FS_PERMISSION', async () => {
     const failure = asUnprivileged(() => read(locked))
-    await expect(failure).rejects.toMatchObject({ code: 'FS_PERMISSION', message: `permission denied: ${locked}`, cause: { code: 'EACCES' } })
+    await expect(failure).rejects.toMatchObject({
+      code: 'FS_PERMISSION',
+      message: `permission denied: ${locked}`,
+      cause: { code: 'EACCES' },
+    })
   })
 
   it('reports a file in a directory it may not enter as FS_PERMISSION, from stat too', async () => {
@@ -222,7 +262,11 @@ describe('cancellation', () => {
     const path = file('x\n')
     const controller = new AbortController()
     controller.abort(new Error('stop'))
-    await expect(read(path, { signal: controller.signal })).rejects.toMatchObject({ code: 'FS_ABORTED', message: `reading ${path} was cancelled`, cause: new Error('stop') })
+    await expect(read(path, { signal: controller.signal })).rejects.toMatchObject({
+      code: 'FS_ABORTED',
+      message: `reading ${path} was cancelled`,
+      cause: new Error('stop'),
+    })
   })
 
   it('stops a read in progress and closes the file', async () => {
@@ -231,7 +275,9 @@ describe('cancellation', () => {
     const controller = new AbortController()
     const pending = read(path, { offset: 2 }, 4096)
     setTimeout(() => controller.abort(), 5)
-    await expect(readFileLines({ ...WINDOW, path, offset: 2, signal: controller.signal }, 4096)).rejects.toMatchObject({ code: 'FS_ABORTED' })
+    await expect(readFileLines({ ...WINDOW, path, offset: 2, signal: controller.signal }, 4096)).rejects.toMatchObject({
+      code: 'FS_ABORTED',
+    })
     expect(await pending).toMatchObject({ lines: [], totalLines: 1 })
     expect(openDescriptorsOf(path)).toBe(0)
   })
@@ -309,7 +355,12 @@ describe('a 1 GiB file', () => {
       ].join('\n'),
     )
     const measure = (offset: number, limit: number) =>
-      JSON.parse(execFileSync(process.execPath, [child, huge, String(offset), String(limit)], { encoding: 'utf8' })) as { ms: number; peakRssBytes: number; lines: string[]; stoppedBy: string }
+      JSON.parse(execFileSync(process.execPath, [child, huge, String(offset), String(limit)], { encoding: 'utf8' })) as {
+        ms: number
+        peakRssBytes: number
+        lines: string[]
+        stoppedBy: string
+      }
 
     const start = measure(1, 100)
     expect(start).toMatchObject({ lines: head.trimEnd().split('\n'), stoppedBy: 'limit' })

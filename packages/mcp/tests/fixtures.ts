@@ -61,7 +61,9 @@ const echo = defineTool({
   parameters: z.strictObject({ text: z.string() }),
   isReadOnly: true,
   isConcurrencySafe: true,
-  execute: async ({ text }, exec) => ({ content: `${text} (session ${exec.agent?.session.header.id}, cwd ${exec.agent?.session.header.cwd})` }),
+  execute: async ({ text }, exec) => ({
+    content: `${text} (session ${exec.agent?.session.header.id}, cwd ${exec.agent?.session.header.cwd})`,
+  }),
 })
 
 const fail = defineTool({
@@ -125,7 +127,15 @@ export interface ClientSetup {
 /** Connects the official client to a fresh server over linked in-memory transports. */
 export async function connect(harness: Harness, options: Partial<DshMcpOptions> = {}, setup: ClientSetup = {}): Promise<Connection> {
   const logger = silentLogger()
-  const server = createDshMcpServer({ harness, fallbackCwd: '/fallback', session: 'mcp', name: 'dsh', version: '9.9.9', logger, ...options })
+  const server = createDshMcpServer({
+    harness,
+    fallbackCwd: '/fallback',
+    session: 'mcp',
+    name: 'dsh',
+    version: '9.9.9',
+    logger,
+    ...options,
+  })
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   const sent: JSONRPCMessage[] = []
   const send = serverSide.send.bind(serverSide)
@@ -133,7 +143,10 @@ export async function connect(harness: Harness, options: Partial<DshMcpOptions> 
     sent.push(message)
     return send(message, sendOptions)
   }
-  const client = new Client({ name: 'test-client', version: '1.0.0' }, setup.roots === undefined ? {} : { capabilities: { roots: { listChanged: true } } })
+  const client = new Client(
+    { name: 'test-client', version: '1.0.0' },
+    setup.roots === undefined ? {} : { capabilities: { roots: { listChanged: true } } },
+  )
   const roots = setup.roots
   if (roots !== undefined) client.setRequestHandler('roots/list', async () => ({ roots: await roots() }))
   await server.connect(serverSide)

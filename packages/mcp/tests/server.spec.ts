@@ -44,7 +44,10 @@ describe('the dsh harness over MCP (real bash-local and rg)', () => {
     const connection = await connect(harness, { cwd: tree, session: 'mcp-real' })
     try {
       const { tools } = await connection.client.listTools()
-      expect(tools.find((t) => t.name === 'grep')).toMatchObject({ title: 'Grep', annotations: { readOnlyHint: true, openWorldHint: false } })
+      expect(tools.find((t) => t.name === 'grep')).toMatchObject({
+        title: 'Grep',
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      })
       const result = await connection.client.callTool({ name: 'grep', arguments: { pattern: 'needle' } })
       expect(result.isError).toBe(false)
       const [text, link] = result.content as [{ text: string }, ResourceLink]

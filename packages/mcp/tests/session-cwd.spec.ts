@@ -22,7 +22,11 @@ describe('the session cwd over MCP', () => {
   it("is the client's first local file:// root", async () => {
     const { harness } = await testHarness()
     // The SDK admits only file:// roots; one naming another host is no local directory.
-    connection = await connect(harness, {}, { roots: () => [{ uri: 'file://build-host/repo', name: 'remote' }, root('/work/a'), root('/work/b')] })
+    connection = await connect(
+      harness,
+      {},
+      { roots: () => [{ uri: 'file://build-host/repo', name: 'remote' }, root('/work/a'), root('/work/b')] },
+    )
     expect(await echoCwd(connection.client)).toBe('/work/a')
   })
 
@@ -60,7 +64,9 @@ describe('the session cwd over MCP', () => {
     const { harness } = await testHarness()
     connection = await connect(harness, {}, { roots: () => Promise.reject(new Error('no roots today')) })
     expect(await echoCwd(connection.client)).toBe('/fallback')
-    expect(connection.logger.lines).toEqual([expect.stringMatching(/^warn: mcp: roots\/list failed \(.*no roots today.*\); tools run in \/fallback$/)])
+    expect(connection.logger.lines).toEqual([
+      expect.stringMatching(/^warn: mcp: roots\/list failed \(.*no roots today.*\); tools run in \/fallback$/),
+    ])
   })
 })
 

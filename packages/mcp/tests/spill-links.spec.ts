@@ -5,7 +5,12 @@ describe('SpillLinks', () => {
   it('names a locator by its file name under the session, and maps the URI back', () => {
     const links = new SpillLinks('mcp')
     const link = links.link('/spill/mcp/0001-grep-results.txt')
-    expect(link).toMatchObject({ type: 'resource_link', uri: 'dsh-spill://mcp/0001-grep-results.txt', name: '0001-grep-results.txt', mimeType: 'text/plain' })
+    expect(link).toMatchObject({
+      type: 'resource_link',
+      uri: 'dsh-spill://mcp/0001-grep-results.txt',
+      name: '0001-grep-results.txt',
+      mimeType: 'text/plain',
+    })
     expect(links.locator(link.uri)).toBe('/spill/mcp/0001-grep-results.txt')
   })
 

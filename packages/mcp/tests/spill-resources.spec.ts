@@ -21,7 +21,9 @@ describe('spilled results as resources', () => {
     const test = await testHarness()
     connection = await connect(test.harness)
     const { resourceTemplates } = await connection.client.listResourceTemplates()
-    expect(resourceTemplates).toEqual([expect.objectContaining({ uriTemplate: 'dsh-spill://{session}/{name}', name: 'spilled-result', mimeType: 'text/plain' })])
+    expect(resourceTemplates).toEqual([
+      expect.objectContaining({ uriTemplate: 'dsh-spill://{session}/{name}', name: 'spilled-result', mimeType: 'text/plain' }),
+    ])
   })
 
   it('reads back the complete text a resource_link names', async () => {
@@ -58,7 +60,11 @@ describe('spilled results as resources', () => {
   })
 
   it('reports a store failure that is no HarnessError without a code', async () => {
-    const broken: SpillStore = { saveText: () => Promise.reject(new Error('unused')), readText: () => Promise.reject('disk on fire'), holds: () => false }
+    const broken: SpillStore = {
+      saveText: () => Promise.reject(new Error('unused')),
+      readText: () => Promise.reject('disk on fire'),
+      holds: () => false,
+    }
     const { client, link } = await spilled({ spillStore: broken })
     const error = await client.readResource({ uri: link.uri }).catch((e: unknown) => e)
     expect(error).toMatchObject({ code: -32603, message: `cannot read ${link.uri}: disk on fire`, data: { uri: link.uri } })

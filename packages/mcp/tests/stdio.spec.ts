@@ -13,7 +13,17 @@ async function served(signal?: AbortSignal) {
   const written: string[] = []
   stdout.on('data', (chunk: Buffer) => written.push(chunk.toString()))
   let resolved = false
-  const serving = serveMcpStdio({ harness: test.harness, fallbackCwd: '/fallback', session: 'mcp', name: 'dsh', version: '9.9.9', logger: silentLogger(), stdin, stdout, signal })
+  const serving = serveMcpStdio({
+    harness: test.harness,
+    fallbackCwd: '/fallback',
+    session: 'mcp',
+    name: 'dsh',
+    version: '9.9.9',
+    logger: silentLogger(),
+    stdin,
+    stdout,
+    signal,
+  })
   void serving.then(() => (resolved = true))
   // The server transport is a plain newline-delimited JSON-RPC transport over two streams: turned
   // around, it is the client's end of the same pipes.
@@ -29,7 +39,10 @@ describe('serveMcpStdio', () => {
     expect((await client.callTool({ name: 'echo', arguments: { text: 'hi' } })).isError).toBe(false)
     stdin.end()
     await serving
-    const lines = written.join('').split('\n').filter((line) => line !== '')
+    const lines = written
+      .join('')
+      .split('\n')
+      .filter((line) => line !== '')
     expect(lines.length).toBeGreaterThanOrEqual(3)
     for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' })
   })
@@ -51,7 +64,17 @@ describe('serveMcpStdio', () => {
     const stdin = new PassThrough()
     const stdout = new PassThrough()
     const { harness } = await testHarness()
-    await serveMcpStdio({ harness, fallbackCwd: '/', session: 'mcp', name: 'dsh', version: '1', logger: silentLogger(), stdin, stdout, signal: AbortSignal.abort() })
+    await serveMcpStdio({
+      harness,
+      fallbackCwd: '/',
+      session: 'mcp',
+      name: 'dsh',
+      version: '1',
+      logger: silentLogger(),
+      stdin,
+      stdout,
+      signal: AbortSignal.abort(),
+    })
     expect(stdin.listenerCount('data')).toBe(0)
     expect(stdout.readableLength).toBe(0)
   })

@@ -26,7 +26,11 @@ describe('tools/list', () => {
       inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     })
-    expect(tools[1]).toMatchObject({ name: 'fail', description: 'Always fails.', annotations: { readOnlyHint: false, openWorldHint: false } })
+    expect(tools[1]).toMatchObject({
+      name: 'fail',
+      description: 'Always fails.',
+      annotations: { readOnlyHint: false, openWorldHint: false },
+    })
   })
 })
 
@@ -60,7 +64,11 @@ describe('tools/call', () => {
     const { client } = await connected()
     const error = await client.callTool({ name: 'nope', arguments: {} }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ProtocolError)
-    expect(error).toMatchObject({ code: -32602, message: 'no tool named nope; registered tools: echo, fail, wait, spill', data: { 'dsh/errorCode': 'TOOL_NOT_FOUND' } })
+    expect(error).toMatchObject({
+      code: -32602,
+      message: 'no tool named nope; registered tools: echo, fail, wait, spill',
+      data: { 'dsh/errorCode': 'TOOL_NOT_FOUND' },
+    })
   })
 
   it('links a spilled result after the text', async () => {
@@ -68,7 +76,12 @@ describe('tools/call', () => {
     const result = await client.callTool({ name: 'spill', arguments: {} })
     expect(result.content).toEqual([
       { type: 'text', text: 'line 1\n(2 more lines in the spilled result)' },
-      expect.objectContaining({ type: 'resource_link', uri: 'dsh-spill://mcp/0001-grep-results.txt', name: '0001-grep-results.txt', mimeType: 'text/plain' }),
+      expect.objectContaining({
+        type: 'resource_link',
+        uri: 'dsh-spill://mcp/0001-grep-results.txt',
+        name: '0001-grep-results.txt',
+        mimeType: 'text/plain',
+      }),
     ])
   })
 

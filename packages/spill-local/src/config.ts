@@ -11,18 +11,35 @@ const MiB = 1024 * 1024
 
 /** The store's options: the plugin's `Config`, also accepted by `createLocalSpillStore`. */
 export const Config = z.strictObject({
-  root: z.string().min(1).optional().describe(
-    'Directory that holds one subdirectory per owner (session). The store writes only into owner directories it created (marked by a .dsh-spill-owner file), so the root may hold other things. A per-user state dir, not the shared temp dir, so another user cannot pre-create or read it, and spilled results outlive a reboot for the rest of a session. @default "$XDG_STATE_HOME/dsh/spill", else "~/.local/state/dsh/spill"',
-  ),
-  maxAgeMs: z.number().int().positive().default(7 * DAY_MS).describe(
-    'After a save, files of that owner older than this are deleted; a week covers a resumed session. @default 604800000',
-  ),
-  maxBytesPerOwner: z.number().int().positive().default(256 * MiB).describe(
-    "After a save, an owner's oldest files are deleted until its total fits; 256 MiB holds a dozen of the grep tool's largest results. Files younger than minAgeMs are kept, so the total may pass this for that long. @default 268435456",
-  ),
-  minAgeMs: z.number().int().nonnegative().default(10 * MINUTE_MS).describe(
-    'Retention never deletes a file younger than this, whatever maxAgeMs and maxBytesPerOwner say, so a result another call has just reported survives the saves that run beside it; 10 minutes lets a model page through it. 0 turns the grace off. @default 600000',
-  ),
+  root: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'Directory that holds one subdirectory per owner (session). The store writes only into owner directories it created (marked by a .dsh-spill-owner file), so the root may hold other things. A per-user state dir, not the shared temp dir, so another user cannot pre-create or read it, and spilled results outlive a reboot for the rest of a session. @default "$XDG_STATE_HOME/dsh/spill", else "~/.local/state/dsh/spill"',
+    ),
+  maxAgeMs: z
+    .number()
+    .int()
+    .positive()
+    .default(7 * DAY_MS)
+    .describe('After a save, files of that owner older than this are deleted; a week covers a resumed session. @default 604800000'),
+  maxBytesPerOwner: z
+    .number()
+    .int()
+    .positive()
+    .default(256 * MiB)
+    .describe(
+      "After a save, an owner's oldest files are deleted until its total fits; 256 MiB holds a dozen of the grep tool's largest results. Files younger than minAgeMs are kept, so the total may pass this for that long. @default 268435456",
+    ),
+  minAgeMs: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(10 * MINUTE_MS)
+    .describe(
+      'Retention never deletes a file younger than this, whatever maxAgeMs and maxBytesPerOwner say, so a result another call has just reported survives the saves that run beside it; 10 minutes lets a model page through it. 0 turns the grace off. @default 600000',
+    ),
 })
 
 /** Options for `createLocalSpillStore`, as a host writes them. */

@@ -66,7 +66,9 @@ async function readText(locator: string, settings: LocalSpillSettings): Promise<
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT'
     throw new SpillError(
       missing ? 'SPILL_NOT_FOUND' : 'SPILL_READ_FAILED',
-      missing ? `no saved result at ${file}: it was never saved here or retention removed it; run the search again` : `cannot read the saved result ${file}: ${(error as Error).message}`,
+      missing
+        ? `no saved result at ${file}: it was never saved here or retention removed it; run the search again`
+        : `cannot read the saved result ${file}: ${(error as Error).message}`,
       { cause: error },
     )
   }

@@ -6,7 +6,12 @@ const [options, owner, count] = process.argv.slice(2) as [string, string, string
 const store = createLocalSpillStore(JSON.parse(options) as LocalSpillOptions)
 const saved = await Promise.all(
   Array.from({ length: Number(count) }, (_, i) =>
-    store.saveText({ owner, source: { toolName: 'grep', callId: `c${i}`, label: 'result' }, text: `${process.pid} ${i}\n`.repeat(10), filename: 'grep-results.txt' }),
+    store.saveText({
+      owner,
+      source: { toolName: 'grep', callId: `c${i}`, label: 'result' },
+      text: `${process.pid} ${i}\n`.repeat(10),
+      filename: 'grep-results.txt',
+    }),
   ),
 )
 process.stdout.write(JSON.stringify(saved.map((s) => s.locator)))

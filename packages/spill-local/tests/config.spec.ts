@@ -57,6 +57,8 @@ describe('createLocalSpillStore options', () => {
     ['an empty root', { root: '' }, /root/],
     ['an unknown field', { dir: '/x' } as LocalSpillOptions, /dir/],
   ])('rejects %s with SPILL_INVALID_CONFIG naming the field', (_label, options, message) => {
-    expect(() => createLocalSpillStore(options)).toThrow(expect.objectContaining({ code: 'SPILL_INVALID_CONFIG', message: expect.stringMatching(message) }))
+    expect(() => createLocalSpillStore(options)).toThrow(
+      expect.objectContaining({ code: 'SPILL_INVALID_CONFIG', message: expect.stringMatching(message) }),
+    )
   })
 })

@@ -1,4 +1,15 @@
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -9,7 +20,12 @@ import { ensureOwnerDir, makeDirectory, OWNER_MARKER } from '../src/directories.
 const scratch = mkdtempSync(join(tmpdir(), 'spill-local-dirs-'))
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
-const request = (owner: string): SpillSaveRequest => ({ owner, source: { toolName: 'grep', callId: 'c', label: 'result' }, text: 't', filename: 'f.txt' })
+const request = (owner: string): SpillSaveRequest => ({
+  owner,
+  source: { toolName: 'grep', callId: 'c', label: 'result' },
+  text: 't',
+  filename: 'f.txt',
+})
 
 describe('makeDirectory', () => {
   it('creates missing parents and reports whether it created the directory', async () => {
@@ -30,7 +46,9 @@ describe('owner directories', () => {
     expect(statSync(join(root, 'cli')).mode & 0o777).toBe(0o700)
     expect(readFileSync(join(root, 'cli', OWNER_MARKER), 'utf8')).toMatch(/dsh spill store/)
     const second = await createLocalSpillStore({ root }).saveText(request('cli'))
-    expect(readdirSync(join(root, 'cli')).sort()).toEqual([OWNER_MARKER, first.locator.split('/').pop(), second.locator.split('/').pop()].sort())
+    expect(readdirSync(join(root, 'cli')).sort()).toEqual(
+      [OWNER_MARKER, first.locator.split('/').pop(), second.locator.split('/').pop()].sort(),
+    )
     expect(readdirSync(root)).toEqual(['cli'])
   })
 
@@ -49,7 +67,9 @@ describe('owner directories', () => {
     await expect(store.saveText(request('cli'))).rejects.toMatchObject({
       name: 'SpillError',
       code: 'SPILL_FOREIGN_DIR',
-      message: expect.stringMatching(/could not save the complete grep result .*cli already exists and was not created by the spill store .*configure another spill root or session/),
+      message: expect.stringMatching(
+        /could not save the complete grep result .*cli already exists and was not created by the spill store .*configure another spill root or session/,
+      ),
     })
     expect(statSync(users).mode & 0o777).toBe(0o755)
     expect(readdirSync(users).sort()).toEqual(Object.keys(files).sort())

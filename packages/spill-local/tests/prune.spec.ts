@@ -33,7 +33,11 @@ const keep = { name: spill(0), bytes: 100 }
 
 describe('pruneOwnerDir', () => {
   it('deletes spill files older than maxAgeMs and keeps younger ones', async () => {
-    const dir = ownerDir({ [spill(0)]: { bytes: 100, ageMs: 0 }, [spill(1)]: { bytes: 10, ageMs: 2 * DAY }, [spill(2)]: { bytes: 10, ageMs: HOUR } })
+    const dir = ownerDir({
+      [spill(0)]: { bytes: 100, ageMs: 0 },
+      [spill(1)]: { bytes: 10, ageMs: 2 * DAY },
+      [spill(2)]: { bytes: 10, ageMs: HOUR },
+    })
     await pruneOwnerDir(dir, keep, policy)
     expect(readdirSync(dir).sort()).toEqual([spill(0), spill(2)])
   })
@@ -50,7 +54,11 @@ describe('pruneOwnerDir', () => {
   })
 
   it('breaks a tie in age by name, deleting the first name first', async () => {
-    const dir = ownerDir({ [spill(0)]: { bytes: 100, ageMs: 0 }, [spill(2)]: { bytes: 600, ageMs: HOUR }, [spill(1)]: { bytes: 600, ageMs: HOUR } })
+    const dir = ownerDir({
+      [spill(0)]: { bytes: 100, ageMs: 0 },
+      [spill(2)]: { bytes: 600, ageMs: HOUR },
+      [spill(1)]: { bytes: 600, ageMs: HOUR },
+    })
     await pruneOwnerDir(dir, keep, policy)
     expect(readdirSync(dir).sort()).toEqual([spill(0), spill(2)])
   })
@@ -73,7 +81,11 @@ describe('pruneOwnerDir', () => {
   })
 
   it('never deletes a file younger than minAgeMs by age either, when maxAgeMs is shorter', async () => {
-    const dir = ownerDir({ [spill(0)]: { bytes: 100, ageMs: 0 }, [spill(1)]: { bytes: 10, ageMs: 5 * MINUTE }, [spill(2)]: { bytes: 10, ageMs: 20 * MINUTE } })
+    const dir = ownerDir({
+      [spill(0)]: { bytes: 100, ageMs: 0 },
+      [spill(1)]: { bytes: 10, ageMs: 5 * MINUTE },
+      [spill(2)]: { bytes: 10, ageMs: 20 * MINUTE },
+    })
     await pruneOwnerDir(dir, keep, { ...policy, maxAgeMs: MINUTE, minAgeMs: 10 * MINUTE })
     expect(readdirSync(dir).sort()).toEqual([spill(0), spill(1)])
   })
@@ -89,7 +101,11 @@ describe('pruneOwnerDir', () => {
   })
 
   it('never touches what this store did not name, or a directory named like a spill file', async () => {
-    const dir = ownerDir({ [spill(0)]: { bytes: 100, ageMs: 0 }, 'notes.txt': { bytes: 5_000, ageMs: 30 * DAY }, '.tmp-x': { bytes: 10, ageMs: 30 * DAY } })
+    const dir = ownerDir({
+      [spill(0)]: { bytes: 100, ageMs: 0 },
+      'notes.txt': { bytes: 5_000, ageMs: 30 * DAY },
+      '.tmp-x': { bytes: 10, ageMs: 30 * DAY },
+    })
     mkdirSync(join(dir, spill(9)))
     await pruneOwnerDir(dir, keep, { ...policy, maxBytesPerOwner: 1 })
     expect(readdirSync(dir).sort()).toEqual(['.tmp-x', spill(0), spill(9), 'notes.txt'].sort())

@@ -138,9 +138,19 @@ describe('readText', () => {
   })
 
   it.each([
-    ['outside the root', (root: string) => join(root, '..', 'elsewhere.txt'), 'SPILL_PATH_ESCAPE', /refusing to read .*: it is not inside the spill root/],
+    [
+      'outside the root',
+      (root: string) => join(root, '..', 'elsewhere.txt'),
+      'SPILL_PATH_ESCAPE',
+      /refusing to read .*: it is not inside the spill root/,
+    ],
     ['the root itself', (root: string) => root, 'SPILL_PATH_ESCAPE', /refusing to read/],
-    ['missing', (root: string) => join(root, 'session-1', 'gone.txt'), 'SPILL_NOT_FOUND', /no saved result at .*gone\.txt: .*run the search again/],
+    [
+      'missing',
+      (root: string) => join(root, 'session-1', 'gone.txt'),
+      'SPILL_NOT_FOUND',
+      /no saved result at .*gone\.txt: .*run the search again/,
+    ],
   ])('refuses a locator %s', async (_what, locator, code, message) => {
     const root = freshRoot()
     const store = createLocalSpillStore({ root })
@@ -156,7 +166,10 @@ describe('readText', () => {
     writeFileSync(secret, 'secret')
     const link = join(dirname(saved.locator), 'link.txt')
     symlinkSync(secret, link)
-    await expect(store.readText(link)).rejects.toMatchObject({ code: 'SPILL_READ_FAILED', message: expect.stringMatching(/not a regular file/) })
+    await expect(store.readText(link)).rejects.toMatchObject({
+      code: 'SPILL_READ_FAILED',
+      message: expect.stringMatching(/not a regular file/),
+    })
     await expect(store.readText(dirname(saved.locator))).rejects.toMatchObject({ code: 'SPILL_READ_FAILED' })
   })
 })

@@ -5,10 +5,7 @@ const positiveInt = () => z.number().int().positive()
 
 /** The search tools' configuration: budgets stay out of the model-facing schemas. */
 export const Config = z.strictObject({
-  globMaxResults: positiveInt()
-    .max(100_000)
-    .default(100)
-    .describe("Paths shown inline; Claude Code's GlobTool default. @default 100"),
+  globMaxResults: positiveInt().max(100_000).default(100).describe("Paths shown inline; Claude Code's GlobTool default. @default 100"),
   grepMaxMatches: positiveInt()
     .max(100_000)
     .default(250)
@@ -34,10 +31,7 @@ export const Config = z.strictObject({
     .max(256 * 1024 * 1024)
     .default(20_000_000)
     .describe("rg output parsed at most; past it rg is stopped and the search fails (Claude Code's raw buffer). @default 20000000"),
-  timeoutMs: positiveInt()
-    .max(3_600_000)
-    .default(30_000)
-    .describe('Tool-call timeout: aborts the search and kills rg. @default 30000'),
+  timeoutMs: positiveInt().max(3_600_000).default(30_000).describe('Tool-call timeout: aborts the search and kills rg. @default 30000'),
   rgPath: z
     .string()
     .min(1)

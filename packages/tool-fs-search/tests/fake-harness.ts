@@ -13,7 +13,11 @@ export const agent = { session: { header: { id: 'sess-1', cwd: '/work/repo' } } 
  * Loads the plugin over a fake executor that answers the probes as a healthy one does and every search
  * from `script`; `grep` and `glob` call the tools in `agent`'s session.
  */
-export async function fakeHarness(script: (command: string) => Scripted | Promise<Scripted>, config: Record<string, unknown> = {}, spillStore?: MemorySpill) {
+export async function fakeHarness(
+  script: (command: string) => Scripted | Promise<Scripted>,
+  config: Record<string, unknown> = {},
+  spillStore?: MemorySpill,
+) {
   const bash = new FakeBash((command) => (isProbe(command) ? {} : script(command)))
   const harness = await loadHarness({
     plugins: [toolFsSearch],

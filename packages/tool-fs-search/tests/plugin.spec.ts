@@ -29,10 +29,17 @@ describe('the tool-fs-search plugin', () => {
   it('registers neither tool nor prompt section, with a warning naming what it tried, when no rg is runnable', async () => {
     const bash = new FakeBash(() => ({ exitCode: 1 }))
     const log = logger()
-    const harness = await loadHarness({ plugins: [toolFsSearch], services: { bash }, logger: log, config: { 'tool-fs-search': { rgPath: '/opt/rg' } } })
+    const harness = await loadHarness({
+      plugins: [toolFsSearch],
+      services: { bash },
+      logger: log,
+      config: { 'tool-fs-search': { rgPath: '/opt/rg' } },
+    })
     expect(harness.registry.list()).toEqual([])
     expect(harness.systemPrompt()).toEqual([])
-    expect(log.warn).toHaveBeenCalledWith(expect.stringMatching(/ripgrep is not runnable in the bash executor \(tried \/opt\/rg, .*rg\); glob and grep are not registered/))
+    expect(log.warn).toHaveBeenCalledWith(
+      expect.stringMatching(/ripgrep is not runnable in the bash executor \(tried \/opt\/rg, .*rg\); glob and grep are not registered/),
+    )
   })
 
   it('rejects a bad config value naming the field', async () => {
@@ -52,7 +59,12 @@ describe('the plugin over the real executor', () => {
     const sh = await loadRealHarness({ spillRoot, bash: { shellPath: '/bin/sh' } })
     expect(sh.registry.list().map((t) => t.name)).toEqual(['glob', 'grep'])
     expect((await callTool(sh, 'glob', { pattern: '*.txt' }, tree)).content.split('\n').sort()).toEqual(['a.txt', 'sub/b.txt'])
-    expect((await callTool(sh, 'grep', { pattern: 'needle', include: 'sub/' }, tree)).content).toBe('Found 1 match\n\nsub/b.txt\nLine 1: needle')
-    expect(await callTool(sh, 'glob', { pattern: '*', path: 'gone' }, tree)).toMatchObject({ errorCode: 'SEARCH_FAILED', content: expect.stringMatching(/no such file or directory/) })
+    expect((await callTool(sh, 'grep', { pattern: 'needle', include: 'sub/' }, tree)).content).toBe(
+      'Found 1 match\n\nsub/b.txt\nLine 1: needle',
+    )
+    expect(await callTool(sh, 'glob', { pattern: '*', path: 'gone' }, tree)).toMatchObject({
+      errorCode: 'SEARCH_FAILED',
+      content: expect.stringMatching(/no such file or directory/),
+    })
   })
 })

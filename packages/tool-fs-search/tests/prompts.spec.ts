@@ -30,7 +30,13 @@ describe('what each tool sees', () => {
 
   it('glob lists hidden and ignored files but nothing under a VCS directory', async () => {
     const result = await callTool(harness, 'glob', { pattern: '**/*' }, tree)
-    expect(result.content.split('\n').sort()).toEqual(['.env.example', '.gitignore', 'dist/out.js', 'node_modules/dep/index.js', 'src/app.js'])
+    expect(result.content.split('\n').sort()).toEqual([
+      '.env.example',
+      '.gitignore',
+      'dist/out.js',
+      'node_modules/dep/index.js',
+      'src/app.js',
+    ])
   })
 
   it('grep searches hidden files but neither ignored files nor VCS directories', async () => {
@@ -43,7 +49,10 @@ describe('what each tool sees', () => {
   })
 
   it.each(['.git/**', '**/.sl/*', '.bzr/*'])('grep include %j cannot reach into a VCS directory', async (include) => {
-    expect(await callTool(harness, 'grep', { pattern: 'needle', include }, tree)).toMatchObject({ isError: false, content: 'No matches found' })
+    expect(await callTool(harness, 'grep', { pattern: 'needle', include }, tree)).toMatchObject({
+      isError: false,
+      content: 'No matches found',
+    })
   })
 
   it('grep honours an .ignore file outside a repository', async () => {
@@ -66,7 +75,11 @@ describe('glob says exactly what it lists', () => {
     symlinkSync('real.ts', join(tree, 'link.ts'))
     symlinkSync('nowhere.ts', join(tree, 'dangling.ts'))
     execFileSync('mkfifo', [join(tree, 'fifo.ts')])
-    execFileSync(process.execPath, ['-e', "require('net').createServer().listen(process.argv[1], () => process.exit(0))", join(tree, 'sock.ts')])
+    execFileSync(process.execPath, [
+      '-e',
+      "require('net').createServer().listen(process.argv[1], () => process.exit(0))",
+      join(tree, 'sock.ts'),
+    ])
   })
 
   it('lists regular files only, and its description and prompt section say which kinds it never lists', async () => {

@@ -133,7 +133,11 @@ export async function nobodyHarness(tree: string, options: NobodyOptions): Promi
     execFileSync('chmod', ['-R', 'a+rX', tree])
   }
   const envSet = { HOME: tree, ...(options.bash?.envSet as Record<string, string> | undefined) }
-  return loadRealHarness({ spillRoot: options.spillRoot, bash: { shellPath, ...options.bash, envSet }, search: { ...search, ...options.search } })
+  return loadRealHarness({
+    spillRoot: options.spillRoot,
+    bash: { shellPath, ...options.bash, envSet },
+    search: { ...search, ...options.search },
+  })
 }
 
 /** The mtime of the oldest file in the mtime tree. */
@@ -144,7 +148,13 @@ export const MTIME_BASE = 1_700_000_000
  * files over six directories whose mtimes repeat every three files.
  */
 export function writeMtimeTree(tree: string): void {
-  const mtimes: Record<string, number> = { 'c-old.txt': MTIME_BASE, 'a-mid.txt': MTIME_BASE + 10, 'tie-b.txt': MTIME_BASE + 20, 'tie-a.txt': MTIME_BASE + 20, 'b-new.txt': MTIME_BASE + 30 }
+  const mtimes: Record<string, number> = {
+    'c-old.txt': MTIME_BASE,
+    'a-mid.txt': MTIME_BASE + 10,
+    'tie-b.txt': MTIME_BASE + 20,
+    'tie-a.txt': MTIME_BASE + 20,
+    'b-new.txt': MTIME_BASE + 30,
+  }
   for (const [name, seconds] of Object.entries(mtimes)) {
     writeTree(tree, { [name]: 'needle\n' })
     setMtime(join(tree, name), seconds)
@@ -164,7 +174,11 @@ export function writeCapsTree(tree: string): void {
     writeTree(tree, { [`f${i}.txt`]: `needle ${i}\n` })
     setMtime(join(tree, `f${i}.txt`), 1_700_000_000 + i)
   }
-  writeTree(tree, { 'big/many.log': Array.from({ length: 30 }, (_, i) => `hit ${i}`).join('\n'), 'big/one.log': 'hit\n', 'big/two.log': 'hit\nhit\n' })
+  writeTree(tree, {
+    'big/many.log': Array.from({ length: 30 }, (_, i) => `hit ${i}`).join('\n'),
+    'big/one.log': 'hit\n',
+    'big/two.log': 'hit\nhit\n',
+  })
 }
 
 /** A name that is not valid UTF-8, a line that is not, a 5 MB line, and a small file beside it. */

@@ -6,13 +6,7 @@ export function readArgs(maxLines: number) {
   return z.strictObject({
     path: z.string().min(1).describe('The file to read: an absolute path, or one relative to the working directory.'),
     offset: z.number().int().min(1).optional().describe('1-based number of the first line to show. Default: 1.'),
-    limit: z
-      .number()
-      .int()
-      .min(1)
-      .max(maxLines)
-      .optional()
-      .describe(`How many lines to show at most. Default and maximum: ${maxLines}.`),
+    limit: z.number().int().min(1).max(maxLines).optional().describe(`How many lines to show at most. Default and maximum: ${maxLines}.`),
   })
 }
 

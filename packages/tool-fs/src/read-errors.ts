@@ -49,6 +49,9 @@ function abortedMessage(shown: string, exec: ToolExecContext): string {
 /** The error for a call whose offset lies past the last line. */
 export function offsetPastEnd(path: string, offset: number, totalLines: number): FsError {
   const shown = shownPath(path)
-  const what = totalLines === 0 ? `${shown} is empty` : `${shown} has ${totalLines} line${totalLines === 1 ? '' : 's'}; call read with an offset from 1 to ${totalLines}`
+  const what =
+    totalLines === 0
+      ? `${shown} is empty`
+      : `${shown} has ${totalLines} line${totalLines === 1 ? '' : 's'}; call read with an offset from 1 to ${totalLines}`
   return new FsError('FS_OFFSET_PAST_END', `offset ${offset} is past the end: ${what}.`)
 }

@@ -22,7 +22,10 @@ export function formatReadPage(page: ReadPage): string {
     const marker = line.cut ? ` … [line cut at ${maxLineBytes} bytes]` : ''
     return `${String(line.number).padStart(6)}\t${line.text}${marker}`
   })
-  const notes = [...(result.lossy ? ['(Some bytes in these lines are not valid UTF-8; they are shown as U+FFFD.)'] : []), ...pagingNote(page)]
+  const notes = [
+    ...(result.lossy ? ['(Some bytes in these lines are not valid UTF-8; they are shown as U+FFFD.)'] : []),
+    ...pagingNote(page),
+  ]
   return notes.length === 0 ? body.join('\n') : `${body.join('\n')}\n\n${notes.join('\n')}`
 }
 

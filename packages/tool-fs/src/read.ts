@@ -1,6 +1,15 @@
 // The read tool: resolve the path, read one window through the fs seam, number it and say how to read on.
 import { isAbsolute, resolve } from 'node:path/posix'
-import { AccessError, defineTool, FsError, type AccessPolicy, type FileSystem, type ReadLinesResult, type ToolExecContext, type ToolOutput } from '@dsh/core'
+import {
+  AccessError,
+  defineTool,
+  FsError,
+  type AccessPolicy,
+  type FileSystem,
+  type ReadLinesResult,
+  type ToolExecContext,
+  type ToolOutput,
+} from '@dsh/core'
 import { readArgs, type ReadArgs } from './args.js'
 import { BINARY_SNIFF_BYTES, type ReadConfig } from './config.js'
 import { readDescription } from './prompts.js'
@@ -80,11 +89,16 @@ function resolveReadPath(path: string, exec: ToolExecContext): string {
 async function allowedPath(access: AccessPolicy | undefined, path: string, exec: ToolExecContext): Promise<string> {
   if (access === undefined) return path
   const cwd = exec.agent?.session.header.cwd
-  if (cwd === undefined) throw new FsError('FS_INVALID_PATH', 'this call has no session working directory, which the access roots are relative to; read runs only in a session.')
+  if (cwd === undefined)
+    throw new FsError(
+      'FS_INVALID_PATH',
+      'this call has no session working directory, which the access roots are relative to; read runs only in a session.',
+    )
   try {
     return (await access.check({ path, cwd, purpose: 'read', signal: exec.signal })).realPath
   } catch (error) {
-    if (error instanceof AccessError && error.code === 'ACCESS_DENIED') throw new FsError('FS_DENIED', `${shownPath(path)} is excluded by this session's access rules; it cannot be read.`, { cause: error })
+    if (error instanceof AccessError && error.code === 'ACCESS_DENIED')
+      throw new FsError('FS_DENIED', `${shownPath(path)} is excluded by this session's access rules; it cannot be read.`, { cause: error })
     throw error
   }
 }

@@ -3,7 +3,8 @@ import { loadHarness } from '@dsh/core'
 import * as toolFs from '@dsh/tool-fs'
 import { FakeFs } from './fake-fs.js'
 
-const load = (config: Record<string, unknown>) => loadHarness({ plugins: [toolFs], services: { fs: new FakeFs() }, config: { 'tool-fs': config } })
+const load = (config: Record<string, unknown>) =>
+  loadHarness({ plugins: [toolFs], services: { fs: new FakeFs() }, config: { 'tool-fs': config } })
 
 describe('Config', () => {
   it('documents a default for every field', () => {

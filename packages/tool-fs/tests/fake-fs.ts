@@ -24,7 +24,10 @@ export class FakeFs implements FileSystem {
 }
 
 /** A window of lines numbered from `first`, ending as `stoppedBy` says (with the total at the end). */
-export function window(texts: readonly (string | FileLine)[], options: { first?: number; stoppedBy?: ReadLinesResult['stoppedBy']; lossy?: boolean } = {}): ReadLinesResult {
+export function window(
+  texts: readonly (string | FileLine)[],
+  options: { first?: number; stoppedBy?: ReadLinesResult['stoppedBy']; lossy?: boolean } = {},
+): ReadLinesResult {
   const { first = 1, stoppedBy = 'end', lossy = false } = options
   const lines = texts.map((t, i) => (typeof t === 'string' ? { number: first + i, text: t, cut: false } : t))
   return { lines, stoppedBy, ...(stoppedBy === 'end' ? { totalLines: first + texts.length - 1 } : {}), lossy }

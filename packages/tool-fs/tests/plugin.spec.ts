@@ -15,11 +15,21 @@ describe('the tool-fs plugin', () => {
     const harness = await loadHarness({ plugins: [toolFs], services: { fs: new FakeFs() } })
     const [read] = harness.registry.list()
     expect(harness.registry.list()).toHaveLength(1)
-    expect(read).toMatchObject({ name: 'read', isReadOnly: true, isConcurrencySafe: true, timeoutMs: 30_000, searchHint: expect.stringContaining('file') })
+    expect(read).toMatchObject({
+      name: 'read',
+      isReadOnly: true,
+      isConcurrencySafe: true,
+      timeoutMs: 30_000,
+      searchHint: expect.stringContaining('file'),
+    })
     expect(read!.promptSections).toEqual([expect.objectContaining({ id: 'tool-fs/read', tool: 'read' })])
     expect(read!.description).toContain('Shows 2000 lines from the start')
     expect(read!.inputSchema).toMatchObject({
-      properties: { path: { type: 'string', minLength: 1 }, offset: { type: 'integer', minimum: 1 }, limit: { type: 'integer', minimum: 1, maximum: 2000 } },
+      properties: {
+        path: { type: 'string', minLength: 1 },
+        offset: { type: 'integer', minimum: 1 },
+        limit: { type: 'integer', minimum: 1, maximum: 2000 },
+      },
       required: ['path'],
       additionalProperties: false,
     })

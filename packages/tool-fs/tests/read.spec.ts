@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest'
-import { AccessError, CoreError, FsError, loadHarness, type AccessGrant, type AccessPolicy, type AccessRequest, type FsErrorCode, type ToolExecContext } from '@dsh/core'
+import {
+  AccessError,
+  CoreError,
+  FsError,
+  loadHarness,
+  type AccessGrant,
+  type AccessPolicy,
+  type AccessRequest,
+  type FsErrorCode,
+  type ToolExecContext,
+} from '@dsh/core'
 import * as toolFs from '@dsh/tool-fs'
 import { Config } from '../src/config.js'
 import { executeRead } from '../src/read.js'
@@ -11,12 +21,18 @@ const FILE = '/work/repo/a.txt'
 async function harnessWith(script?: ReadScript, config: Record<string, unknown> = {}) {
   const fs = new FakeFs(script)
   const harness = await loadHarness({ plugins: [toolFs], services: { fs }, config: { 'tool-fs': config } })
-  return { fs, harness, read: (args: Record<string, unknown>, options = {}) => harness.registry.execute('read', args, { agent, callId: 'call-1', ...options }) }
+  return {
+    fs,
+    harness,
+    read: (args: Record<string, unknown>, options = {}) => harness.registry.execute('read', args, { agent, callId: 'call-1', ...options }),
+  }
 }
 
 /** A script that waits for the request's signal and then fails as a provider does. */
 const untilAborted: ReadScript = (request) =>
-  new Promise((_resolve, reject) => request.signal?.addEventListener('abort', () => reject(new FsError('FS_ABORTED', `reading ${request.path} was cancelled`))))
+  new Promise((_resolve, reject) =>
+    request.signal?.addEventListener('abort', () => reject(new FsError('FS_ABORTED', `reading ${request.path} was cancelled`))),
+  )
 
 describe('read through the registry with a fake file system', () => {
   it('numbers lines like cat -n and asks the seam for the configured window', async () => {
@@ -24,10 +40,12 @@ describe('read through the registry with a fake file system', () => {
     const result = await read({ path: 'a.txt' })
     expect(result).toMatchObject({ isError: false, content: '     1\tfirst\n     2\t\tindented\n     3\t' })
     expect(result.value).toEqual({ path: FILE, offset: 1, lines: 3, totalLines: 3 })
-    expect(fs.requests).toEqual([{ path: FILE, offset: 1, limit: 2000, maxLineBytes: 2000, maxBytes: 50_000, binarySniffBytes: 8192, signal: expect.any(AbortSignal) }])
+    expect(fs.requests).toEqual([
+      { path: FILE, offset: 1, limit: 2000, maxLineBytes: 2000, maxBytes: 50_000, binarySniffBytes: 8192, signal: expect.any(AbortSignal) },
+    ])
   })
 
-  it('hands the call\'s own AbortSignal to the seam', async () => {
+  it("hands the call's own AbortSignal to the seam", async () => {
     const fs = new FakeFs()
     const exec: ToolExecContext = { signal: new AbortController().signal, name: 'read', callId: 'c', agent }
     await executeRead({ fs, access: () => undefined }, Config.parse({}), { path: FILE }, exec)
@@ -38,7 +56,9 @@ describe('read through the registry with a fake file system', () => {
     const { fs, read } = await harnessWith((r) => window(['x', 'y'], { first: r.offset, stoppedBy: 'limit' }))
     const result = await read({ path: FILE, offset: 41, limit: 2 })
     expect(fs.requests[0]).toMatchObject({ offset: 41, limit: 2 })
-    expect(result.content).toBe(`    41\tx\n    42\ty\n\n(Showing lines 41–42 of ${FILE}; the file continues. To read on, call read with offset=43.)`)
+    expect(result.content).toBe(
+      `    41\tx\n    42\ty\n\n(Showing lines 41–42 of ${FILE}; the file continues. To read on, call read with offset=43.)`,
+    )
     expect(result.value).toEqual({ path: FILE, offset: 41, lines: 2, nextOffset: 43 })
   })
 
@@ -46,7 +66,11 @@ describe('read through the registry with a fake file system', () => {
     ['a relative path against the session cwd', 'src/b.ts', '/work/repo/src/b.ts'],
     ['a path that climbs out of the cwd', '../other/c.ts', '/work/other/c.ts'],
     ['an absolute path, normalized', '/srv//x/./y/../z.txt', '/srv/x/z.txt'],
-    ['a spill locator', '/root/.local/state/dsh/spill/sess-1/0001-grep-results.txt', '/root/.local/state/dsh/spill/sess-1/0001-grep-results.txt'],
+    [
+      'a spill locator',
+      '/root/.local/state/dsh/spill/sess-1/0001-grep-results.txt',
+      '/root/.local/state/dsh/spill/sess-1/0001-grep-results.txt',
+    ],
   ])('resolves %s', async (_case, path, resolved) => {
     const { fs, read } = await harnessWith()
     await read({ path })
@@ -66,7 +90,11 @@ describe('read through the registry with a fake file system', () => {
 
   it('refuses a path with a NUL character without asking the seam', async () => {
     const { fs, read } = await harnessWith()
-    expect(await read({ path: 'a\0b' })).toMatchObject({ isError: true, errorCode: 'FS_INVALID_PATH', content: 'the path contains a NUL character, which no file name can hold.' })
+    expect(await read({ path: 'a\0b' })).toMatchObject({
+      isError: true,
+      errorCode: 'FS_INVALID_PATH',
+      content: 'the path contains a NUL character, which no file name can hold.',
+    })
     expect(fs.requests).toEqual([])
   })
 
@@ -93,18 +121,26 @@ describe('the page read shows', () => {
 
   it('says the file continues and where to read on when it stopped at the line limit', async () => {
     const { read } = await harnessWith(() => window(['a', 'b'], { stoppedBy: 'limit' }))
-    expect((await read({ path: 'a.txt' })).content).toBe(`     1\ta\n     2\tb\n\n(Showing lines 1–2 of ${FILE}; the file continues. To read on, call read with offset=3.)`)
+    expect((await read({ path: 'a.txt' })).content).toBe(
+      `     1\ta\n     2\tb\n\n(Showing lines 1–2 of ${FILE}; the file continues. To read on, call read with offset=3.)`,
+    )
   })
 
   it('does not claim more lines follow a cut last line', async () => {
-    const { read } = await harnessWith(() => window(['a', { number: 2, text: 'bb', cut: true }], { stoppedBy: 'limit' }), { readMaxLineBytes: 2 })
-    expect((await read({ path: FILE })).content).toMatch(/\n\n\(Showing lines 1–2 of \/work\/repo\/a\.txt; its last line is cut, and more lines may follow\. To read on, call read with offset=3\.\)$/)
+    const { read } = await harnessWith(() => window(['a', { number: 2, text: 'bb', cut: true }], { stoppedBy: 'limit' }), {
+      readMaxLineBytes: 2,
+    })
+    expect((await read({ path: FILE })).content).toMatch(
+      /\n\n\(Showing lines 1–2 of \/work\/repo\/a\.txt; its last line is cut, and more lines may follow\. To read on, call read with offset=3\.\)$/,
+    )
   })
 
   it('says the page reached its byte limit', async () => {
     const { read } = await harnessWith(() => window(['a', 'b'], { first: 7, stoppedBy: 'bytes' }), { readMaxBytes: 1234 })
     const result = await read({ path: FILE, offset: 7 })
-    expect(result.content).toMatch(/\n\n\(Showing lines 7–8 of \/work\/repo\/a\.txt: this page reached its 1234-byte limit, and the file continues\. To read on, call read with offset=9\.\)$/)
+    expect(result.content).toMatch(
+      /\n\n\(Showing lines 7–8 of \/work\/repo\/a\.txt: this page reached its 1234-byte limit, and the file continues\. To read on, call read with offset=9\.\)$/,
+    )
     expect(result.value).toMatchObject({ nextOffset: 9 })
   })
 
@@ -125,7 +161,11 @@ describe('the page read shows', () => {
 
   it('says an empty file is empty: not an error', async () => {
     const { read } = await harnessWith(() => window([]))
-    expect(await read({ path: FILE })).toMatchObject({ isError: false, content: `${FILE} is empty.`, value: { path: FILE, offset: 1, lines: 0, totalLines: 0 } })
+    expect(await read({ path: FILE })).toMatchObject({
+      isError: false,
+      content: `${FILE} is empty.`,
+      value: { path: FILE, offset: 1, lines: 0, totalLines: 0 },
+    })
   })
 
   it.each([
@@ -159,10 +199,12 @@ describe('read failures', () => {
     expect(await read({ path: 'a.txt' })).toMatchObject({ isError: true, errorCode: code, content })
   })
 
-  it('keeps the provider\'s error as the cause of a reworded one', async () => {
+  it("keeps the provider's error as the cause of a reworded one", async () => {
     const cause = new FsError('FS_NOT_FOUND', 'gone')
     const exec: ToolExecContext = { signal: new AbortController().signal, name: 'read', callId: 'c', agent }
-    await expect(executeRead({ fs: new FakeFs(() => Promise.reject(cause)), access: () => undefined }, Config.parse({}), { path: FILE }, exec)).rejects.toMatchObject({ code: 'FS_NOT_FOUND', cause })
+    await expect(
+      executeRead({ fs: new FakeFs(() => Promise.reject(cause)), access: () => undefined }, Config.parse({}), { path: FILE }, exec),
+    ).rejects.toMatchObject({ code: 'FS_NOT_FOUND', cause })
   })
 
   it.each([
@@ -189,7 +231,11 @@ describe('read failures', () => {
     const controller = new AbortController()
     const pending = patient.read({ path: FILE }, { signal: controller.signal })
     setTimeout(() => controller.abort(), 5)
-    expect(await pending).toMatchObject({ isError: true, errorCode: 'FS_ABORTED', content: `read of ${FILE} was cancelled; nothing is shown.` })
+    expect(await pending).toMatchObject({
+      isError: true,
+      errorCode: 'FS_ABORTED',
+      content: `read of ${FILE} was cancelled; nothing is shown.`,
+    })
     expect([...fs.requests, ...patient.fs.requests].map((r) => r.signal?.aborted)).toEqual([true, true])
   })
 })
@@ -197,9 +243,18 @@ describe('read failures', () => {
 describe('how a call is presented', () => {
   it.each([
     [{ path: 'a.txt' }, { card: 'generic', kind: 'read', title: 'read a.txt' }],
-    [{ path: 'a.txt', offset: 10 }, { card: 'generic', kind: 'read', title: 'read a.txt', detail: 'from line 10' }],
-    [{ path: 'a.txt', limit: 5 }, { card: 'generic', kind: 'read', title: 'read a.txt', detail: 'lines 1–5' }],
-    [{ path: 'a.txt', offset: 10, limit: 5 }, { card: 'generic', kind: 'read', title: 'read a.txt', detail: 'lines 10–14' }],
+    [
+      { path: 'a.txt', offset: 10 },
+      { card: 'generic', kind: 'read', title: 'read a.txt', detail: 'from line 10' },
+    ],
+    [
+      { path: 'a.txt', limit: 5 },
+      { card: 'generic', kind: 'read', title: 'read a.txt', detail: 'lines 1–5' },
+    ],
+    [
+      { path: 'a.txt', offset: 10, limit: 5 },
+      { card: 'generic', kind: 'read', title: 'read a.txt', detail: 'lines 10–14' },
+    ],
   ])('shows %j as %j', async (args, view) => {
     const { harness } = await harnessWith()
     expect(harness.registry.get('read')!.presentCall!(args)).toEqual(view)
@@ -224,26 +279,47 @@ describe('read under an access policy', () => {
 
   it('asks the policy about the resolved path and reads the real path it grants', async () => {
     const asked: AccessRequest[] = []
-    const { fs, result } = await readUnder(policy((request) => (asked.push(request), { realPath: '/work/repo/real.txt', excludeGlobs: [] })), { path: 'link.txt' })
+    const { fs, result } = await readUnder(
+      policy((request) => (asked.push(request), { realPath: '/work/repo/real.txt', excludeGlobs: [] })),
+      { path: 'link.txt' },
+    )
     expect(result.isError).toBe(false)
     expect(asked).toEqual([{ path: '/work/repo/link.txt', cwd: '/work/repo', purpose: 'read', signal: expect.any(AbortSignal) }])
     expect(fs.requests[0]!.path).toBe('/work/repo/real.txt')
   })
 
   it('reports a denied file as FS_DENIED, naming no rule', async () => {
-    const { fs, result } = await readUnder(policy(() => new AccessError('ACCESS_DENIED', 'denied by **/.env')), { path: '.env' })
-    expect(result).toMatchObject({ isError: true, errorCode: 'FS_DENIED', content: "/work/repo/.env is excluded by this session's access rules; it cannot be read." })
+    const { fs, result } = await readUnder(
+      policy(() => new AccessError('ACCESS_DENIED', 'denied by **/.env')),
+      { path: '.env' },
+    )
+    expect(result).toMatchObject({
+      isError: true,
+      errorCode: 'FS_DENIED',
+      content: "/work/repo/.env is excluded by this session's access rules; it cannot be read.",
+    })
     expect(fs.requests).toEqual([])
   })
 
-  it('keeps the policy\'s own error for a path outside the roots', async () => {
-    const { result } = await readUnder(policy(() => new AccessError('ACCESS_OUTSIDE_ROOTS', '/etc/passwd is outside /work/repo')), { path: '/etc/passwd' })
+  it("keeps the policy's own error for a path outside the roots", async () => {
+    const { result } = await readUnder(
+      policy(() => new AccessError('ACCESS_OUTSIDE_ROOTS', '/etc/passwd is outside /work/repo')),
+      { path: '/etc/passwd' },
+    )
     expect(result).toMatchObject({ isError: true, errorCode: 'ACCESS_OUTSIDE_ROOTS', content: '/etc/passwd is outside /work/repo' })
   })
 
   it('refuses a call without a session, whose roots cannot be placed', async () => {
-    const { fs, result } = await readUnder(policy(() => ({ realPath: FILE, excludeGlobs: [] })), { path: FILE }, false)
-    expect(result).toMatchObject({ isError: true, errorCode: 'FS_INVALID_PATH', content: expect.stringMatching(/no session working directory/) })
+    const { fs, result } = await readUnder(
+      policy(() => ({ realPath: FILE, excludeGlobs: [] })),
+      { path: FILE },
+      false,
+    )
+    expect(result).toMatchObject({
+      isError: true,
+      errorCode: 'FS_INVALID_PATH',
+      content: expect.stringMatching(/no session working directory/),
+    })
     expect(fs.requests).toEqual([])
   })
 })

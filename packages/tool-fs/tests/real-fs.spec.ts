@@ -63,28 +63,39 @@ describe('read over real files', () => {
     writeFileSync(join(tree, 'wide.txt'), `${lines.join('\n')}\n`)
     const first = await read({ path: 'wide.txt' })
     expect(textOf(first.content)).toEqual(lines.slice(0, 33))
-    expect(first.content).toMatch(/\(Showing lines 1–33 of .*: this page reached its 50000-byte limit, and the file continues\. To read on, call read with offset=34\.\)$/)
+    expect(first.content).toMatch(
+      /\(Showing lines 1–33 of .*: this page reached its 50000-byte limit, and the file continues\. To read on, call read with offset=34\.\)$/,
+    )
     expect(textOf((await read({ path: 'wide.txt', offset: 34 })).content)).toEqual(lines.slice(33))
   })
 
-  it.each(['with\nnewline.txt', 'with space.txt', 'it\'s "quoted".txt', '$(touch CANARY).txt', '`touch CANARY`.txt', '-rf'])('reads the file named %j as one literal name', async (name) => {
-    const text = `inside ${JSON.stringify(name)}`
-    writeFileSync(join(tree, name), `${text}\n`)
-    for (const path of [name, join(tree, name)]) {
-      expect(await read({ path })).toMatchObject({ isError: false, content: `     1\t${text}`, value: { path: join(tree, name) } })
-    }
-    expect(existsSync(join(tree, 'CANARY'))).toBe(false)
-  })
+  it.each(['with\nnewline.txt', 'with space.txt', 'it\'s "quoted".txt', '$(touch CANARY).txt', '`touch CANARY`.txt', '-rf'])(
+    'reads the file named %j as one literal name',
+    async (name) => {
+      const text = `inside ${JSON.stringify(name)}`
+      writeFileSync(join(tree, name), `${text}\n`)
+      for (const path of [name, join(tree, name)]) {
+        expect(await read({ path })).toMatchObject({ isError: false, content: `     1\t${text}`, value: { path: join(tree, name) } })
+      }
+      expect(existsSync(join(tree, 'CANARY'))).toBe(false)
+    },
+  )
 
   it('resolves ../ against the session cwd', async () => {
     mkdirSync(join(tree, 'sub'), { recursive: true })
     writeFileSync(join(tree, 'up.txt'), 'from above\n')
-    expect(await read({ path: '../up.txt' }, join(tree, 'sub'))).toMatchObject({ isError: false, content: '     1\tfrom above', value: { path: join(tree, 'up.txt') } })
+    expect(await read({ path: '../up.txt' }, join(tree, 'sub'))).toMatchObject({
+      isError: false,
+      content: '     1\tfrom above',
+      value: { path: join(tree, 'up.txt') },
+    })
   })
 
   it('shows bytes that are not valid UTF-8 as U+FFFD and says so', async () => {
     writeFileSync(join(tree, 'latin1.txt'), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]))
-    expect((await read({ path: 'latin1.txt' })).content).toBe('     1\tcaf\ufffd\n\n(Some bytes in these lines are not valid UTF-8; they are shown as U+FFFD.)')
+    expect((await read({ path: 'latin1.txt' })).content).toBe(
+      '     1\tcaf\ufffd\n\n(Some bytes in these lines are not valid UTF-8; they are shown as U+FFFD.)',
+    )
   })
 
   it('cuts a long line and marks it', async () => {
@@ -98,9 +109,19 @@ describe('read over real files', () => {
   })
 
   it.each([
-    ['a binary file', 'image.png', 'FS_BINARY', `${tree}/image.png is a binary file (it has a NUL byte in its first 8192 bytes); its contents are not shown.`],
+    [
+      'a binary file',
+      'image.png',
+      'FS_BINARY',
+      `${tree}/image.png is a binary file (it has a NUL byte in its first 8192 bytes); its contents are not shown.`,
+    ],
     ['a directory', 'sub', 'FS_IS_DIRECTORY', `${tree}/sub is a directory, not a file; list its files with glob.`],
-    ['a missing path', 'nope/missing.txt', 'FS_NOT_FOUND', `${tree}/nope/missing.txt does not exist. Check the path, or find the file with glob.`],
+    [
+      'a missing path',
+      'nope/missing.txt',
+      'FS_NOT_FOUND',
+      `${tree}/nope/missing.txt does not exist. Check the path, or find the file with glob.`,
+    ],
   ])('refuses %s with a message that says what to do', async (_case, path, errorCode, content) => {
     writeFileSync(join(tree, 'image.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00]))
     mkdirSync(join(tree, 'sub'), { recursive: true })
@@ -109,7 +130,12 @@ describe('read over real files', () => {
 
   it('reads the file a spill store names in its footer', async () => {
     const store = createLocalSpillStore({ root: join(tree, 'spill') })
-    const { locator } = await store.saveText({ owner: 's', source: { toolName: 'grep', callId: 'c', label: 'result' }, text: 'a.ts\nLine 1: hit\n', filename: 'grep-results.txt' })
+    const { locator } = await store.saveText({
+      owner: 's',
+      source: { toolName: 'grep', callId: 'c', label: 'result' },
+      text: 'a.ts\nLine 1: hit\n',
+      filename: 'grep-results.txt',
+    })
     expect(await read({ path: locator })).toMatchObject({ isError: false, content: '     1\ta.ts\n     2\tLine 1: hit' })
   })
 })

@@ -41,22 +41,32 @@ export function classifyGlobRun(run: BashRunResult, { workdir, root, lister }: G
         throw new SearchError('SEARCH_INVALID_PATTERN', `glob pattern rejected by rg: ${stderrExcerpt(run)} Fix the pattern and try again.`)
       }
       // The root itself unreadable is a failure, not an empty listing (docs/design.md#exit-2-is-not-always-failure).
-      if (reading.verdict === 'root-unreadable') throw new SearchError('SEARCH_FAILED', `glob cannot read ${displayPath(workdir, root)}: ${stderrExcerpt(run)}`)
+      if (reading.verdict === 'root-unreadable')
+        throw new SearchError('SEARCH_FAILED', `glob cannot read ${displayPath(workdir, root)}: ${stderrExcerpt(run)}`)
       // Nothing listed and no path named: rg failed, and says why only on stderr.
       break
     }
     case EXIT_MTIME_PARTIAL:
       return { rg: { paths: rgErrorLines(run) }, unstatted: helperLines(run, lister), helperFailed: true }
     case EXIT_NOT_DIRECTORY:
-      throw new SearchError('SEARCH_FAILED', `glob searches directories, but ${displayPath(workdir, root)} is a file. Pass its directory as path, or grep the file.`)
+      throw new SearchError(
+        'SEARCH_FAILED',
+        `glob searches directories, but ${displayPath(workdir, root)} is a file. Pass its directory as path, or grep the file.`,
+      )
     case EXIT_MTIME_UNAVAILABLE:
-      throw new SearchError('SEARCH_FAILED', 'glob needs GNU find (>= 4.9), or xargs and GNU stat, in the executor environment to order files by modification time.')
+      throw new SearchError(
+        'SEARCH_FAILED',
+        'glob needs GNU find (>= 4.9), or xargs and GNU stat, in the executor environment to order files by modification time.',
+      )
     default:
       // Another status, or a signal (null): the target's own failure, or rg's.
       break
   }
   const unusable = targetFailure(run, { tool: 'glob', workdir, target: root })
-  throw unusable ?? new SearchError('SEARCH_FAILED', `glob failed: rg exited with status ${run.exitCode ?? `signal ${run.signal}`}. ${stderrExcerpt(run)}`)
+  throw (
+    unusable ??
+    new SearchError('SEARCH_FAILED', `glob failed: rg exited with status ${run.exitCode ?? `signal ${run.signal}`}. ${stderrExcerpt(run)}`)
+  )
 }
 
 /** The mtime helper's lines on stderr, without its program path: each names a file it could not stat. */

@@ -38,7 +38,13 @@ export interface GlobCommandOptions {
  */
 export function buildGlobCommand({ rg, lister, root, glob, excludes = [] }: GlobCommandOptions): string {
   const list = shellCommand([
-    rg, '--files', '--null', '--no-config', '--no-ignore', '--hidden', '--color=never',
+    rg,
+    '--files',
+    '--null',
+    '--no-config',
+    '--no-ignore',
+    '--hidden',
+    '--color=never',
     // The model's glob first: later globs win, so the VCS excludes and the deny rules cannot be overridden.
     `--glob=${glob}`,
     ...VCS_EXCLUDES.map((dir) => `--glob=!${dir}`),

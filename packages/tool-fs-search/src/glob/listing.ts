@@ -17,7 +17,7 @@ const MTIME = /^(-?)(\d+)(?:\.(\d{1,9})\d?)?$/
  */
 export function parseGlobListing(stdout: string): ListedFile[] {
   const files: ListedFile[] = []
-  for (let pos = 0; pos < stdout.length; ) {
+  for (let pos = 0; pos < stdout.length;) {
     const end = stdout.indexOf('\0', pos)
     const tab = stdout.indexOf('\t', pos)
     const time = end === -1 || tab === -1 || tab + 1 >= end ? null : MTIME.exec(stdout.slice(pos, tab))

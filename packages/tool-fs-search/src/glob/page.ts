@@ -32,14 +32,19 @@ export interface GlobNotes {
 function unstattedNote(gaps: GlobGaps, stderrCut: boolean): string | undefined {
   if (!gaps.helperFailed) return undefined
   const lines = gaps.unstatted
-  if (lines.length === 0) return '(Listing incomplete: the modification-time helper failed without a message, so files rg listed may be missing.)'
+  if (lines.length === 0)
+    return '(Listing incomplete: the modification-time helper failed without a message, so files rg listed may be missing.)'
   const one = lines.length === 1
   const count = `${stderrCut ? 'at least ' : ''}${lines.length} file${one ? '' : 's'}`
   return `(Listing incomplete: ${count} rg listed could not be examined for ${one ? 'its' : 'their'} modification time, so ${one ? 'it is' : 'they are'} not shown: ${nameSome(lines, '; ')}.)`
 }
 
 /** The model-facing text: the page, then the cap, incompleteness and replaced-bytes footers. */
-export function formatGlobPage(retained: ItemRetention<string>, spill: SpillOutcome | undefined, { gaps, stderrCut, lossy }: GlobNotes): string {
+export function formatGlobPage(
+  retained: ItemRetention<string>,
+  spill: SpillOutcome | undefined,
+  { gaps, stderrCut, lossy }: GlobNotes,
+): string {
   const empty = gaps.helperFailed ? 'No files to show' : 'No files found'
   const parts = [retained.total === 0 ? empty : retained.items.join('\n')]
   if (spill !== undefined) {
@@ -47,6 +52,7 @@ export function formatGlobPage(retained: ItemRetention<string>, spill: SpillOutc
   }
   for (const note of [incompleteNote(gaps.rg, stderrCut), unstattedNote(gaps, stderrCut)]) if (note !== undefined) parts.push(note)
   // The seam decodes names lossily, so a name that is not UTF-8 shows U+FFFD (as grep notes too).
-  if (lossy > 0) parts.push(`(${lossy} path${lossy === 1 ? ' contains' : 's contain'} U+FFFD: bytes that are not valid UTF-8, shown replaced.)`)
+  if (lossy > 0)
+    parts.push(`(${lossy} path${lossy === 1 ? ' contains' : 's contain'} U+FFFD: bytes that are not valid UTF-8, shown replaced.)`)
   return parts.join('\n\n')
 }

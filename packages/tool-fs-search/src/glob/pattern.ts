@@ -28,7 +28,10 @@ export function planGlob({ pattern, path: searchPath }: GlobArgs): GlobPlan {
   let split = 0
   while (split < segments.length - 1 && !GLOB_META.test(segments[split]!)) split += 1
   const prefix = segments.slice(0, split).join('/')
-  const rest = segments.slice(split).filter((s) => s !== '' && s !== '.').join('/')
+  const rest = segments
+    .slice(split)
+    .filter((s) => s !== '' && s !== '.')
+    .join('/')
   const root = absolute ? path.posix.normalize(prefix === '' ? '/' : prefix) : path.posix.join(base, prefix)
   return { root, glob: `/${rest === '' ? '**' : rest}` }
 }

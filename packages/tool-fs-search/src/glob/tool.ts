@@ -52,6 +52,11 @@ export function createGlobTool(ctx: GlobContext) {
     isConcurrencySafe: true,
     searchHint: 'find files by name pattern list directory',
     execute: (args, exec) => executeGlob(ctx, args, exec),
-    presentCall: (args) => ({ card: 'generic', kind: 'search', title: `glob ${args.pattern}`, ...(args.path === undefined ? {} : { detail: args.path }) }),
+    presentCall: (args) => ({
+      card: 'generic',
+      kind: 'search',
+      title: `glob ${args.pattern}`,
+      ...(args.path === undefined ? {} : { detail: args.path }),
+    }),
   })
 }

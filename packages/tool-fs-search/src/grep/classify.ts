@@ -29,7 +29,10 @@ export function assertGrepRan(run: BashRunResult, { workdir, target, include }: 
       `grep include ${JSON.stringify(include)} filters the files of a directory search, but path ${displayPath(workdir, target)} is a file, so it cannot apply. Drop include to search the file, or pass its directory as path.`,
     )
   }
-  throw new SearchError('SEARCH_FAILED', `grep failed: rg exited with status ${run.exitCode ?? `signal ${run.signal}`}. ${stderrExcerpt(run)}`)
+  throw new SearchError(
+    'SEARCH_FAILED',
+    `grep failed: rg exited with status ${run.exitCode ?? `signal ${run.signal}`}. ${stderrExcerpt(run)}`,
+  )
 }
 
 // rg 15's refusal of a pattern that needs a NUL byte: binary detection makes it impossible to match.
@@ -41,19 +44,33 @@ const NUL_PATTERN = 'rg: pattern contains "\\0"'
  * while every readable match is kept. When rg searched one file, nothing found means that file
  * failed, whatever stderr says (its name may hold a newline that splits rg's message).
  */
-export function partialSearchErrors(run: BashRunResult, output: RgOutput, searched: GrepOutput['searched'], { workdir, target, plan }: GrepCall): SearchGaps {
+export function partialSearchErrors(
+  run: BashRunResult,
+  output: RgOutput,
+  searched: GrepOutput['searched'],
+  { workdir, target, plan }: GrepCall,
+): SearchGaps {
   if (run.exitCode !== 2) return { paths: [] }
   const found = output.matches.length > 0 || output.binaryFiles.length > 0
   if (!found && run.stderr.text.split('\n').some((line) => line.startsWith(NUL_PATTERN))) {
-    throw new SearchError('SEARCH_INVALID_PATTERN', 'grep cannot match a NUL byte: it skips binary files, so a pattern that needs one (such as \\x00) can never match. Remove it from the pattern.')
+    throw new SearchError(
+      'SEARCH_INVALID_PATTERN',
+      'grep cannot match a NUL byte: it skips binary files, so a pattern that needs one (such as \\x00) can never match. Remove it from the pattern.',
+    )
   }
   // rg names a root as it was given one: the file target, `.` inside a directory, or the include's directory.
   const narrowed = plan.subdir ?? plan.name
   const roots = [explicitPath(target), '.', ...(narrowed === undefined ? [] : [explicitPath(narrowed)])]
   const reading = classifyExit2(run, { found, roots })
   if (reading.verdict === 'rejected') {
-    throw new SearchError('SEARCH_INVALID_PATTERN', `grep pattern or include rejected by rg: ${stderrExcerpt(run)} Fix the pattern (ripgrep regex syntax; one line at a time) and try again.`)
+    throw new SearchError(
+      'SEARCH_INVALID_PATTERN',
+      `grep pattern or include rejected by rg: ${stderrExcerpt(run)} Fix the pattern (ripgrep regex syntax; one line at a time) and try again.`,
+    )
   }
   if (reading.verdict === 'partial' && (found || searched === 'directory')) return reading.gaps
-  throw new SearchError('SEARCH_FAILED', `grep cannot search ${displayPath(workdir, target)}: ${stderrExcerpt(run)} Check the path and try again.`)
+  throw new SearchError(
+    'SEARCH_FAILED',
+    `grep cannot search ${displayPath(workdir, target)}: ${stderrExcerpt(run)} Check the path and try again.`,
+  )
 }

@@ -36,10 +36,19 @@ export interface GrepCommandOptions {
 export function buildGrepCommand({ rg, pattern, target, plan, excludes = [], maxLineBytes }: GrepCommandOptions): string {
   const dir = shellCommand([explicitPath(target)])
   const rgCommand = shellCommand([
-    rg, '--no-config', '--null', '--line-number', '--with-filename', '--no-heading', '--color=never',
-    '--hidden', `--max-columns=${maxLineBytes}`, '--max-columns-preview',
+    rg,
+    '--no-config',
+    '--null',
+    '--line-number',
+    '--with-filename',
+    '--no-heading',
+    '--color=never',
+    '--hidden',
+    `--max-columns=${maxLineBytes}`,
+    '--max-columns-preview',
     ...VCS_EXCLUDES.map((vcs) => `--glob=!${vcs}`),
-    '-e', pattern,
+    '-e',
+    pattern,
   ])
   const filtered = plan.args.length > 0 || plan.subdir !== undefined
   return [

@@ -46,7 +46,8 @@ function normalizeInclude(include: string): { glob: string; directory: boolean }
  * the search instead).
  */
 export function includeProblem(include: string): string | undefined {
-  if (withoutDotSlash(include).startsWith('/')) return 'include is matched under the search path, so it must be relative; put the directory in path'
+  if (withoutDotSlash(include).startsWith('/'))
+    return 'include is matched under the search path, so it must be relative; put the directory in path'
   const { glob, directory } = normalizeInclude(include)
   if (glob.startsWith('!')) {
     return `include must not start with "!" (after "./"): a leading "!" would negate the glob; to search a directory named "${glob.split('/')[0]}", pass it as path`

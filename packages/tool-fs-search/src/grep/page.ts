@@ -22,7 +22,9 @@ function footers(retained: RetainedGrep, spill: SpillOutcome | undefined, notes:
   const lines: string[] = []
   const cut = retained.cutFiles.filter((f) => f.shown > 0)
   if (cut.length > 0) {
-    lines.push(`(Per-file cap: these files show only some of their matches: ${nameSome(cut.map((f) => `${f.path} (${f.shown} of ${f.total})`))}.)`)
+    lines.push(
+      `(Per-file cap: these files show only some of their matches: ${nameSome(cut.map((f) => `${f.path} (${f.shown} of ${f.total})`))}.)`,
+    )
   }
   if (spill !== undefined) lines.push(`(${spillSentence(spill, 'Full grep result')})`)
   const incomplete = incompleteNote(notes.incomplete, notes.stderrCut)
@@ -33,10 +35,15 @@ function footers(retained: RetainedGrep, spill: SpillOutcome | undefined, notes:
     lines.push(`(rg stopped at binary content in ${nameSome(binaryStopped)}, so matches after it are missing.)`)
   }
   // The seam hands over decoded text, so a literal U+FFFD in a file is counted too; the note says so.
-  if (lossy > 0) lines.push(`(${lossy} matched line${lossy === 1 ? '' : 's'} or path${lossy === 1 ? '' : 's'} contain U+FFFD: bytes that are not valid UTF-8, shown replaced.)`)
+  if (lossy > 0)
+    lines.push(
+      `(${lossy} matched line${lossy === 1 ? '' : 's'} or path${lossy === 1 ? '' : 's'} contain U+FFFD: bytes that are not valid UTF-8, shown replaced.)`,
+    )
   // An escape reads like a file's own backslash text; the footer says which it is.
   if (escaped > 0) {
-    lines.push(`(${escaped} matched line${escaped === 1 ? ' contains' : 's contain'} control characters, shown escaped as \\u001b, \\r and the like.)`)
+    lines.push(
+      `(${escaped} matched line${escaped === 1 ? ' contains' : 's contain'} control characters, shown escaped as \\u001b, \\r and the like.)`,
+    )
   }
   return lines
 }

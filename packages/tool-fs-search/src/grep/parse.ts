@@ -21,7 +21,10 @@ export interface GrepTarget {
 export function splitGrepOutput(stdout: string, { workdir, target }: GrepTarget): GrepOutput {
   if (stdout.startsWith('D\0')) return { searched: 'directory', base: path.resolve(workdir, target), body: stdout.slice(2) }
   if (stdout.startsWith('F\0')) return { searched: 'file', base: workdir, body: stdout.slice(2) }
-  throw new SearchError('SEARCH_FAILED', `grep could not parse its script output near ${JSON.stringify(stdout.slice(0, 80))}; the search result cannot be trusted.`)
+  throw new SearchError(
+    'SEARCH_FAILED',
+    `grep could not parse its script output near ${JSON.stringify(stdout.slice(0, 80))}; the search result cannot be trusted.`,
+  )
 }
 
 /**
@@ -86,7 +89,12 @@ export function parseRgOutput(stdout: string): RgOutput {
     if (text.endsWith('\r')) text = text.slice(0, -1)
     const marker = PREVIEW_MARKER.exec(text)
     if (marker !== null) text = text.slice(0, marker.index)
-    matches.push({ path: stdout.slice(pos, nul), lineNumber: Number(stdout.slice(nul + 1, digitsEnd)), line: text, lineCut: marker !== null })
+    matches.push({
+      path: stdout.slice(pos, nul),
+      lineNumber: Number(stdout.slice(nul + 1, digitsEnd)),
+      line: text,
+      lineCut: marker !== null,
+    })
     pos = end + 1
   }
   return { matches, binaryFiles, binaryStopped }

@@ -31,7 +31,11 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
   const incomplete = partialSearchErrors(run, output, searched, call)
   const shown = displayFrom(workdir, base)
   const { matches, escaped, lossy } = showMatches(output.matches, shown, config.grepMaxLineBytes)
-  const retained = retainGrepMatches(matches, { maxMatches: config.grepMaxMatches, maxBytes: config.inlineMaxBytes, maxPerFile: config.grepMaxMatchesPerFile })
+  const retained = retainGrepMatches(matches, {
+    maxMatches: config.grepMaxMatches,
+    maxBytes: config.inlineMaxBytes,
+    maxPerFile: config.grepMaxMatchesPerFile,
+  })
   const notes: GrepNotes = {
     incomplete,
     stderrCut: run.stderr.truncated,
@@ -42,7 +46,12 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
   }
   // The complete result is grouped and formatted only when it is saved.
   const spill = retained.truncated
-    ? await saveFormattedResult(ctx.spillStore(), exec, () => `${formatGrepPage(retainEveryMatch(matches), undefined, notes)}\n`, 'grep-results.txt')
+    ? await saveFormattedResult(
+        ctx.spillStore(),
+        exec,
+        () => `${formatGrepPage(retainEveryMatch(matches), undefined, notes)}\n`,
+        'grep-results.txt',
+      )
     : undefined
   return {
     content: formatGrepPage(retained, spill, notes),
@@ -62,6 +71,11 @@ export function createGrepTool(ctx: SearchContext) {
     isConcurrencySafe: true,
     searchHint: 'search file contents regex ripgrep find text',
     execute: (args, exec) => executeGrep(ctx, args, exec),
-    presentCall: (args) => ({ card: 'generic', kind: 'search', title: `grep ${args.pattern}`, ...(args.path === undefined ? {} : { detail: args.path }) }),
+    presentCall: (args) => ({
+      card: 'generic',
+      kind: 'search',
+      title: `grep ${args.pattern}`,
+      ...(args.path === undefined ? {} : { detail: args.path }),
+    }),
   })
 }

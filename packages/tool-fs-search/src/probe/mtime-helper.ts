@@ -28,6 +28,8 @@ export async function chooseMtimeLister(bash: BashExecutor, logger: Logger): Pro
     if (helper === 'find' && absolute(first)) return { helper, find: first }
     if (helper === 'stat' && absolute(first) && absolute(second)) return { helper, xargs: first, stat: second }
   }
-  logger.warn('tool-fs-search: glob is not registered: it needs GNU find (>= 4.9), or xargs and GNU stat, in the bash executor to order files by modification time')
+  logger.warn(
+    'tool-fs-search: glob is not registered: it needs GNU find (>= 4.9), or xargs and GNU stat, in the bash executor to order files by modification time',
+  )
   return undefined
 }

@@ -10,6 +10,8 @@ export async function warnAboveOutputCap(bash: BashExecutor, config: SearchConfi
   const cap = config.rawOutputMaxBytes
   const applied = (await bash.resolve({ command: 'true', stdoutMaxBytes: cap })).stdoutMaxBytes
   if (applied < cap) {
-    logger.warn(`tool-fs-search: rawOutputMaxBytes is ${cap}, but the bash executor keeps at most ${applied} bytes of output; searches stop at ${applied} bytes`)
+    logger.warn(
+      `tool-fs-search: rawOutputMaxBytes is ${cap}, but the bash executor keeps at most ${applied} bytes of output; searches stop at ${applied} bytes`,
+    )
   }
 }

@@ -19,7 +19,12 @@ export function rgCandidates(configured: string | undefined, packaged: string | 
 
 /** The rg probe script: the candidate's absolute path, a NUL, then what its `--version` prints. */
 export function buildProbeCommand(rg: string): string {
-  return [LOOKUP, `p=$(dsh_lookup ${shellCommand([rg])}) || exit 1`, 'v=$("$p" --version </dev/null 2>/dev/null)', `printf '%s\\0%s' "$p" "$v"`].join('\n')
+  return [
+    LOOKUP,
+    `p=$(dsh_lookup ${shellCommand([rg])}) || exit 1`,
+    'v=$("$p" --version </dev/null 2>/dev/null)',
+    `printf '%s\\0%s' "$p" "$v"`,
+  ].join('\n')
 }
 
 /** What one candidate's probe says: ripgrep at an absolute path, nothing runnable, or something that is not ripgrep. */
@@ -30,7 +35,8 @@ type RgVerdict = { verdict: 'ripgrep'; path: string } | { verdict: 'absent' } | 
  * program. An rgPath of /bin/true also "exists"; only rg answers `--version` with its own name.
  */
 function judgeRgProbe(run: BashRunResult, spec: BashSpec): RgVerdict {
-  if (run.stdout.truncated) return { verdict: 'refused', reason: `the probe's output was cut at ${spec.stdoutMaxBytes} bytes by the executor` }
+  if (run.stdout.truncated)
+    return { verdict: 'refused', reason: `the probe's output was cut at ${spec.stdoutMaxBytes} bytes by the executor` }
   const out = run.stdout.text
   const nul = out.indexOf('\0')
   const path = nul === -1 ? out : out.slice(0, nul)

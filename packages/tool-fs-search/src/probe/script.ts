@@ -37,14 +37,21 @@ export interface Probe {
 }
 
 /** A probe run to its exit code; one that cannot start, times out, is aborted or has none is a broken executor. */
-export async function runProbe(bash: BashExecutor, { command, what, subject = '' }: Probe): Promise<{ run: BashRunResult; spec: BashSpec }> {
+export async function runProbe(
+  bash: BashExecutor,
+  { command, what, subject = '' }: Probe,
+): Promise<{ run: BashRunResult; spec: BashSpec }> {
   let spec: BashSpec
   let run: BashRunResult
   try {
     spec = await bash.resolve({ command, timeoutMs: PROBE_TIMEOUT_MS, stdoutMaxBytes: PROBE_STDOUT_MAX_BYTES })
     run = await bash.run(spec)
   } catch (error) {
-    throw new SearchError('SEARCH_FAILED', `the ${what} probe could not run in the bash executor: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+    throw new SearchError(
+      'SEARCH_FAILED',
+      `the ${what} probe could not run in the bash executor: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    )
   }
   if (run.stop !== 'exit' || run.exitCode === null) {
     throw new SearchError('SEARCH_FAILED', `the ${what} probe${subject} did not finish with an exit code: the bash executor is broken`)

@@ -11,7 +11,10 @@ export async function searchExclusions(access: AccessPolicy | undefined, target:
   if (access === undefined) return []
   const cwd = exec.agent?.session.header.cwd
   if (cwd === undefined) {
-    throw new AccessError('ACCESS_OUTSIDE_ROOTS', `${exec.name} has no session working directory, which the access roots are relative to; it runs only in a session.`)
+    throw new AccessError(
+      'ACCESS_OUTSIDE_ROOTS',
+      `${exec.name} has no session working directory, which the access roots are relative to; it runs only in a session.`,
+    )
   }
   return (await access.check({ path: target, cwd, purpose: 'search', signal: exec.signal })).excludeGlobs
 }

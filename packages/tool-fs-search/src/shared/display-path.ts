@@ -26,7 +26,14 @@ export function displayFrom(workdir: string, dir: string): (name: string) => str
   const prefix = base === '.' ? '' : base.endsWith('/') ? base : `${base}/`
   return (name) => {
     const relative = name.startsWith('./') ? name.slice(2) : name
-    if (relative.startsWith('/') || relative.startsWith('../') || relative.includes('/../') || relative === '..' || relative.endsWith('/..')) return slow(name)
+    if (
+      relative.startsWith('/') ||
+      relative.startsWith('../') ||
+      relative.includes('/../') ||
+      relative === '..' ||
+      relative.endsWith('/..')
+    )
+      return slow(name)
     return quoteName(prefix + relative)
   }
 }

@@ -20,7 +20,8 @@ export function nameSome(names: readonly string[], separator = ', '): string {
  * complete. When stderr was cut, the count is a lower bound and says so.
  */
 export function incompleteNote(gaps: SearchGaps, stderrCut: boolean): string | undefined {
-  if (gaps.unexplained !== undefined) return `(Search incomplete: rg exited with status 2, so some results may be missing; it printed: ${gaps.unexplained}.)`
+  if (gaps.unexplained !== undefined)
+    return `(Search incomplete: rg exited with status 2, so some results may be missing; it printed: ${gaps.unexplained}.)`
   const errors = gaps.paths
   if (errors.length === 0) return undefined
   const count = `${stderrCut ? 'at least ' : ''}${errors.length} path${errors.length === 1 ? '' : 's'}`

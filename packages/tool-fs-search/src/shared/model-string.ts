@@ -30,6 +30,9 @@ export function wellFormed(what: string) {
     const lone = LONE_SURROGATE.exec(value)?.[0]
     if (lone === undefined) return
     const code = lone.charCodeAt(0).toString(16).toUpperCase()
-    ctx.addIssue({ code: 'custom', message: `${what} must be valid Unicode: it holds a lone surrogate (U+${code}), which would be searched as U+FFFD` })
+    ctx.addIssue({
+      code: 'custom',
+      message: `${what} must be valid Unicode: it holds a lone surrogate (U+${code}), which would be searched as U+FFFD`,
+    })
   }
 }

@@ -20,7 +20,13 @@ export function stderrExcerpt(run: BashRunResult): string {
 
 // How rg's own messages begin when it rejects a regex, a glob, or a type definition built from
 // `include`. Matched as line prefixes: a path named "the literal" must not read as a pattern error.
-const PATTERN_ERRORS = ['rg: regex parse error', 'rg: error parsing glob', 'rg: the literal', 'rg: invalid definition', 'rg: compiled regex exceeds size limit']
+const PATTERN_ERRORS = [
+  'rg: regex parse error',
+  'rg: error parsing glob',
+  'rg: the literal',
+  'rg: invalid definition',
+  'rg: compiled regex exceeds size limit',
+]
 
 /** True when rg's stderr says the pattern or include was rejected (rg then searches nothing). */
 export function isPatternError(run: BashRunResult): boolean {

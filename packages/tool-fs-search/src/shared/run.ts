@@ -61,7 +61,10 @@ export async function runSearchCommand(ctx: SearchContext, exec: ToolExecContext
     )
   }
   if (run.exitCode === EXIT_COMMAND_NOT_FOUND) {
-    throw new SearchError('SEARCH_FAILED', `${exec.name} failed: ripgrep (${ctx.rg}) is no longer available to the executor. ${stderrExcerpt(run)}`)
+    throw new SearchError(
+      'SEARCH_FAILED',
+      `${exec.name} failed: ripgrep (${ctx.rg}) is no longer available to the executor. ${stderrExcerpt(run)}`,
+    )
   }
   return { run, workdir: spec.workdir }
 }
@@ -76,7 +79,11 @@ async function runFailure(bash: BashExecutor, exec: ToolExecContext, spec: BashS
   if (spec !== undefined) {
     const why = await diagnoseWorkdir(bash, spec.workdir, exec.signal)
     if (why !== undefined) {
-      return new SearchError('SEARCH_FAILED', `${exec.name} cannot run in the working directory ${spec.workdir}: ${why}. Choose a directory the executor can enter.`, { cause: error })
+      return new SearchError(
+        'SEARCH_FAILED',
+        `${exec.name} cannot run in the working directory ${spec.workdir}: ${why}. Choose a directory the executor can enter.`,
+        { cause: error },
+      )
     }
   }
   const reason = error instanceof Error ? error.message : String(error)

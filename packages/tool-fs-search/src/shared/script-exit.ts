@@ -39,7 +39,10 @@ export function targetFailure(run: BashRunResult, { tool, workdir, target }: Sea
   const denied = `exists but cannot be entered (permission denied for the executor's user).${said}`
   if (shown === '.') return new SearchError('SEARCH_FAILED', `${tool} cannot run in the working directory ${workdir}: it ${denied}`)
   if (missing) {
-    return new SearchError('SEARCH_FAILED', `${tool} cannot search ${shown}: no such file or directory (or a directory above it cannot be entered). Check the path.`)
+    return new SearchError(
+      'SEARCH_FAILED',
+      `${tool} cannot search ${shown}: no such file or directory (or a directory above it cannot be entered). Check the path.`,
+    )
   }
   return new SearchError('SEARCH_FAILED', `${tool} cannot search ${shown}: the directory ${denied}`)
 }

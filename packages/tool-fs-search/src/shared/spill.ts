@@ -3,9 +3,7 @@ import type { SpillStore, ToolExecContext } from '@dsh/core'
 import { throwIfAborted } from './abort.js'
 
 /** Whether the complete formatted result was saved, and where, or why not. */
-export type SpillOutcome =
-  | { saved: true; locator: string; retrievalHint: string }
-  | { saved: false; reason: string }
+export type SpillOutcome = { saved: true; locator: string; retrievalHint: string } | { saved: false; reason: string }
 
 /**
  * Saves a capped search's complete formatted result in the tool-owned spill. A missing store, a

@@ -30,12 +30,18 @@ describe('glob arguments through the real executor', () => {
   })
 
   it('glob rejects a negated pattern as an argument error', async () => {
-    expect(await callTool(harness, 'glob', { pattern: '!*.ts' }, tree)).toMatchObject({ isError: true, errorCode: 'TOOL_INVALID_ARGUMENTS' })
+    expect(await callTool(harness, 'glob', { pattern: '!*.ts' }, tree)).toMatchObject({
+      isError: true,
+      errorCode: 'TOOL_INVALID_ARGUMENTS',
+    })
   })
 
-  it.each([['glob', { pattern: '*\uD800.txt' }]] as const)('%s refuses %j: a lone surrogate would silently become U+FFFD', async (tool, args) => {
-    const result = await callTool(harness, tool, args, tree)
-    expect(result).toMatchObject({ isError: true, errorCode: 'TOOL_INVALID_ARGUMENTS' })
-    expect(result.content).toContain('lone surrogate')
-  })
+  it.each([['glob', { pattern: '*\uD800.txt' }]] as const)(
+    '%s refuses %j: a lone surrogate would silently become U+FFFD',
+    async (tool, args) => {
+      const result = await callTool(harness, tool, args, tree)
+      expect(result).toMatchObject({ isError: true, errorCode: 'TOOL_INVALID_ARGUMENTS' })
+      expect(result.content).toContain('lone surrogate')
+    },
+  )
 })

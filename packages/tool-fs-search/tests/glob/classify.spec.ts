@@ -14,10 +14,14 @@ beforeAll(async () => {
 })
 
 describe('glob exit statuses through the registry', () => {
-  const findFailed = "/usr/bin/find: ‘shut/a.ts’: Permission denied\n/usr/bin/find: ‘gone.ts’: No such file or directory\n"
+  const findFailed = '/usr/bin/find: ‘shut/a.ts’: Permission denied\n/usr/bin/find: ‘gone.ts’: No such file or directory\n'
 
   it('keeps the matches of an exit 2 and reports the listing incomplete', async () => {
-    const { glob } = await fakeHarness(() => ({ exitCode: 2, stdout: statRecords(['1', 'ok.ts']), stderr: 'rg: ./locked: Permission denied (os error 13)\n' }))
+    const { glob } = await fakeHarness(() => ({
+      exitCode: 2,
+      stdout: statRecords(['1', 'ok.ts']),
+      stderr: 'rg: ./locked: Permission denied (os error 13)\n',
+    }))
     expect((await glob({ pattern: '*.ts' })).content).toBe(
       'ok.ts\n\n(Search incomplete: rg could not read 1 path, so results from them are missing: ./locked: Permission denied (os error 13).)',
     )
@@ -25,17 +29,34 @@ describe('glob exit statuses through the registry', () => {
 
   it('fails when the root itself cannot be read, and keeps a listing that found files anyway', async () => {
     const { glob } = await fakeHarness(() => ({ exitCode: 2, stderr: 'rg: ./: Permission denied (os error 13)\n' }))
-    expect(await glob({ pattern: '*', path: 'xonly' })).toMatchObject({ isError: true, errorCode: 'SEARCH_FAILED', content: 'glob cannot read xonly: rg: ./: Permission denied (os error 13)' })
-    const partial = await fakeHarness(() => ({ exitCode: 2, stdout: statRecords(['1', 'a']), stderr: 'rg: .: Permission denied (os error 13)\n', stderrTruncated: true }))
+    expect(await glob({ pattern: '*', path: 'xonly' })).toMatchObject({
+      isError: true,
+      errorCode: 'SEARCH_FAILED',
+      content: 'glob cannot read xonly: rg: ./: Permission denied (os error 13)',
+    })
+    const partial = await fakeHarness(() => ({
+      exitCode: 2,
+      stdout: statRecords(['1', 'a']),
+      stderr: 'rg: .: Permission denied (os error 13)\n',
+      stderrTruncated: true,
+    }))
     expect((await partial.glob({ pattern: '*' })).content).toBe(
       'a\n\n(Search incomplete: rg could not read at least 1 path, so results from them are missing: .: Permission denied (os error 13).)',
     )
   })
 
   it.each([
-    [{ exitCode: 2, stderr: "rg: error parsing glob '{a': unclosed alternate group\n" }, 'SEARCH_INVALID_PATTERN', /^glob pattern rejected by rg: rg: error parsing glob/],
+    [
+      { exitCode: 2, stderr: "rg: error parsing glob '{a': unclosed alternate group\n" },
+      'SEARCH_INVALID_PATTERN',
+      /^glob pattern rejected by rg: rg: error parsing glob/,
+    ],
     [{ exitCode: 2, stderr: 'odd\n' }, 'SEARCH_FAILED', /^glob failed: rg exited with status 2\. odd$/],
-    [{ exitCode: 4 }, 'SEARCH_FAILED', /^glob cannot search nope: no such file or directory \(or a directory above it cannot be entered\)\. Check the path\.$/],
+    [
+      { exitCode: 4 },
+      'SEARCH_FAILED',
+      /^glob cannot search nope: no such file or directory \(or a directory above it cannot be entered\)\. Check the path\.$/,
+    ],
     [{ exitCode: 125 }, 'SEARCH_FAILED', /^glob needs GNU find/],
     [{ exitCode: null, signal: 'SIGKILL' }, 'SEARCH_FAILED', /^glob failed: rg exited with status signal SIGKILL\./],
   ])('answers %j with %s', async (scripted, errorCode, content) => {
@@ -50,7 +71,7 @@ describe('glob exit statuses through the registry', () => {
     const result = await glob({ pattern: '**/*.ts' })
     expect(result).toMatchObject({ isError: false })
     expect(result.content).toBe(
-      "ok.ts\n\n(Listing incomplete: 2 files rg listed could not be examined for their modification time, so they are not shown: ‘gone.ts’: No such file or directory; ‘shut/a.ts’: Permission denied.)",
+      'ok.ts\n\n(Listing incomplete: 2 files rg listed could not be examined for their modification time, so they are not shown: ‘gone.ts’: No such file or directory; ‘shut/a.ts’: Permission denied.)',
     )
     expect(result.value).toMatchObject({ total: 1, incomplete: ['‘shut/a.ts’: Permission denied', '‘gone.ts’: No such file or directory'] })
   })
@@ -64,11 +85,14 @@ describe('glob exit statuses through the registry', () => {
   })
 
   it.each([
-    [{ exitCode: 4 }, 'glob cannot search "gone\\nname": no such file or directory (or a directory above it cannot be entered). Check the path.'],
+    [
+      { exitCode: 4 },
+      'glob cannot search "gone\\nname": no such file or directory (or a directory above it cannot be entered). Check the path.',
+    ],
     [{ exitCode: 5 }, 'glob searches directories, but "gone\\nname" is a file. Pass its directory as path, or grep the file.'],
     [
-      { exitCode: 3, stderr: 'dash: 1: cd: can\'t cd to ./gone' },
-      "glob cannot search \"gone\\nname\": the directory exists but cannot be entered (permission denied for the executor's user). dash: 1: cd: can't cd to ./gone",
+      { exitCode: 3, stderr: "dash: 1: cd: can't cd to ./gone" },
+      'glob cannot search "gone\\nname": the directory exists but cannot be entered (permission denied for the executor\'s user). dash: 1: cd: can\'t cd to ./gone',
     ],
   ])('names the real cause for %j', async (scripted, content) => {
     const { glob } = await fakeHarness(() => scripted)
@@ -99,7 +123,10 @@ describe('failures name their real cause', () => {
   beforeAll(() => writeTree(tree, { 'a.txt': 'needle\n', 'sub/b.txt': 'needle\n' }))
 
   it('glob of a file says it is a file', async () => {
-    expect(await callTool(harness, 'glob', { pattern: '*', path: 'a.txt' }, tree)).toMatchObject({ isError: true, content: expect.stringMatching(/^glob searches directories, but a\.txt is a file/) })
+    expect(await callTool(harness, 'glob', { pattern: '*', path: 'a.txt' }, tree)).toMatchObject({
+      isError: true,
+      content: expect.stringMatching(/^glob searches directories, but a\.txt is a file/),
+    })
   })
 })
 
@@ -126,7 +153,9 @@ describe.skipIf(!canLock)('glob never silently drops a file rg lists', () => {
     expect(result.isError).toBe(false)
     const [page, note] = result.content.split('\n\n')
     expect(page).toBe('open/a.ts')
-    expect(note).toMatch(/^\(Listing incomplete: 1 file rg listed could not be examined for its modification time, so it is not shown: .*shut\/secret\.ts.*Permission denied\.\)$/)
+    expect(note).toMatch(
+      /^\(Listing incomplete: 1 file rg listed could not be examined for its modification time, so it is not shown: .*shut\/secret\.ts.*Permission denied\.\)$/,
+    )
     expect(result.value).toMatchObject({ total: 1, incomplete: [expect.stringContaining('shut/secret.ts')] })
   })
 

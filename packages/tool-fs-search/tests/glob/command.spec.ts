@@ -26,7 +26,7 @@ describe('the glob script', () => {
   it('runs the mtime helpers the probe resolved, by absolute path', async () => {
     const { bash, glob } = await fakeHarness(() => ({}))
     await glob({ pattern: '*' })
-    expect(bash.searches().at(-1)).toContain("| { /usr/bin/find -files0-from - -maxdepth 0 -printf '%T@\\t%p\\0'; echo \"h$?\" >&3; }")
+    expect(bash.searches().at(-1)).toContain('| { /usr/bin/find -files0-from - -maxdepth 0 -printf \'%T@\\t%p\\0\'; echo "h$?" >&3; }')
   })
 })
 

@@ -14,11 +14,13 @@ beforeAll(async () => {
 
 describe('the glob listing', () => {
   it('parses mtime records, including names with tabs and newlines', () => {
-    expect(parseGlobListing(statRecords(['1700000000.5', 'a\tb'], ['1700000001', 'new\nline'], ['1700000002.1234567890', 'find']))).toEqual([
-      { name: 'a\tb', seconds: 1_700_000_000, nanos: 500_000_000 },
-      { name: 'new\nline', seconds: 1_700_000_001, nanos: 0 },
-      { name: 'find', seconds: 1_700_000_002, nanos: 123_456_789 },
-    ])
+    expect(parseGlobListing(statRecords(['1700000000.5', 'a\tb'], ['1700000001', 'new\nline'], ['1700000002.1234567890', 'find']))).toEqual(
+      [
+        { name: 'a\tb', seconds: 1_700_000_000, nanos: 500_000_000 },
+        { name: 'new\nline', seconds: 1_700_000_001, nanos: 0 },
+        { name: 'find', seconds: 1_700_000_002, nanos: 123_456_789 },
+      ],
+    )
   })
 
   it.each(['1\tno-terminator', '1\t\0', 'x\0y\tz\0', 'soon\tname\0'])('fails on the malformed listing %j', (listing) => {
@@ -32,8 +34,16 @@ describe('the glob listing', () => {
   })
 
   it('sorts newest first, then by name, deterministically', () => {
-    const files = parseGlobListing(statRecords(['10.000000001', 'b'], ['10.000000002', 'a'], ['11', 'z'], ['10.000000001', 'a'], ['10.000000001', 'a']))
-    expect(sortNewestFirst(files).map((f) => `${f.seconds}.${f.nanos}:${f.name}`)).toEqual(['11.0:z', '10.2:a', '10.1:a', '10.1:a', '10.1:b'])
+    const files = parseGlobListing(
+      statRecords(['10.000000001', 'b'], ['10.000000002', 'a'], ['11', 'z'], ['10.000000001', 'a'], ['10.000000001', 'a']),
+    )
+    expect(sortNewestFirst(files).map((f) => `${f.seconds}.${f.nanos}:${f.name}`)).toEqual([
+      '11.0:z',
+      '10.2:a',
+      '10.1:a',
+      '10.1:a',
+      '10.1:b',
+    ])
   })
 
   it('orders equal mtimes by name whichever way they arrive', () => {
@@ -42,12 +52,15 @@ describe('the glob listing', () => {
     expect(sortNewestFirst([at('c'), at('a'), at('b')]).map((f) => f.name)).toEqual(['a', 'b', 'c'])
   })
 
-  it.each([[{ stdout: 'no-tab-here\0' }, 'SEARCH_FAILED', /^glob could not parse the file listing near "no-tab-here\\u0000"/]])('answers %j with %s', async (scripted, errorCode, content) => {
-    const { glob } = await fakeHarness(() => scripted)
-    const result = await glob({ pattern: '*', path: 'nope' })
-    expect(result).toMatchObject({ isError: true, errorCode })
-    expect(result.content).toMatch(content)
-  })
+  it.each([[{ stdout: 'no-tab-here\0' }, 'SEARCH_FAILED', /^glob could not parse the file listing near "no-tab-here\\u0000"/]])(
+    'answers %j with %s',
+    async (scripted, errorCode, content) => {
+      const { glob } = await fakeHarness(() => scripted)
+      const result = await glob({ pattern: '*', path: 'nope' })
+      expect(result).toMatchObject({ isError: true, errorCode })
+      expect(result.content).toMatch(content)
+    },
+  )
 })
 
 describe('order and determinism (docs/design.md#glob-lists-newest-first, docs/design.md#deterministic-pages)', () => {
@@ -63,7 +76,15 @@ describe('order and determinism (docs/design.md#glob-lists-newest-first, docs/de
     const capped = await loadRealHarness({ spillRoot, search: { globMaxResults: 7 } })
     const result = await callTool(capped, 'glob', { pattern: '*.log' }, tree)
     // mtime BASE+2 belongs to f2, f5, f8 of each dir: 18 files; the first 7 by path.
-    expect(pageOf(result.content).split('\n')).toEqual(['many/d0/f2.log', 'many/d0/f5.log', 'many/d0/f8.log', 'many/d1/f2.log', 'many/d1/f5.log', 'many/d1/f8.log', 'many/d2/f2.log'])
+    expect(pageOf(result.content).split('\n')).toEqual([
+      'many/d0/f2.log',
+      'many/d0/f5.log',
+      'many/d0/f8.log',
+      'many/d1/f2.log',
+      'many/d1/f5.log',
+      'many/d1/f8.log',
+      'many/d2/f2.log',
+    ])
   })
 })
 

@@ -15,12 +15,17 @@ beforeAll(async () => {
 
 describe('retainGlobPaths', () => {
   it('keeps at least one path even when it alone passes the byte budget', () => {
-    expect(retainGlobPaths(['a-very-long-path', 'b'], { maxResults: 10, maxBytes: 4 })).toEqual({ items: ['a-very-long-path'], kept: 1, total: 2, truncated: true })
+    expect(retainGlobPaths(['a-very-long-path', 'b'], { maxResults: 10, maxBytes: 4 })).toEqual({
+      items: ['a-very-long-path'],
+      kept: 1,
+      total: 2,
+      truncated: true,
+    })
   })
 })
 
 describe('the glob page through the registry', () => {
-  const findFailed = "/usr/bin/find: ‘shut/a.ts’: Permission denied\n/usr/bin/find: ‘gone.ts’: No such file or directory\n"
+  const findFailed = '/usr/bin/find: ‘shut/a.ts’: Permission denied\n/usr/bin/find: ‘gone.ts’: No such file or directory\n'
 
   it('says "No files found" for an empty listing', async () => {
     const { glob } = await fakeHarness(() => ({ exitCode: 1 }))
@@ -35,7 +40,12 @@ describe('the glob page through the registry', () => {
       'c\nb\n\n(Showing 2 of 3 paths, newest first. Full sorted result stored at: /spill/sess-1/0001-glob-results.txt. Use read with offset/limit, or grep this path to search within it.)',
     )
     expect(result.spilledTo).toBe('/spill/sess-1/0001-glob-results.txt')
-    expect(store.saved[0]).toEqual({ owner: 'sess-1', source: { toolName: 'glob', callId: 'call-9', label: 'result' }, filename: 'glob-results.txt', text: 'c\nb\na\n' })
+    expect(store.saved[0]).toEqual({
+      owner: 'sess-1',
+      source: { toolName: 'glob', callId: 'call-9', label: 'result' },
+      filename: 'glob-results.txt',
+      text: 'c\nb\na\n',
+    })
   })
 
   it('says "No files to show", not "No files found", when every listed file failed to stat', async () => {
@@ -49,7 +59,9 @@ describe('the glob page through the registry', () => {
     const stderr = `rg: ./locked: Permission denied (os error 13)\n${findFailed}`
     const { glob } = await fakeHarness(() => ({ exitCode: 7, stdout: statRecords(['1', 'ok.ts']), stderr }))
     const { content } = await glob({ pattern: '*.ts' })
-    expect(content).toContain('(Search incomplete: rg could not read 1 path, so results from them are missing: ./locked: Permission denied (os error 13).)')
+    expect(content).toContain(
+      '(Search incomplete: rg could not read 1 path, so results from them are missing: ./locked: Permission denied (os error 13).)',
+    )
     expect(content).toContain('(Listing incomplete: 2 files rg listed')
   })
 
@@ -62,7 +74,9 @@ describe('the glob page through the registry', () => {
 
   it('notes names that are not valid UTF-8, once per path, in the singular and the plural', async () => {
     const one = await fakeHarness(() => ({ stdout: statRecords(['1', 'bad\ufffd.ts'], ['2', 'ok.ts']) }))
-    expect((await one.glob({ pattern: '*.ts' })).content).toBe('ok.ts\nbad\ufffd.ts\n\n(1 path contains U+FFFD: bytes that are not valid UTF-8, shown replaced.)')
+    expect((await one.glob({ pattern: '*.ts' })).content).toBe(
+      'ok.ts\nbad\ufffd.ts\n\n(1 path contains U+FFFD: bytes that are not valid UTF-8, shown replaced.)',
+    )
     const two = await fakeHarness(() => ({ stdout: statRecords(['1', 'a\ufffd'], ['2', 'b\ufffd']) }))
     expect((await two.glob({ pattern: '*' })).content).toContain('(2 paths contain U+FFFD')
   })

@@ -31,7 +31,10 @@ describe('path-shaped globs work from any root (docs/design.md#globs-run-from-th
   const sorted = (text: string): string[] => text.split('\n').sort()
 
   it('glob "src/**/*.ts" and "deep/*.ts" match from the path given', async () => {
-    expect(sorted((await callTool(harness, 'glob', { pattern: 'src/**/*.ts', path: 'pkg' }, tree)).content)).toEqual(['pkg/src/a.ts', 'pkg/src/deep/b.ts'])
+    expect(sorted((await callTool(harness, 'glob', { pattern: 'src/**/*.ts', path: 'pkg' }, tree)).content)).toEqual([
+      'pkg/src/a.ts',
+      'pkg/src/deep/b.ts',
+    ])
     expect((await callTool(harness, 'glob', { pattern: 'deep/*.ts', path: 'pkg' }, tree)).content).toBe('pkg/deep/d.ts')
     expect((await callTool(harness, 'glob', { pattern: 'deep/*.ts', path: 'pkg/src' }, tree)).content).toBe('pkg/src/deep/b.ts')
   })

@@ -19,7 +19,12 @@ describe('glob through the registry with a fake executor', () => {
     await glob({ pattern: '*' })
     const tool = (await loadHarness({ plugins: [toolFsSearch], services: { bash: new FakeBash() } })).registry
     expect(tool.get('glob')?.presentCall?.({ pattern: '*.ts' })).toEqual({ card: 'generic', kind: 'search', title: 'glob *.ts' })
-    expect(tool.get('glob')?.presentCall?.({ pattern: '*.ts', path: 'src' })).toEqual({ card: 'generic', kind: 'search', title: 'glob *.ts', detail: 'src' })
+    expect(tool.get('glob')?.presentCall?.({ pattern: '*.ts', path: 'src' })).toEqual({
+      card: 'generic',
+      kind: 'search',
+      title: 'glob *.ts',
+      detail: 'src',
+    })
     expect(tool.get('grep')?.presentCall?.({ pattern: 'x' })).toEqual({ card: 'generic', kind: 'search', title: 'grep x' })
     expect(tool.get('grep')?.presentCall?.({ pattern: 'x', path: 'a' })).toMatchObject({ detail: 'a' })
   })

@@ -10,7 +10,10 @@ describe('grep arguments through the registry', () => {
     [{ pattern: 'x', include: '!*.js' }, 'include: include must be one positive glob'],
     [{ pattern: 'x', path: '' }, 'path: path must not be blank'],
     [{ pattern: '' }, 'pattern: pattern must not be empty'],
-    [{ pattern: 'x', include: 'packages/*/**' }, 'include "packages/*/**" ends in "**", so rg would also search the ignored directories it matches; name the files (e.g. "packages/*/**/*.ts")'],
+    [
+      { pattern: 'x', include: 'packages/*/**' },
+      'include "packages/*/**" ends in "**", so rg would also search the ignored directories it matches; name the files (e.g. "packages/*/**/*.ts")',
+    ],
     [{ pattern: 'x', include: '**/src/**/*' }, 'ends in "**"'],
     [{ pattern: 'x', include: '/abs/*.ts' }, 'include is matched under the search path, so it must be relative'],
     [{ pattern: 'x', include: './../x/*.ts' }, 'include must not contain ".."'],
@@ -27,7 +30,14 @@ describe('grep arguments through the registry', () => {
   it('accepts a whitespace pattern, and includes that narrow or filter files', async () => {
     const { bash } = await fakeHarness(() => ({ exitCode: 1, stdout: 'D\0' }))
     const harness = await loadHarness({ plugins: [toolFsSearch], services: { bash } })
-    for (const args of [{ pattern: '  ' }, { pattern: '\t' }, { pattern: 'x', include: 'src/**' }, { pattern: 'x', include: '.git/**' }, { pattern: 'x', include: 'a/*' }, { pattern: 'x', include: '**' }]) {
+    for (const args of [
+      { pattern: '  ' },
+      { pattern: '\t' },
+      { pattern: 'x', include: 'src/**' },
+      { pattern: 'x', include: '.git/**' },
+      { pattern: 'x', include: 'a/*' },
+      { pattern: 'x', include: '**' },
+    ]) {
       expect(await harness.registry.execute('grep', args)).toMatchObject({ isError: false })
     }
   })
@@ -40,7 +50,10 @@ describe('grep arguments through the registry', () => {
   })
 
   it.each([
-    ['./!src/*.ts', 'include must not start with "!" (after "./"): a leading "!" would negate the glob; to search a directory named "!src", pass it as path'],
+    [
+      './!src/*.ts',
+      'include must not start with "!" (after "./"): a leading "!" would negate the glob; to search a directory named "!src", pass it as path',
+    ],
     ['*.ts/', 'include "*.ts/" ends in "/", so it names directories, not files'],
     ['a/*/', 'include "a/*/" ends in "/"'],
     ['*\uD800.ts', 'include must be valid Unicode: it holds a lone surrogate (U+D800), which would be searched as U+FFFD'],

@@ -13,7 +13,11 @@ beforeAll(async () => {
 
 describe('grep exit statuses through the registry', () => {
   it('reports SEARCH_INVALID_PATTERN from rg stderr, never "no matches"', async () => {
-    const { grep } = await fakeHarness(() => ({ exitCode: 2, stdout: 'D\0', stderr: 'rg: regex parse error:\n    (?:a()\n    ^\nerror: unclosed group\n' }))
+    const { grep } = await fakeHarness(() => ({
+      exitCode: 2,
+      stdout: 'D\0',
+      stderr: 'rg: regex parse error:\n    (?:a()\n    ^\nerror: unclosed group\n',
+    }))
     const result = await grep({ pattern: 'a(' })
     expect(result).toMatchObject({ isError: true, errorCode: 'SEARCH_INVALID_PATTERN' })
     expect(result.content).toContain('error: unclosed group')
@@ -37,7 +41,12 @@ describe('grep exit statuses through the registry', () => {
   })
 
   it.each([
-    ['a missing search root', 'F\0', 'rg: ./nope: IO error for operation on ./nope: No such file or directory (os error 2)\n', /^grep cannot search nope: rg: \.\/nope: IO error/],
+    [
+      'a missing search root',
+      'F\0',
+      'rg: ./nope: IO error for operation on ./nope: No such file or directory (os error 2)\n',
+      /^grep cannot search nope: rg: \.\/nope: IO error/,
+    ],
     ['an exit 2 without any error line', 'D\0', 'something odd\n', /^grep cannot search nope: something odd Check the path/],
   ])('reports SEARCH_FAILED for %s', async (_case, stdout, stderr, content) => {
     const { grep } = await fakeHarness(() => ({ exitCode: 2, stdout, stderr }))
@@ -65,10 +74,17 @@ describe('grep exit statuses through the registry', () => {
   })
 
   it('marks a search incomplete when rg exits 2 with matches but an error it does not tie to a path', async () => {
-    const { grep } = await fakeHarness(() => ({ exitCode: 2, stdout: rgLines(['./ok.ts', 1, 'hit']), stderr: 'tail of something odd\n', stderrTruncated: true }))
+    const { grep } = await fakeHarness(() => ({
+      exitCode: 2,
+      stdout: rgLines(['./ok.ts', 1, 'hit']),
+      stderr: 'tail of something odd\n',
+      stderrTruncated: true,
+    }))
     const result = await grep({ pattern: 'hit' })
     expect(result).toMatchObject({ isError: false })
-    expect(result.content).toBe('Found 1 match\n\nok.ts\nLine 1: hit\n\n(Search incomplete: rg exited with status 2, so some results may be missing; it printed: …tail of something odd.)')
+    expect(result.content).toBe(
+      'Found 1 match\n\nok.ts\nLine 1: hit\n\n(Search incomplete: rg exited with status 2, so some results may be missing; it printed: …tail of something odd.)',
+    )
     expect(result.value).toMatchObject({ incomplete: ['…tail of something odd'] })
   })
 
@@ -77,18 +93,21 @@ describe('grep exit statuses through the registry', () => {
     expect(await grep({ pattern: 'x', path: 'f.ts', include: '*.js' })).toMatchObject({
       isError: true,
       errorCode: 'SEARCH_INVALID_PATTERN',
-      content: 'grep include "*.js" filters the files of a directory search, but path f.ts is a file, so it cannot apply. Drop include to search the file, or pass its directory as path.',
+      content:
+        'grep include "*.js" filters the files of a directory search, but path f.ts is a file, so it cannot apply. Drop include to search the file, or pass its directory as path.',
     })
     expect(bash.searches().at(-1)).toContain('elif [ -e ./f.ts ]; then exit 6\n')
   })
 
   it('reports SEARCH_INVALID_PATTERN for a pattern that needs a NUL byte, not an unreadable path', async () => {
-    const stderr = 'rg: pattern contains "\\0" but it is impossible to match\n\nConsider enabling text mode with the --text flag (or -a for short). Otherwise,\nbinary detection is enabled and matching a NUL byte is impossible.\n'
+    const stderr =
+      'rg: pattern contains "\\0" but it is impossible to match\n\nConsider enabling text mode with the --text flag (or -a for short). Otherwise,\nbinary detection is enabled and matching a NUL byte is impossible.\n'
     const { grep } = await fakeHarness(() => ({ exitCode: 2, stdout: 'D\0', stderr }))
     expect(await grep({ pattern: '\\x00' })).toMatchObject({
       isError: true,
       errorCode: 'SEARCH_INVALID_PATTERN',
-      content: 'grep cannot match a NUL byte: it skips binary files, so a pattern that needs one (such as \\x00) can never match. Remove it from the pattern.',
+      content:
+        'grep cannot match a NUL byte: it skips binary files, so a pattern that needs one (such as \\x00) can never match. Remove it from the pattern.',
     })
   })
 })

@@ -7,7 +7,13 @@ import { callTool, loadRealHarness, NAMES_TREE, scratchDirs, writeTree } from '.
 
 describe('the grep script', () => {
   it('puts the pattern after -e and the target after --, reads stdin from /dev/null and ignores user config', () => {
-    const command = buildGrepCommand({ rg: RG, pattern: '-rf $(touch x)', target: '-dir with space', plan: planInclude(undefined), maxLineBytes: 2000 })
+    const command = buildGrepCommand({
+      rg: RG,
+      pattern: '-rf $(touch x)',
+      target: '-dir with space',
+      plan: planInclude(undefined),
+      maxLineBytes: 2000,
+    })
     expect(command).toBe(
       [
         "if [ -d './-dir with space' ]; then cd -- './-dir with space' || exit 3; printf 'D\\0'; set -- -- .",
@@ -41,11 +47,15 @@ describe('the grep script through the real executor', () => {
   })
 
   it('grep searches one named file', async () => {
-    expect((await callTool(harness, 'grep', { pattern: 'needle', path: 'sub/inner.txt' }, tree)).content).toBe('Found 1 match\n\nsub/inner.txt\nLine 1: needle')
+    expect((await callTool(harness, 'grep', { pattern: 'needle', path: 'sub/inner.txt' }, tree)).content).toBe(
+      'Found 1 match\n\nsub/inner.txt\nLine 1: needle',
+    )
   })
 
   it('grep skips a binary file inside a searched directory', async () => {
-    expect((await callTool(harness, 'grep', { pattern: 'needle', path: 'sub' }, tree)).content).toBe('Found 1 match\n\nsub/inner.txt\nLine 1: needle')
+    expect((await callTool(harness, 'grep', { pattern: 'needle', path: 'sub' }, tree)).content).toBe(
+      'Found 1 match\n\nsub/inner.txt\nLine 1: needle',
+    )
     expect((await callTool(harness, 'grep', { pattern: 'needle', include: '*.bin' }, tree)).content).toBe('No matches found')
   })
 })

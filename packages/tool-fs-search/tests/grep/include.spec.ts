@@ -99,7 +99,13 @@ describe('a path-shaped include is matched from the path given (docs/design.md#g
 describe('include means what a user means, or is refused', () => {
   const tree = scratchDir('include-shapes')
   beforeAll(() => {
-    writeTree(tree, { '!src/x.ts': 'needle\n', 'other/y.ts': 'needle\n', 'src/a/z.ts': 'needle\n', 'src/top.ts': 'needle\n', 'f.ts': 'needle\n' })
+    writeTree(tree, {
+      '!src/x.ts': 'needle\n',
+      'other/y.ts': 'needle\n',
+      'src/a/z.ts': 'needle\n',
+      'src/top.ts': 'needle\n',
+      'f.ts': 'needle\n',
+    })
   })
   const srcMatches = 'Found 2 matches\n\nsrc/a/z.ts\nLine 1: needle\n\nsrc/top.ts\nLine 1: needle'
 
@@ -114,7 +120,9 @@ describe('include means what a user means, or is refused', () => {
   })
 
   it('include "src/./a/*.ts" is read as "src/a/*.ts"', async () => {
-    expect((await callTool(harness, 'grep', { pattern: 'needle', include: 'src/./a/*.ts' }, tree)).content).toBe('Found 1 match\n\nsrc/a/z.ts\nLine 1: needle')
+    expect((await callTool(harness, 'grep', { pattern: 'needle', include: 'src/./a/*.ts' }, tree)).content).toBe(
+      'Found 1 match\n\nsrc/a/z.ts\nLine 1: needle',
+    )
   })
 
   it('include "*.ts/" is an argument error that says what to send instead', async () => {

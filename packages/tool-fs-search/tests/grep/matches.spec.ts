@@ -18,9 +18,12 @@ describe('matches as shown, through the registry', () => {
   })
 
   it('cuts a long line to its byte budget and marks it, whether rg or the retainer cut it', async () => {
-    const { grep } = await fakeHarness(() => ({ stdout: rgLines(['a', 1, `${'é'.repeat(10)} [... omitted end of long line]`], ['b', 1, 'x'.repeat(30)]) }), {
-      grepMaxLineBytes: 12,
-    })
+    const { grep } = await fakeHarness(
+      () => ({ stdout: rgLines(['a', 1, `${'é'.repeat(10)} [... omitted end of long line]`], ['b', 1, 'x'.repeat(30)]) }),
+      {
+        grepMaxLineBytes: 12,
+      },
+    )
     expect((await grep({ pattern: 'x' })).content).toBe('Found 2 matches\n\na\nLine 1 (cut): éééééé\n\nb\nLine 1 (cut): xxxxxxxxxxxx')
   })
 })

@@ -14,19 +14,31 @@ beforeAll(async () => {
 
 describe('parseRgOutput', () => {
   it('parses a last record without a trailing newline', () => {
-    expect(parseRgOutput('a.ts\u000012:last line')).toEqual({ matches: [{ path: 'a.ts', lineNumber: 12, line: 'last line', lineCut: false }], binaryFiles: [], binaryStopped: [] })
+    expect(parseRgOutput('a.ts\u000012:last line')).toEqual({
+      matches: [{ path: 'a.ts', lineNumber: 12, line: 'last line', lineCut: false }],
+      binaryFiles: [],
+      binaryStopped: [],
+    })
   })
 
   it('parses a path that contains a newline, and rg previews of long lines', () => {
-    expect(parseRgOutput('two\nlines\u00003:abc [... 4 more matches]\n').matches).toEqual([{ path: 'two\nlines', lineNumber: 3, line: 'abc', lineCut: true }])
+    expect(parseRgOutput('two\nlines\u00003:abc [... 4 more matches]\n').matches).toEqual([
+      { path: 'two\nlines', lineNumber: 3, line: 'abc', lineCut: true },
+    ])
   })
 })
 
 describe('the script output through the registry', () => {
   it.each([
     [{ stdout: 'garbage' }, 'grep could not parse its script output near "garbage"; the search result cannot be trusted.'],
-    [{ stdout: 'D\0garbage without a separator' }, `grep could not parse rg's output near "garbage without a separator"; the search result cannot be trusted.`],
-    [{ stdout: 'D\0path\0x:broken\n' }, `grep could not parse rg's output near "path\\u0000x:broken\\n"; the search result cannot be trusted.`],
+    [
+      { stdout: 'D\0garbage without a separator' },
+      `grep could not parse rg's output near "garbage without a separator"; the search result cannot be trusted.`,
+    ],
+    [
+      { stdout: 'D\0path\0x:broken\n' },
+      `grep could not parse rg's output near "path\\u0000x:broken\\n"; the search result cannot be trusted.`,
+    ],
   ])('reports SEARCH_FAILED for %j', async (scripted, content) => {
     const { grep } = await fakeHarness(() => scripted)
     expect(await grep({ pattern: 'x' })).toMatchObject({ isError: true, errorCode: 'SEARCH_FAILED', content })
@@ -74,7 +86,9 @@ describe('names and targets', () => {
 
   it('grep shows a file name with a newline JSON-quoted on one line', async () => {
     const result = await callTool(harness, 'grep', { pattern: 'needle', include: '*.txt' }, tree)
-    expect(result.content).toBe('Found 3 matches\n\n"line\\nbreak.txt"\nLine 1: needle\n\nplain.txt\nLine 1: needle\n\nsub/inner.txt\nLine 1: needle')
+    expect(result.content).toBe(
+      'Found 3 matches\n\n"line\\nbreak.txt"\nLine 1: needle\n\nplain.txt\nLine 1: needle\n\nsub/inner.txt\nLine 1: needle',
+    )
   })
 
   it('grep notes an explicitly named binary file instead of printing it', async () => {

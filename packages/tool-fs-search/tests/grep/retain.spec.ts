@@ -62,7 +62,9 @@ describe('bounded pages and the spill (docs/design.md#bytes-not-only-counts)', (
     const capped = await loadRealHarness({ spillRoot, search: { grepMaxMatches: 3 } })
     const result = await callTool(capped, 'grep', { pattern: 'needle' }, tree)
     const locator = spillLocator(result.content)!
-    expect(pageOf(result.content)).toBe('Found 3 of 10 matches\n\nf0.txt\nLine 1: needle 0\n\nf1.txt\nLine 1: needle 1\n\nf2.txt\nLine 1: needle 2')
+    expect(pageOf(result.content)).toBe(
+      'Found 3 of 10 matches\n\nf0.txt\nLine 1: needle 0\n\nf1.txt\nLine 1: needle 1\n\nf2.txt\nLine 1: needle 2',
+    )
     expect(locator.startsWith(join(spillRoot, 'sess-1'))).toBe(true)
     const full = readSpill(locator)
     expect(full.startsWith('Found 10 matches\n\n')).toBe(true)
@@ -72,8 +74,14 @@ describe('bounded pages and the spill (docs/design.md#bytes-not-only-counts)', (
   it('the per-file cap names the file whose matches were cut', async () => {
     const capped = await loadRealHarness({ spillRoot, search: { grepMaxMatches: 10, grepMaxMatchesPerFile: 2 } })
     const result = await callTool(capped, 'grep', { pattern: 'hit', path: 'big' }, tree)
-    expect(pageOf(result.content)).toBe('Found 5 of 33 matches\n\nbig/many.log\nLine 1: hit 0\nLine 2: hit 1\n\nbig/one.log\nLine 1: hit\n\nbig/two.log\nLine 1: hit\nLine 2: hit')
+    expect(pageOf(result.content)).toBe(
+      'Found 5 of 33 matches\n\nbig/many.log\nLine 1: hit 0\nLine 2: hit 1\n\nbig/one.log\nLine 1: hit\n\nbig/two.log\nLine 1: hit\nLine 2: hit',
+    )
     expect(result.content).toContain('(Per-file cap: these files show only some of their matches: big/many.log (2 of 30).)')
-    expect(readSpill(spillLocator(result.content)!).split('\n').filter((l) => l.startsWith('Line ')).length).toBe(33)
+    expect(
+      readSpill(spillLocator(result.content)!)
+        .split('\n')
+        .filter((l) => l.startsWith('Line ')).length,
+    ).toBe(33)
   })
 })

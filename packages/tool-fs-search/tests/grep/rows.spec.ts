@@ -10,7 +10,10 @@ const match = (path: string, lineNumber: number): GrepMatch => ({ path, lineNumb
 
 describe('formatGroups', () => {
   it('formats thousands of rows exactly as one join would, across its batches', () => {
-    const matches = [...Array.from({ length: 4095 }, (_, i) => match('a', i + 1)), ...Array.from({ length: 5000 }, (_, i) => match('b', i + 1))]
+    const matches = [
+      ...Array.from({ length: 4095 }, (_, i) => match('a', i + 1)),
+      ...Array.from({ length: 5000 }, (_, i) => match('b', i + 1)),
+    ]
     const groups = groupByFile(matches)
     expect(formatGroups(groups)).toBe(groups.map((g) => [g.path, ...g.matches.map(formatRow)].join('\n')).join('\n\n'))
     // A header and 4,095 rows fill one batch exactly, leaving none for the end.
@@ -29,8 +32,12 @@ describe('rows a repository cannot forge', () => {
   })
 
   it('does not show a line that ends in the cut marker text as cut, nor a cut line as whole', async () => {
-    const { grep } = await fakeHarness(() => ({ stdout: rgLines(['a', 1, 'plain […line cut]'], ['b', 1, `${'x'.repeat(40)}`]) }), { grepMaxLineBytes: 20 })
-    expect((await grep({ pattern: 'x' })).content).toBe(`Found 2 matches\n\na\nLine 1: plain […line cut]\n\nb\nLine 1 (cut): ${'x'.repeat(20)}`)
+    const { grep } = await fakeHarness(() => ({ stdout: rgLines(['a', 1, 'plain […line cut]'], ['b', 1, `${'x'.repeat(40)}`]) }), {
+      grepMaxLineBytes: 20,
+    })
+    expect((await grep({ pattern: 'x' })).content).toBe(
+      `Found 2 matches\n\na\nLine 1: plain […line cut]\n\nb\nLine 1 (cut): ${'x'.repeat(20)}`,
+    )
   })
 
   it('a line that ends in the text of the cut marker does not read as cut', async () => {

@@ -9,13 +9,19 @@ import { callTool, loadRealHarness, scratchDirs, writeMtimeTree } from '../real-
 const logger = () => ({ warn: vi.fn<(message: string) => void>(), info: vi.fn<(message: string) => void>() }) satisfies Logger
 
 describe("glob's mtime helper probe", () => {
-  it('resolves glob\'s mtime helpers once, and falls back to xargs and stat by absolute path', async () => {
+  it("resolves glob's mtime helpers once, and falls back to xargs and stat by absolute path", async () => {
     const stderr = "/bin/stat: cannot statx 'shut/a.ts': Permission denied\n/bin/stat: cannot statx 'gone.ts': No such file or directory\n"
-    const bash = new FakeBash((command) => (isMtimeProbe(command) ? { stdout: 'stat\0/bin/xargs\0/bin/stat' } : isProbe(command) ? {} : { exitCode: 7, stdout: '1\tok.ts\0', stderr }))
+    const bash = new FakeBash((command) =>
+      isMtimeProbe(command)
+        ? { stdout: 'stat\0/bin/xargs\0/bin/stat' }
+        : isProbe(command)
+          ? {}
+          : { exitCode: 7, stdout: '1\tok.ts\0', stderr },
+    )
     const harness = await loadHarness({ plugins: [toolFsSearch], services: { bash }, config: { 'tool-fs-search': { rgPath: '/opt/rg' } } })
     const result = await harness.registry.execute('glob', { pattern: '*' })
     expect(bash.requests.filter((r) => isMtimeProbe(r.command))).toHaveLength(1)
-    expect(bash.searches().at(-1)).toContain("| { /bin/xargs -0 -r /bin/stat '--printf=%.9Y\\t%n\\0' --; echo \"h$?\" >&3; }")
+    expect(bash.searches().at(-1)).toContain('| { /bin/xargs -0 -r /bin/stat \'--printf=%.9Y\\t%n\\0\' --; echo "h$?" >&3; }')
     expect(result.content).toBe(
       "ok.ts\n\n(Listing incomplete: 2 files rg listed could not be examined for their modification time, so they are not shown: cannot statx 'gone.ts': No such file or directory; cannot statx 'shut/a.ts': Permission denied.)",
     )
@@ -29,7 +35,12 @@ describe("glob's mtime helper probe", () => {
   ])('registers grep but not glob, with a warning, when %s', async (_case, scripted) => {
     const bash = new FakeBash((command) => (isMtimeProbe(command) ? scripted : {}))
     const log = logger()
-    const harness = await loadHarness({ plugins: [toolFsSearch], services: { bash }, logger: log, config: { 'tool-fs-search': { rgPath: '/opt/rg' } } })
+    const harness = await loadHarness({
+      plugins: [toolFsSearch],
+      services: { bash },
+      logger: log,
+      config: { 'tool-fs-search': { rgPath: '/opt/rg' } },
+    })
     expect(harness.registry.list().map((t) => t.name)).toEqual(['grep'])
     expect(harness.systemPrompt().map((s) => s.tool)).toEqual(['grep'])
     expect(log.warn).toHaveBeenCalledWith(
@@ -39,9 +50,9 @@ describe("glob's mtime helper probe", () => {
 
   it('fails the load loudly when the helper probe cannot run', async () => {
     const bash = new FakeBash((command) => (isMtimeProbe(command) ? { stop: 'timeout', exitCode: null } : {}))
-    await expect(loadHarness({ plugins: [toolFsSearch], services: { bash }, config: { 'tool-fs-search': { rgPath: '/opt/rg' } } })).rejects.toThrow(
-      /the mtime helper probe did not finish with an exit code: the bash executor is broken/,
-    )
+    await expect(
+      loadHarness({ plugins: [toolFsSearch], services: { bash }, config: { 'tool-fs-search': { rgPath: '/opt/rg' } } }),
+    ).rejects.toThrow(/the mtime helper probe did not finish with an exit code: the bash executor is broken/)
   })
 })
 

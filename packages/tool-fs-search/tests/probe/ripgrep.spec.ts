@@ -40,7 +40,12 @@ describe('ripgrep resolution (docs/design.md#which-ripgrep)', () => {
   it('falls back along the resolution order and says which rg it chose', async () => {
     const bash = new FakeBash((command) => ({ exitCode: command.includes("'/opt/my rg'") ? 1 : 0 }))
     const log = logger()
-    const harness = await loadHarness({ plugins: [toolFsSearch], services: { bash }, logger: log, config: { 'tool-fs-search': { rgPath: '/opt/my rg' } } })
+    const harness = await loadHarness({
+      plugins: [toolFsSearch],
+      services: { bash },
+      logger: log,
+      config: { 'tool-fs-search': { rgPath: '/opt/my rg' } },
+    })
     expect(harness.registry.list()).toHaveLength(2)
     expect(log.warn).toHaveBeenCalledWith(expect.stringMatching(/^tool-fs-search: using .*; not runnable in the executor: \/opt\/my rg$/))
   })
@@ -48,18 +53,31 @@ describe('ripgrep resolution (docs/design.md#which-ripgrep)', () => {
 
 describe('the ripgrep probe under a hostile review', () => {
   it('refuses a candidate whose --version does not say ripgrep (an rgPath of /bin/true)', async () => {
-    const bash = new FakeBash((command) => (command.includes('dsh_lookup /bin/true)') ? { stdout: '/bin/true\0true (GNU coreutils) 9.1\n' } : {}))
+    const bash = new FakeBash((command) =>
+      command.includes('dsh_lookup /bin/true)') ? { stdout: '/bin/true\0true (GNU coreutils) 9.1\n' } : {},
+    )
     const log = logger()
-    const harness = await loadHarness({ plugins: [toolFsSearch], services: { bash }, logger: log, config: { 'tool-fs-search': { rgPath: '/bin/true' } } })
+    const harness = await loadHarness({
+      plugins: [toolFsSearch],
+      services: { bash },
+      logger: log,
+      config: { 'tool-fs-search': { rgPath: '/bin/true' } },
+    })
     expect(harness.registry.list()).toHaveLength(2)
-    expect(log.warn).toHaveBeenCalledWith(expect.stringMatching(/^tool-fs-search: using \S+; not runnable in the executor: \/bin\/true \(not ripgrep: "--version" printed "true \(GNU coreutils\) 9\.1"\)$/))
+    expect(log.warn).toHaveBeenCalledWith(
+      expect.stringMatching(
+        /^tool-fs-search: using \S+; not runnable in the executor: \/bin\/true \(not ripgrep: "--version" printed "true \(GNU coreutils\) 9\.1"\)$/,
+      ),
+    )
   })
 
   it('never accepts a probe output the executor cut short', async () => {
     const bash = new FakeBash((command) => (command.includes('dsh_lookup /opt/rg') ? { stdout: '/opt/r', stdoutTruncated: true } : {}))
     const log = logger()
     await loadHarness({ plugins: [toolFsSearch], services: { bash }, logger: log, config: { 'tool-fs-search': { rgPath: '/opt/rg' } } })
-    expect(log.warn).toHaveBeenCalledWith(expect.stringMatching(/not runnable in the executor: \/opt\/rg \(the probe's output was cut at 65536 bytes by the executor\)$/))
+    expect(log.warn).toHaveBeenCalledWith(
+      expect.stringMatching(/not runnable in the executor: \/opt\/rg \(the probe's output was cut at 65536 bytes by the executor\)$/),
+    )
     expect(bash.requests[0]).toMatchObject({ stdoutMaxBytes: 65_536 })
   })
 
@@ -67,7 +85,9 @@ describe('the ripgrep probe under a hostile review', () => {
     const bash = new FakeBash((command) => (command.includes('dsh_lookup /opt/rg') ? { stdout: '/opt/rg' } : {}))
     const log = logger()
     await loadHarness({ plugins: [toolFsSearch], services: { bash }, logger: log, config: { 'tool-fs-search': { rgPath: '/opt/rg' } } })
-    expect(log.warn).toHaveBeenCalledWith(expect.stringMatching(/not runnable in the executor: \/opt\/rg \(not ripgrep: "--version" printed ""\)$/))
+    expect(log.warn).toHaveBeenCalledWith(
+      expect.stringMatching(/not runnable in the executor: \/opt\/rg \(not ripgrep: "--version" printed ""\)$/),
+    )
   })
 })
 
@@ -83,9 +103,19 @@ describe('the ripgrep probe through the real executor', () => {
 
   it('an rgPath that is not ripgrep (/bin/true) is refused by the probe, with a warning that says so', async () => {
     const warnings: string[] = []
-    const loaded = await loadRealHarness({ spillRoot, search: { rgPath: '/bin/true' }, logger: { warn: (m) => warnings.push(m), info: () => undefined } })
-    expect(warnings).toEqual([expect.stringMatching(/^tool-fs-search: using \S+\/rg; not runnable in the executor: \/bin\/true \(not ripgrep: "--version" printed "[^"]*"\)$/)])
-    expect((await callTool(loaded, 'grep', { pattern: 'needle' }, tree)).content).toBe('Found 2 matches\n\na.txt\nLine 1: needle\n\nsub/b.txt\nLine 1: needle')
+    const loaded = await loadRealHarness({
+      spillRoot,
+      search: { rgPath: '/bin/true' },
+      logger: { warn: (m) => warnings.push(m), info: () => undefined },
+    })
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /^tool-fs-search: using \S+\/rg; not runnable in the executor: \/bin\/true \(not ripgrep: "--version" printed "[^"]*"\)$/,
+      ),
+    ])
+    expect((await callTool(loaded, 'grep', { pattern: 'needle' }, tree)).content).toBe(
+      'Found 2 matches\n\na.txt\nLine 1: needle\n\nsub/b.txt\nLine 1: needle',
+    )
   })
 
   it('runs a relative rgPath from inside any search root: the probe made it absolute', async () => {
@@ -94,6 +124,8 @@ describe('the ripgrep probe through the real executor', () => {
     const relative = await loadRealHarness({ spillRoot, bash: { cwd: bin }, search: { rgPath: './myrg' } })
     expect(relative.registry.list().map((t) => t.name)).toEqual(['glob', 'grep'])
     expect((await callTool(relative, 'glob', { pattern: 'c-*.txt' }, order)).content).toBe('c-old.txt')
-    expect((await callTool(relative, 'grep', { pattern: 'needle', path: '.', include: 'c-*.txt' }, order)).content).toBe('Found 1 match\n\nc-old.txt\nLine 1: needle')
+    expect((await callTool(relative, 'grep', { pattern: 'needle', path: '.', include: 'c-*.txt' }, order)).content).toBe(
+      'Found 1 match\n\nc-old.txt\nLine 1: needle',
+    )
   })
 })

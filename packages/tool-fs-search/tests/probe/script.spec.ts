@@ -9,8 +9,16 @@ import { callTool, loadRealHarness, scratchDirs, writeTree } from '../real-harne
 
 describe('a probe the executor cannot run', () => {
   it.each([
-    ['cannot start', (bash: FakeBash) => (bash.runError = new Error('spawn /bin/bash ENOENT')), /the ripgrep probe could not run in the bash executor: spawn \/bin\/bash ENOENT/],
-    ['cannot resolve', (bash: FakeBash) => (bash.resolveError = new Error('workdir missing')), /could not run in the bash executor: workdir missing/],
+    [
+      'cannot start',
+      (bash: FakeBash) => (bash.runError = new Error('spawn /bin/bash ENOENT')),
+      /the ripgrep probe could not run in the bash executor: spawn \/bin\/bash ENOENT/,
+    ],
+    [
+      'cannot resolve',
+      (bash: FakeBash) => (bash.resolveError = new Error('workdir missing')),
+      /could not run in the bash executor: workdir missing/,
+    ],
   ])('fails the load loudly when the probe %s', async (_case, breakIt, message) => {
     const bash = new FakeBash()
     breakIt(bash)
@@ -46,14 +54,18 @@ describe('helpers come from the probe, never from the searched tree', () => {
   const canary = join(tree, 'CANARY')
   beforeAll(() => {
     writeTree(tree, { 'a.txt': 'needle\n' })
-    for (const helper of ['find', 'xargs', 'stat', 'rg']) writeFileSync(join(tree, helper), `#!/bin/sh\ntouch '${canary}'\nexit 0\n`, { mode: 0o755 })
+    for (const helper of ['find', 'xargs', 'stat', 'rg'])
+      writeFileSync(join(tree, helper), `#!/bin/sh\ntouch '${canary}'\nexit 0\n`, { mode: 0o755 })
   })
 
-  it.each(['.:/usr/bin:/bin', ':/usr/bin:/bin', '/usr/bin::/bin'])('glob with PATH %j runs no ./find, ./xargs or ./stat of the tree', async (PATH) => {
-    rmSync(canary, { force: true })
-    const loaded = await loadRealHarness({ spillRoot, bash: { envSet: { PATH } } })
-    const result = await callTool(loaded, 'glob', { pattern: '*.txt' }, tree)
-    expect(existsSync(canary)).toBe(false)
-    expect(result).toMatchObject({ isError: false, content: 'a.txt' })
-  })
+  it.each(['.:/usr/bin:/bin', ':/usr/bin:/bin', '/usr/bin::/bin'])(
+    'glob with PATH %j runs no ./find, ./xargs or ./stat of the tree',
+    async (PATH) => {
+      rmSync(canary, { force: true })
+      const loaded = await loadRealHarness({ spillRoot, bash: { envSet: { PATH } } })
+      const result = await callTool(loaded, 'glob', { pattern: '*.txt' }, tree)
+      expect(existsSync(canary)).toBe(false)
+      expect(result).toMatchObject({ isError: false, content: 'a.txt' })
+    },
+  )
 })

@@ -21,14 +21,19 @@ describe('cancellation and timeout through a fake executor', () => {
   it('hands the same aborted signal to the bash backend and answers SEARCH_ABORTED', async () => {
     const bash = new FakeBash(
       (_command, spec) =>
-        new Promise<Scripted>((resolve) => spec.signal?.addEventListener('abort', () => resolve({ stop: 'abort', exitCode: null, signal: 'SIGTERM' }))),
+        new Promise<Scripted>((resolve) =>
+          spec.signal?.addEventListener('abort', () => resolve({ stop: 'abort', exitCode: null, signal: 'SIGTERM' })),
+        ),
     )
     const controller = new AbortController()
     const exec: ToolExecContext = { signal: controller.signal, name: 'grep', callId: 'c', agent }
     const ctx = { bash, rg: RG, config: Config.parse({}), spillStore: () => undefined, access: () => undefined }
     const pending = executeGrep(ctx, { pattern: 'x' }, exec)
     setTimeout(() => controller.abort(), 10)
-    await expect(pending).rejects.toMatchObject({ code: 'SEARCH_ABORTED', message: 'grep was cancelled before rg finished; no result was produced.' })
+    await expect(pending).rejects.toMatchObject({
+      code: 'SEARCH_ABORTED',
+      message: 'grep was cancelled before rg finished; no result was produced.',
+    })
     expect(bash.specs[0]?.signal).toBe(exec.signal)
   })
 
@@ -52,10 +57,18 @@ describe('cancellation and timeout through a fake executor', () => {
       errorCode: 'SEARCH_ABORTED',
       content: 'grep timed out before rg finished; no result was produced. Narrow the pattern or path and search again.',
     })
-    const ctx = { bash: new FakeBash(() => ({ stop: 'abort', exitCode: null })), rg: RG, config: Config.parse({}), spillStore: () => undefined, access: () => undefined }
+    const ctx = {
+      bash: new FakeBash(() => ({ stop: 'abort', exitCode: null })),
+      rg: RG,
+      config: Config.parse({}),
+      spillStore: () => undefined,
+      access: () => undefined,
+    }
     const controller = new AbortController()
     controller.abort(new HarnessError('TOOL_TIMEOUT', 'deadline'))
-    await expect(executeGrep(ctx, { pattern: 'x' }, { signal: controller.signal, name: 'grep', callId: 'c' })).rejects.toThrow('grep timed out')
+    await expect(executeGrep(ctx, { pattern: 'x' }, { signal: controller.signal, name: 'grep', callId: 'c' })).rejects.toThrow(
+      'grep timed out',
+    )
   })
 })
 

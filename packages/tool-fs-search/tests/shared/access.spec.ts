@@ -22,13 +22,26 @@ describe('the policy as the tools ask it', () => {
   async function withPolicy(check: (request: AccessRequest) => Promise<{ realPath: string; excludeGlobs: string[] }>) {
     const asked: AccessRequest[] = []
     const policy: AccessPolicy = { check: (request) => (asked.push(request), check(request)) }
-    const bash = new FakeBash((command) => (isProbe(command) ? {} : command.includes('--files') ? { stdout: statRecords(['1', 'a.ts']) } : { stdout: rgLines(['a.ts', 1, 'hit']) }))
-    const harness = await loadHarness({ plugins: [toolFsSearch], services: { bash, access: policy }, config: { 'tool-fs-search': { rgPath: '/opt/rg' } } })
+    const bash = new FakeBash((command) =>
+      isProbe(command)
+        ? {}
+        : command.includes('--files')
+          ? { stdout: statRecords(['1', 'a.ts']) }
+          : { stdout: rgLines(['a.ts', 1, 'hit']) },
+    )
+    const harness = await loadHarness({
+      plugins: [toolFsSearch],
+      services: { bash, access: policy },
+      config: { 'tool-fs-search': { rgPath: '/opt/rg' } },
+    })
     return { asked, bash, harness }
   }
 
   it('asks about the target with purpose search, and excludes what it denies after every include glob', async () => {
-    const { asked, bash, harness } = await withPolicy(async () => ({ realPath: '/work/repo/src', excludeGlobs: ['**/.env', '/prod/*.json'] }))
+    const { asked, bash, harness } = await withPolicy(async () => ({
+      realPath: '/work/repo/src',
+      excludeGlobs: ['**/.env', '/prod/*.json'],
+    }))
     expect((await harness.registry.execute('grep', { pattern: 'hit', path: 'src', include: 'lib/*.ts' }, { agent })).isError).toBe(false)
     expect(asked).toEqual([{ path: 'src', cwd: '/work/repo', purpose: 'search', signal: expect.any(AbortSignal) }])
     expect(bash.searches()[0]).toContain("set -- '--glob=lib/*.ts' '--glob=!**/.env' '--glob=!/prod/*.json' -- .")
@@ -42,25 +55,38 @@ describe('the policy as the tools ask it', () => {
       throw new AccessError('ACCESS_OUTSIDE_ROOTS', '/etc is outside /work/repo')
     })
     for (const tool of ['grep', 'glob']) {
-      expect(await harness.registry.execute(tool, { pattern: 'x', path: '/etc' }, { agent })).toMatchObject({ isError: true, errorCode: 'ACCESS_OUTSIDE_ROOTS', content: '/etc is outside /work/repo' })
+      expect(await harness.registry.execute(tool, { pattern: 'x', path: '/etc' }, { agent })).toMatchObject({
+        isError: true,
+        errorCode: 'ACCESS_OUTSIDE_ROOTS',
+        content: '/etc is outside /work/repo',
+      })
     }
     expect(bash.searches()).toEqual([])
   })
 
   it('refuses a call without a session, whose roots cannot be placed', async () => {
     const { bash, harness } = await withPolicy(async () => ({ realPath: '/', excludeGlobs: [] }))
-    expect(await harness.registry.execute('grep', { pattern: 'x', path: '/work/repo' })).toMatchObject({ isError: true, errorCode: 'ACCESS_OUTSIDE_ROOTS', content: expect.stringMatching(/^grep has no session working directory/) })
+    expect(await harness.registry.execute('grep', { pattern: 'x', path: '/work/repo' })).toMatchObject({
+      isError: true,
+      errorCode: 'ACCESS_OUTSIDE_ROOTS',
+      content: expect.stringMatching(/^grep has no session working directory/),
+    })
     expect(bash.searches()).toEqual([])
   })
 
   it('puts the exclusions after the include in every shape of grep script, and after the model glob in glob', () => {
     const deny = exclusionArgs(['*.pem'])
     expect(deny).toEqual(['--glob=!*.pem'])
-    const call = (include: string | undefined) => buildGrepCommand({ rg: '/opt/rg', pattern: 'x', target: '.', plan: planInclude(include), excludes: ['*.pem'], maxLineBytes: 100 })
+    const call = (include: string | undefined) =>
+      buildGrepCommand({ rg: '/opt/rg', pattern: 'x', target: '.', plan: planInclude(include), excludes: ['*.pem'], maxLineBytes: 100 })
     expect(call('src/**')).toContain("set -- '--glob=!*.pem' -- ./src")
-    expect(call('src')).toContain("then set -- '--glob=!*.pem' -- ./src; else set -- '--type-add=dshinclude:src' '--type=dshinclude' '--glob=!*.pem' -- .; fi")
+    expect(call('src')).toContain(
+      "then set -- '--glob=!*.pem' -- ./src; else set -- '--type-add=dshinclude:src' '--type=dshinclude' '--glob=!*.pem' -- .; fi",
+    )
     expect(call(undefined)).toContain("set -- '--glob=!*.pem' -- .")
-    expect(buildGlobCommand({ rg: '/opt/rg', lister: { helper: 'find', find: '/usr/bin/find' }, root: '.', glob: '*.pem', excludes: ['*.pem'] })).toMatch(/'--glob=\*\.pem' .*'--glob=!\.sl' '--glob=!\*\.pem'/)
+    expect(
+      buildGlobCommand({ rg: '/opt/rg', lister: { helper: 'find', find: '/usr/bin/find' }, root: '.', glob: '*.pem', excludes: ['*.pem'] }),
+    ).toMatch(/'--glob=\*\.pem' .*'--glob=!\.sl' '--glob=!\*\.pem'/)
   })
 })
 
@@ -98,7 +124,12 @@ describe('the real policy over real rg', () => {
 
   it('grep never shows a denied file, whatever the include asks for', async () => {
     for (const include of [undefined, '.env', '**/.env', '*.pem', 'config/**', 'config/prod/*.json', '*']) {
-      const result = await callTool(harness, 'grep', { pattern: 'SECRET-(env|nested|pem|prod)', ...(include === undefined ? {} : { include }) }, work)
+      const result = await callTool(
+        harness,
+        'grep',
+        { pattern: 'SECRET-(env|nested|pem|prod)', ...(include === undefined ? {} : { include }) },
+        work,
+      )
       expect(result.isError, `include ${include}`).toBe(false)
       expect(found(result.content), `include ${include}`).toEqual([])
     }

@@ -45,19 +45,26 @@ describe('per-session working directory', () => {
   })
 
   it('shows results relative to each session cwd', async () => {
-    const [inA, inB] = await Promise.all([callTool(harness, 'grep', { pattern: 'needle' }, a), callTool(harness, 'grep', { pattern: 'needle' }, b)])
+    const [inA, inB] = await Promise.all([
+      callTool(harness, 'grep', { pattern: 'needle' }, a),
+      callTool(harness, 'grep', { pattern: 'needle' }, b),
+    ])
     expect(inA.content).toBe('Found 2 matches\n\na1.txt\nLine 1: needle\n\nsub/a2.txt\nLine 1: needle')
     expect(inB.content).toBe('Found 1 match\n\nb1.txt\nLine 1: needle')
     expect((await callTool(harness, 'glob', { pattern: '*.txt' }, b)).content).toBe('b1.txt')
   })
 
   it('shows an absolute path inside the cwd relative to it', async () => {
-    expect((await callTool(harness, 'grep', { pattern: 'needle', path: join(a, 'sub') }, a)).content).toBe('Found 1 match\n\nsub/a2.txt\nLine 1: needle')
+    expect((await callTool(harness, 'grep', { pattern: 'needle', path: join(a, 'sub') }, a)).content).toBe(
+      'Found 1 match\n\nsub/a2.txt\nLine 1: needle',
+    )
     expect((await callTool(harness, 'glob', { pattern: '*.txt', path: join(a, 'sub') }, a)).content).toBe('sub/a2.txt')
   })
 
   it('shows a path outside the cwd as absolute', async () => {
-    expect((await callTool(harness, 'grep', { pattern: 'needle', path: b }, a)).content).toBe(`Found 1 match\n\n${b}/b1.txt\nLine 1: needle`)
+    expect((await callTool(harness, 'grep', { pattern: 'needle', path: b }, a)).content).toBe(
+      `Found 1 match\n\n${b}/b1.txt\nLine 1: needle`,
+    )
     expect((await callTool(harness, 'glob', { pattern: '*.txt', path: '../' + b.split('/').at(-1) }, a)).content).toBe(`${b}/b1.txt`)
   })
 })

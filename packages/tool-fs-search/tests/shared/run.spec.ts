@@ -19,7 +19,7 @@ describe('a search run through the seam, faked', () => {
     const { bash, grep } = await fakeHarness(() => ({ stdout: rgLines(['./a', 1, 'x']) }))
     const result = await grep({ pattern: 'x', path: 'sub' }, { agent: undefined })
     expect(bash.requests.at(-1)).not.toHaveProperty('workdir')
-    expect(bash.searches().at(-1)).toContain("if [ -d ./sub ]")
+    expect(bash.searches().at(-1)).toContain('if [ -d ./sub ]')
     expect(result.content).toBe('Found 1 match\n\nsub/a\nLine 1: x')
   })
 
@@ -35,18 +35,24 @@ describe('a search run through the seam, faked', () => {
     })
   })
 
-  it.each([[{ stdoutTruncated: true }, 'SEARCH_RAW_OUTPUT_OVERFLOW', /^glob stopped: rg produced more than 20000000 bytes of output\. Narrow the pattern, path and search again\.$/]])(
-    'answers %j with %s',
-    async (scripted, errorCode, content) => {
-      const { glob } = await fakeHarness(() => scripted)
-      const result = await glob({ pattern: '*', path: 'nope' })
-      expect(result).toMatchObject({ isError: true, errorCode })
-      expect(result.content).toMatch(content)
-    },
-  )
+  it.each([
+    [
+      { stdoutTruncated: true },
+      'SEARCH_RAW_OUTPUT_OVERFLOW',
+      /^glob stopped: rg produced more than 20000000 bytes of output\. Narrow the pattern, path and search again\.$/,
+    ],
+  ])('answers %j with %s', async (scripted, errorCode, content) => {
+    const { glob } = await fakeHarness(() => scripted)
+    const result = await glob({ pattern: '*', path: 'nope' })
+    expect(result).toMatchObject({ isError: true, errorCode })
+    expect(result.content).toMatch(content)
+  })
 
   it.each([
-    [{ exitCode: 127, stderr: 'bash: line 1: /opt/rg: No such file or directory' }, 'grep failed: ripgrep (/opt/rg) is no longer available to the executor. bash: line 1: /opt/rg: No such file or directory'],
+    [
+      { exitCode: 127, stderr: 'bash: line 1: /opt/rg: No such file or directory' },
+      'grep failed: ripgrep (/opt/rg) is no longer available to the executor. bash: line 1: /opt/rg: No such file or directory',
+    ],
   ])('reports SEARCH_FAILED for %j', async (scripted, content) => {
     const { grep } = await fakeHarness(() => scripted)
     expect(await grep({ pattern: 'x' })).toMatchObject({ isError: true, errorCode: 'SEARCH_FAILED', content })
@@ -75,7 +81,8 @@ describe('a search run through the seam, faked', () => {
     bash.run = async (spec) => (spec.command.startsWith('cd -- ') ? run(spec) : Promise.reject(spawnFailed))
     expect(await grep({ pattern: 'x' })).toMatchObject({
       errorCode: 'SEARCH_FAILED',
-      content: 'grep cannot run in the working directory /work/repo: bash: line 1: cd: /work/repo: Permission denied. Choose a directory the executor can enter.',
+      content:
+        'grep cannot run in the working directory /work/repo: bash: line 1: cd: /work/repo: Permission denied. Choose a directory the executor can enter.',
     })
     expect(bash.requests.at(-1)).toEqual({ command: 'cd -- /work/repo', timeoutMs: 10_000, signal: expect.any(AbortSignal) })
   })
@@ -90,7 +97,9 @@ describe('a search run through the seam, faked', () => {
       if (spec.command.startsWith('cd -- ')) return diagnosis.run(spec)
       throw new HarnessError('BASH_SPAWN_FAILED', 'could not start the shell /bin/bash in /work/repo (spawn /bin/bash EACCES)')
     }
-    expect((await grep({ pattern: 'x' })).content).toBe('grep could not run [BASH_SPAWN_FAILED]: could not start the shell /bin/bash in /work/repo (spawn /bin/bash EACCES)')
+    expect((await grep({ pattern: 'x' })).content).toBe(
+      'grep could not run [BASH_SPAWN_FAILED]: could not start the shell /bin/bash in /work/repo (spawn /bin/bash EACCES)',
+    )
   })
 
   it('quotes the stdout cap the executor applied, not the configured one', async () => {
@@ -104,7 +113,11 @@ describe('a search run through the seam, faked', () => {
 
   it('gives the executor the configured timeout and the registry a later backstop, so the executor reaps rg first', async () => {
     const bash = new FakeBash()
-    const harness = await loadHarness({ plugins: [toolFsSearch], services: { bash }, config: { 'tool-fs-search': { rgPath: '/opt/rg', timeoutMs: 1000 } } })
+    const harness = await loadHarness({
+      plugins: [toolFsSearch],
+      services: { bash },
+      config: { 'tool-fs-search': { rgPath: '/opt/rg', timeoutMs: 1000 } },
+    })
     expect(harness.registry.list().map((t) => t.timeoutMs)).toEqual([6000, 6000])
     await harness.registry.execute('grep', { pattern: 'x' })
     expect(bash.requests.at(-1)).toMatchObject({ timeoutMs: 1000 })
@@ -117,7 +130,10 @@ describe('a search run through the real executor', () => {
 
   it('both tools report SEARCH_FAILED when the session cwd does not exist', async () => {
     for (const tool of ['grep', 'glob'] as const) {
-      expect(await callTool(harness, tool, { pattern: 'x' }, join(tree, 'gone'))).toMatchObject({ isError: true, errorCode: 'SEARCH_FAILED' })
+      expect(await callTool(harness, tool, { pattern: 'x' }, join(tree, 'gone'))).toMatchObject({
+        isError: true,
+        errorCode: 'SEARCH_FAILED',
+      })
     }
   })
 
@@ -158,7 +174,9 @@ describe.skipIf(!canLock)('a working directory the executor cannot enter', () =>
     for (const tool of ['glob', 'grep'] as const) {
       const result = await callTool(nobody, tool, { pattern: 'needle' }, join(tree, 'closed'))
       expect(result).toMatchObject({ isError: true, errorCode: 'SEARCH_FAILED' })
-      expect(result.content).toMatch(new RegExp(`^${tool} cannot run in the working directory ${join(tree, 'closed')}: .*permission denied`, 'i'))
+      expect(result.content).toMatch(
+        new RegExp(`^${tool} cannot run in the working directory ${join(tree, 'closed')}: .*permission denied`, 'i'),
+      )
     }
   })
 })

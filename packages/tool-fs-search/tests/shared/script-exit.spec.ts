@@ -14,7 +14,10 @@ beforeAll(async () => {
 
 describe('a missing target or one that cannot be entered, through the registry', () => {
   it.each([
-    [{ exitCode: 3, stderr: 'cd: ./.: Permission denied' }, "grep cannot run in the working directory /work/repo: it exists but cannot be entered (permission denied for the executor's user). cd: ./.: Permission denied"],
+    [
+      { exitCode: 3, stderr: 'cd: ./.: Permission denied' },
+      "grep cannot run in the working directory /work/repo: it exists but cannot be entered (permission denied for the executor's user). cd: ./.: Permission denied",
+    ],
   ])('reports SEARCH_FAILED for %j', async (scripted, content) => {
     const { grep } = await fakeHarness(() => scripted)
     expect(await grep({ pattern: 'x' })).toMatchObject({ isError: true, errorCode: 'SEARCH_FAILED', content })

@@ -44,12 +44,15 @@ describe('quoteShellArg', () => {
     expect(quoteShellArg('/usr/bin/rg')).toBe('/usr/bin/rg')
   })
 
-  it.each([['a=b', "'a=b'"], ["it's", "'it'\\''s'"], ['', "''"], ['~', "'~'"], ['$(x)', "'$(x)'"]])(
-    'single-quotes %j',
-    (value, quoted) => {
-      expect(quoteShellArg(value)).toBe(quoted)
-    },
-  )
+  it.each([
+    ['a=b', "'a=b'"],
+    ["it's", "'it'\\''s'"],
+    ['', "''"],
+    ['~', "'~'"],
+    ['$(x)', "'$(x)'"],
+  ])('single-quotes %j', (value, quoted) => {
+    expect(quoteShellArg(value)).toBe(quoted)
+  })
 
   it('refuses a NUL, which no argv can carry', () => {
     expect(() => quoteShellArg('a\0b')).toThrow('a shell argument cannot contain a NUL byte')
@@ -63,9 +66,15 @@ describe('shellCommand through a real bash -c', () => {
 
   it('round-trips any NUL-free string', () => {
     fc.assert(
-      fc.property(fc.array(fc.string({ unit: 'binary' }).map((s) => s.toWellFormed().replaceAll('\0', '')), { maxLength: 4 }), (values) => {
-        expect(wordsSeenByBash(['first', ...values])).toEqual(['first', ...values])
-      }),
+      fc.property(
+        fc.array(
+          fc.string({ unit: 'binary' }).map((s) => s.toWellFormed().replaceAll('\0', '')),
+          { maxLength: 4 },
+        ),
+        (values) => {
+          expect(wordsSeenByBash(['first', ...values])).toEqual(['first', ...values])
+        },
+      ),
       { numRuns: 100 },
     )
   })
@@ -87,12 +96,15 @@ describe('hostile input stays inert through the real executor (docs/design.md#no
     expect(existsSync(join(process.cwd(), 'CANARY'))).toBe(false)
   }
 
-  it.each(LITERALS.map((literal, index) => [literal, index + 1] as const))('grep searches the pattern %j literally and runs nothing', async (pattern, line) => {
-    const result = await callTool(harness, 'grep', { pattern }, tree)
-    noCanary()
-    expect(result.isError).toBe(false)
-    expect(result.content).toBe(`Found 1 match\n\nliterals.txt\nLine ${line}: ${pattern}`)
-  })
+  it.each(LITERALS.map((literal, index) => [literal, index + 1] as const))(
+    'grep searches the pattern %j literally and runs nothing',
+    async (pattern, line) => {
+      const result = await callTool(harness, 'grep', { pattern }, tree)
+      noCanary()
+      expect(result.isError).toBe(false)
+      expect(result.content).toBe(`Found 1 match\n\nliterals.txt\nLine ${line}: ${pattern}`)
+    },
+  )
 
   it.each(['$(touch CANARY)', '"$(touch CANARY)"'])('grep treats %j as a regex that matches nothing and runs nothing', async (pattern) => {
     const result = await callTool(harness, 'grep', { pattern }, tree)
@@ -127,12 +139,15 @@ describe('hostile input stays inert through the real executor (docs/design.md#no
     expect(result).toMatchObject({ isError: false, content })
   })
 
-  it.each(['$(touch CANARY)', '`touch CANARY`', "'; touch CANARY; '", '--pre=touch', '-rf'])('glob takes the pattern %j as one glob and runs nothing', async (pattern) => {
-    const result = await callTool(harness, 'glob', { pattern }, tree)
-    noCanary()
-    // Each names a directory or nothing; glob lists files only.
-    expect(result).toMatchObject({ isError: false, content: 'No files found' })
-  })
+  it.each(['$(touch CANARY)', '`touch CANARY`', "'; touch CANARY; '", '--pre=touch', '-rf'])(
+    'glob takes the pattern %j as one glob and runs nothing',
+    async (pattern) => {
+      const result = await callTool(harness, 'glob', { pattern }, tree)
+      noCanary()
+      // Each names a directory or nothing; glob lists files only.
+      expect(result).toMatchObject({ isError: false, content: 'No files found' })
+    },
+  )
 
   it('grep searches a directory named "-" rather than stdin', async () => {
     const result = await callTool(harness, 'grep', { pattern: 'needle', path: '-' }, tree)

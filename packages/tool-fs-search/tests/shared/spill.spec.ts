@@ -8,7 +8,9 @@ import { agent, fakeHarness, RG } from '../fake-harness.js'
 import { callTool, loadRealHarness, readSpill, scratchDirs, spillLocator, withoutLocator, writeMtimeTree } from '../real-harness.js'
 
 describe('grep spill', () => {
-  const many = () => ({ stdout: rgLines(...Array.from({ length: 5 }, (_, i) => [`f${i}.ts`, i + 1, `hit ${i}`] as [string, number, string])) })
+  const many = () => ({
+    stdout: rgLines(...Array.from({ length: 5 }, (_, i) => [`f${i}.ts`, i + 1, `hit ${i}`] as [string, number, string])),
+  })
 
   it('saves the complete formatted result and names it in the footer', async () => {
     const store = new MemorySpill()
@@ -33,7 +35,9 @@ describe('grep spill', () => {
     const { grep } = await fakeHarness(many, { grepMaxMatches: 2 })
     const result = await grep({ pattern: 'hit' })
     expect(result.isError).toBe(false)
-    expect(result.content).toMatch(/\n\n\(The complete result could not be saved \(no spill store is configured\); narrow the search to see the rest\.\)$/)
+    expect(result.content).toMatch(
+      /\n\n\(The complete result could not be saved \(no spill store is configured\); narrow the search to see the rest\.\)$/,
+    )
     expect(result).not.toHaveProperty('spilledTo')
   })
 
@@ -41,7 +45,9 @@ describe('grep spill', () => {
     const store = new MemorySpill()
     const { grep } = await fakeHarness(many, { grepMaxMatches: 2 }, store)
     store.failWith = new Error('EROFS: read-only file system')
-    expect((await grep({ pattern: 'hit' })).content).toContain('(The complete result could not be saved (saving failed: EROFS: read-only file system)')
+    expect((await grep({ pattern: 'hit' })).content).toContain(
+      '(The complete result could not be saved (saving failed: EROFS: read-only file system)',
+    )
     store.failWith = 'disk gone' as unknown as Error
     expect((await grep({ pattern: 'hit' })).content).toContain('(saving failed: disk gone)')
     store.failWith = undefined
@@ -66,12 +72,18 @@ describe('no spill for an aborted call', () => {
     const store = new MemorySpill()
     const records = Array.from({ length: 5 }, (_, i) => [`f${i}`, 1, 'hit'] as [string, number, string])
     // rg exits just as the deadline fires: the executor reports a clean run after the abort.
-    const bash = new FakeBash((_command, spec) => new Promise<Scripted>((resolve) => spec.signal?.addEventListener('abort', () => resolve({ stdout: rgLines(...records) }))))
+    const bash = new FakeBash(
+      (_command, spec) =>
+        new Promise<Scripted>((resolve) => spec.signal?.addEventListener('abort', () => resolve({ stdout: rgLines(...records) }))),
+    )
     const controller = new AbortController()
     const ctx = { bash, rg: RG, config: Config.parse({ grepMaxMatches: 2 }), spillStore: () => store, access: () => undefined }
     const pending = executeGrep(ctx, { pattern: 'hit' }, { signal: controller.signal, name: 'grep', callId: 'c', agent })
     setTimeout(() => controller.abort(new HarnessError('TOOL_TIMEOUT', 'deadline')), 10)
-    await expect(pending).rejects.toMatchObject({ code: 'SEARCH_ABORTED', message: 'grep timed out before rg finished; no result was produced. Narrow the pattern or path and search again.' })
+    await expect(pending).rejects.toMatchObject({
+      code: 'SEARCH_ABORTED',
+      message: 'grep timed out before rg finished; no result was produced. Narrow the pattern or path and search again.',
+    })
     expect(store.saved).toEqual([])
   })
 
@@ -85,20 +97,35 @@ describe('no spill for an aborted call', () => {
       return store
     }
     const ctx = { bash, rg: RG, config: Config.parse({ grepMaxMatches: 2 }), spillStore, access: () => undefined }
-    await expect(executeGrep(ctx, { pattern: 'hit' }, { signal: controller.signal, name: 'grep', callId: 'c', agent })).rejects.toMatchObject({ code: 'SEARCH_ABORTED' })
+    await expect(
+      executeGrep(ctx, { pattern: 'hit' }, { signal: controller.signal, name: 'grep', callId: 'c', agent }),
+    ).rejects.toMatchObject({ code: 'SEARCH_ABORTED' })
     expect(store.saved).toEqual([])
   })
 
   it('saves no spill when the call was aborted while rg was finishing', async () => {
     const store = new MemorySpill()
-    const bash = new FakeBash((_command, spec) =>
-      new Promise<Scripted>((resolve) => spec.signal?.addEventListener('abort', () => resolve({ stdout: statRecords(['1', 'a'], ['2', 'b'], ['3', 'c']) }))),
+    const bash = new FakeBash(
+      (_command, spec) =>
+        new Promise<Scripted>((resolve) =>
+          spec.signal?.addEventListener('abort', () => resolve({ stdout: statRecords(['1', 'a'], ['2', 'b'], ['3', 'c']) })),
+        ),
     )
     const controller = new AbortController()
-    const ctx = { bash, rg: '/opt/rg', lister: { helper: 'find', find: '/usr/bin/find' } as const, config: Config.parse({ globMaxResults: 1 }), spillStore: () => store, access: () => undefined }
+    const ctx = {
+      bash,
+      rg: '/opt/rg',
+      lister: { helper: 'find', find: '/usr/bin/find' } as const,
+      config: Config.parse({ globMaxResults: 1 }),
+      spillStore: () => store,
+      access: () => undefined,
+    }
     const pending = executeGlob(ctx, { pattern: '*' }, { signal: controller.signal, name: 'glob', callId: 'c', agent })
     setTimeout(() => controller.abort(), 10)
-    await expect(pending).rejects.toMatchObject({ code: 'SEARCH_ABORTED', message: 'glob was cancelled before rg finished; no result was produced.' })
+    await expect(pending).rejects.toMatchObject({
+      code: 'SEARCH_ABORTED',
+      message: 'glob was cancelled before rg finished; no result was produced.',
+    })
     expect(store.saved).toEqual([])
   })
 })
