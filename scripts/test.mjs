@@ -1,4 +1,4 @@
-// `npm test`: type check, lint, the config catalog check, then vitest with per-file 100% coverage.
+// `npm test`: build, type check, lint, format check, then vitest with per-file 100% coverage.
 // Ends with one plain line `N passed, N failed`, the line CI reads.
 import { spawnSync } from 'node:child_process'
 import { readFileSync, rmSync } from 'node:fs'
@@ -11,6 +11,7 @@ for (const [label, command, args] of [
   ['build', 'npm', ['run', '--silent', 'build']],
   ['type check (tests)', 'npx', ['tsc', '-p', 'tsconfig.test.json']],
   ['lint', 'npx', ['eslint', '.']],
+  ['format check', 'npm', ['run', '--silent', 'format:check']],
 ]) {
   process.stdout.write(`\n== ${label}\n`)
   if (run(command, args) !== 0) {
