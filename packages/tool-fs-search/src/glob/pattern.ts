@@ -32,6 +32,18 @@ export function planGlob({ pattern, path: searchPath }: GlobArgs): GlobPlan {
     .slice(split)
     .filter((s) => s !== '' && s !== '.')
     .join('/')
-  const root = absolute ? path.posix.normalize(prefix === '' ? '/' : prefix) : path.posix.join(base, prefix)
-  return { root, glob: `/${rest === '' ? '**' : rest}` }
+  return {
+    root: absolute ? path.posix.normalize(prefix === '' ? '/' : prefix) : joinRoot(base, prefix),
+    glob: `/${rest === '' ? '**' : rest}`,
+  }
+}
+
+/**
+ * The path under the search path. Normalized, except where a `..` would cancel a segment of a path
+ * the model gave: `missing/..` as text is the cwd, but the script must find `missing` absent (or
+ * `file.ts/..` not a directory) rather than list the cwd.
+ */
+function joinRoot(base: string, prefix: string): string {
+  if (base === '.' || !prefix.split('/').includes('..')) return path.posix.join(base, prefix)
+  return `${base.replace(/\/+$/, '')}/${prefix}`
 }

@@ -34,7 +34,8 @@ export interface SearchTarget {
 export function targetFailure(run: BashRunResult, { tool, workdir, target }: SearchTarget): SearchError | undefined {
   const missing = run.exitCode === EXIT_MISSING
   if (!missing && run.exitCode !== EXIT_CANNOT_ENTER) return undefined
-  const shown = displayPath(workdir, target)
+  // A target with ".." is shown as given: `missing/..` displays as ".", which names the working directory.
+  const shown = target.split('/').includes('..') ? target : displayPath(workdir, target)
   const said = run.stderr.text.trim() === '' ? '' : ` ${stderrExcerpt(run)}`
   const denied = `exists but cannot be entered (permission denied for the executor's user).${said}`
   if (shown === '.') return new SearchError('SEARCH_FAILED', `${tool} cannot run in the working directory ${workdir}: it ${denied}`)

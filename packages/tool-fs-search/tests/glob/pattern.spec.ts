@@ -10,13 +10,37 @@ describe('planGlob (docs/design.md#patterns-models-send)', () => {
     ['src/**/*.ts', 'pkg', { root: 'pkg', glob: 'src/**/*.ts' }],
     ['./src/*.ts', undefined, { root: 'src', glob: '/*.ts' }],
     ['./**/*.ts', 'pkg', { root: 'pkg', glob: '/**/*.ts' }],
-    ['../sibling/*.ts', 'pkg', { root: 'sibling', glob: '/*.ts' }],
+    ['../sibling/*.ts', 'pkg', { root: 'pkg/../sibling', glob: '/*.ts' }],
+    ['../**', 'missing/', { root: 'missing/..', glob: '/**' }],
+    ['../*.ts', undefined, { root: '..', glob: '/*.ts' }],
     ['/abs/dir/**/*.ts', 'ignored', { root: '/abs/dir', glob: '/**/*.ts' }],
     ['/abs/file.ts', undefined, { root: '/abs', glob: '/file.ts' }],
     ['/*.ts', undefined, { root: '/', glob: '/*.ts' }],
     ['./', undefined, { root: '.', glob: '/**' }],
   ])('plans %j from %j as %j', (pattern, path, plan) => {
     expect(planGlob({ pattern, path })).toEqual(plan)
+  })
+})
+
+describe('a ".." pattern under a path that is not a directory', () => {
+  const scratchDir = scratchDirs()
+  const tree = scratchDir('dotdot')
+  let harness: Harness
+  beforeAll(async () => {
+    writeTree(tree, { 'a.ts': 'x\n', 'sub/b.ts': 'y\n' })
+    harness = await loadRealHarness({ spillRoot: scratchDir('spill') })
+  })
+
+  it.each([
+    ['a missing path', { pattern: '../**', path: 'missing' }, /no such file or directory/],
+    ['a file', { pattern: '../*.ts', path: 'a.ts' }, /./],
+  ])('under %s fails rather than list the cwd', async (_what, args, message) => {
+    const result = await callTool(harness, 'glob', args, tree)
+    expect(result).toMatchObject({ isError: true, errorCode: 'SEARCH_FAILED', content: expect.stringMatching(message) })
+  })
+
+  it('under a real directory lists its parent', async () => {
+    expect(await callTool(harness, 'glob', { pattern: '../*.ts', path: 'sub' }, tree)).toMatchObject({ isError: false, content: 'a.ts' })
   })
 })
 
