@@ -31,6 +31,7 @@ beforeAll(() => {
 
 const store: SpillStore = {
   saveText: () => Promise.reject(new Error('unused')),
+  saveStream: () => Promise.reject(new Error('unused')),
   readText: () => Promise.reject(new Error('unused')),
   holds: (path) => path.startsWith(`${spillRoot}/`),
 }

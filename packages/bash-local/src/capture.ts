@@ -54,6 +54,34 @@ export class HeadCapture {
   }
 }
 
+/**
+ * Hands the first `maxBytes` of a stream to a sink as they arrive and keeps none of them, so a
+ * consumer that parses while the command runs holds the only copy (docs/design.md#streamed-stdout).
+ */
+export class ForwardCapture {
+  readonly #maxBytes: number
+  readonly #sink: (chunk: Uint8Array) => void
+  #total = 0
+
+  constructor(maxBytes: number, sink: (chunk: Uint8Array) => void) {
+    this.#maxBytes = maxBytes
+    this.#sink = sink
+  }
+
+  /** Forwards what fits under the cap; returns true once the stream has passed it. */
+  push(chunk: Buffer): boolean {
+    const room = this.#maxBytes - this.#total
+    this.#total += chunk.length
+    if (room > 0) this.#sink(room < chunk.length ? chunk.subarray(0, room) : chunk)
+    return this.#total > this.#maxBytes
+  }
+
+  /** The totals; the text is empty, since the sink had the bytes. */
+  result(): CapturedOutput {
+    return { text: '', truncated: this.#total > this.#maxBytes, totalBytes: this.#total }
+  }
+}
+
 /** Keeps the last `maxBytes` of a stream in a ring allocated on the first byte. */
 export class TailCapture {
   readonly #maxBytes: number

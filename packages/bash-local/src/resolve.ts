@@ -15,6 +15,9 @@ export async function resolveRequest(request: BashRequest, settings: LocalBashSe
   if (onStdoutOverflow !== 'drain' && onStdoutOverflow !== 'kill') {
     throw new BashError('BASH_INVALID_REQUEST', `onStdoutOverflow must be 'drain' or 'kill', got ${String(onStdoutOverflow)}`)
   }
+  if (request.stdoutSink !== undefined && typeof request.stdoutSink !== 'function') {
+    throw new BashError('BASH_INVALID_REQUEST', 'stdoutSink must be a function that takes a chunk of bytes')
+  }
   const spec: BashSpec = {
     command,
     workdir: await resolveWorkdir(request.workdir, settings.cwd),
@@ -25,7 +28,11 @@ export async function resolveRequest(request: BashRequest, settings: LocalBashSe
     env: Object.freeze(scrubEnvironment(process.env, settings.env, settings.envSet)),
   }
   // The very same signal object, so an abort after resolve still reaches run.
-  return request.signal === undefined ? spec : { ...spec, signal: request.signal }
+  return {
+    ...spec,
+    ...(request.signal === undefined ? {} : { signal: request.signal }),
+    ...(request.stdoutSink === undefined ? {} : { stdoutSink: request.stdoutSink }),
+  }
 }
 
 /** The requested value capped at `max`, or `fallback` when none was requested. */

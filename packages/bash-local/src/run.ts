@@ -1,7 +1,7 @@
 // run(): one command to completion, timeout or abort, with bounded capture and nothing left running.
 import { once } from 'node:events'
 import type { BashRunResult, BashSpec } from '@dsh/core'
-import { HeadCapture, TailCapture } from './capture.js'
+import { ForwardCapture, HeadCapture, TailCapture } from './capture.js'
 import { ensureWatcher } from './lifeline.js'
 import { ProcessGroup } from './process-group.js'
 import { spawnFailure, spawnShell } from './spawn-shell.js'
@@ -22,11 +22,13 @@ export interface RunSettings {
 
 /**
  * Runs a spec to completion, timeout or abort, and reports it. Returns only after the shell has
- * closed its pipes, and leaves no member of its process group running.
+ * closed its pipes, and leaves no member of its process group running. Stdout goes to the spec's
+ * sink when it has one; a sink that throws stops the group, and the run rejects with its error.
  */
 export async function runSpec(spec: BashSpec, settings: RunSettings): Promise<BashRunResult> {
   const startedAt = performance.now()
-  const stdout = new HeadCapture(spec.stdoutMaxBytes)
+  const sink = spec.stdoutSink
+  const stdout = sink === undefined ? new HeadCapture(spec.stdoutMaxBytes) : new ForwardCapture(spec.stdoutMaxBytes, sink)
   const stderr = new TailCapture(spec.stderrMaxBytes)
   const report = (stop: Stop | undefined, exitCode: number | null, signal: string | null): BashRunResult => ({
     exitCode,
@@ -55,8 +57,18 @@ export async function runSpec(spec: BashSpec, settings: RunSettings): Promise<Ba
     spec.signal?.removeEventListener('abort', onAbort)
   }
 
+  let sinkFailure: { error: unknown } | undefined
   child.stdout.on('data', (chunk: Buffer) => {
-    if (stdout.push(chunk) && spec.onStdoutOverflow === 'kill') stopWith('overflow')
+    if (sinkFailure !== undefined) return
+    let over: boolean
+    try {
+      over = stdout.push(chunk)
+    } catch (error) {
+      sinkFailure = { error }
+      group.terminate()
+      return
+    }
+    if (over && spec.onStdoutOverflow === 'kill') stopWith('overflow')
   })
   child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk))
   child.once('exit', () => {
@@ -69,5 +81,6 @@ export async function runSpec(spec: BashSpec, settings: RunSettings): Promise<Ba
   settle()
   group.finish()
   await group.gone(GROUP_GONE_WAIT_MS)
+  if (sinkFailure !== undefined) throw sinkFailure.error
   return report(stop, exitCode, signal)
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { completeLength, HeadCapture, leadingContinuationBytes, TailCapture } from '../src/capture.js'
+import { completeLength, ForwardCapture, HeadCapture, leadingContinuationBytes, TailCapture } from '../src/capture.js'
 
 const bytes = (...values: number[]): Buffer => Buffer.from(values)
 
@@ -28,6 +28,24 @@ describe('HeadCapture', () => {
     const head = new HeadCapture(10)
     head.push(bytes(0x61, 0xe2, 0x82))
     expect(head.result()).toEqual({ text: 'a\ufffd', truncated: false, totalBytes: 3 })
+  })
+})
+
+describe('ForwardCapture', () => {
+  it('forwards exactly the first maxBytes across chunks, keeps nothing, and counts every byte', () => {
+    const seen: string[] = []
+    const forward = new ForwardCapture(5, (chunk) => seen.push(Buffer.from(chunk).toString()))
+    expect(forward.push(Buffer.from('abc'))).toBe(false)
+    expect(forward.push(Buffer.from('def'))).toBe(true)
+    expect(forward.push(Buffer.from('ghi'))).toBe(true)
+    expect(seen).toEqual(['abc', 'de'])
+    expect(forward.result()).toEqual({ text: '', truncated: true, totalBytes: 9 })
+  })
+
+  it('reports a stream of exactly maxBytes as not truncated', () => {
+    const forward = new ForwardCapture(3, () => undefined)
+    expect(forward.push(Buffer.from('abc'))).toBe(false)
+    expect(forward.result()).toEqual({ text: '', truncated: false, totalBytes: 3 })
   })
 })
 

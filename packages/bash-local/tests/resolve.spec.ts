@@ -34,7 +34,13 @@ describe('resolve', () => {
       onStdoutOverflow: 'drain',
     })
     expect(spec).not.toHaveProperty('signal')
+    expect(spec).not.toHaveProperty('stdoutSink')
     expect(Object.isFrozen(spec.env)).toBe(true)
+  })
+
+  it('hands the very same stdout sink through to the spec', async () => {
+    const sink = (): void => undefined
+    expect((await bash.resolve({ command: 'true', stdoutSink: sink })).stdoutSink).toBe(sink)
   })
 
   it('caps requested limits at the configured maxima and keeps smaller ones', async () => {
@@ -77,6 +83,7 @@ describe('resolve', () => {
     ['an infinite stderr cap', { stderrMaxBytes: Infinity }],
     ['a timeout given as a string', { timeoutMs: '5' as unknown as number }],
     ['an unknown overflow mode', { onStdoutOverflow: 'truncate' as 'kill' }],
+    ['a stdout sink that is not a function', { stdoutSink: 'stdout.bin' as unknown as () => void }],
   ])('rejects %s with BASH_INVALID_REQUEST', async (_label, request) => {
     await expect(bash.resolve({ command: 'true', ...request })).rejects.toMatchObject({ code: 'BASH_INVALID_REQUEST' })
   })

@@ -45,6 +45,34 @@ describe('run', () => {
     expect(result.stderr).toEqual({ text: 'e\ufffd', truncated: false, totalBytes: 2 })
   })
 
+  it('streams stdout to the sink while the command runs, the cap included, and keeps none of it', async () => {
+    const chunks: Buffer[] = []
+    const result = await run({
+      command: "printf 'first\\n'; sleep 0.2; printf 'second\\n'; printf 'tail'",
+      stdoutMaxBytes: 15,
+      stdoutSink: (chunk) => chunks.push(Buffer.from(chunk)),
+    })
+    expect(chunks.length).toBeGreaterThan(1)
+    expect(Buffer.concat(chunks).toString()).toBe('first\nsecond\nta')
+    expect(result).toMatchObject({ exitCode: 0, stop: 'exit', stdout: { text: '', truncated: true, totalBytes: 17 } })
+  })
+
+  it('stops the group when the stdout sink throws, calls it no more, and rejects with its error once the group is gone', async () => {
+    const failure = new Error('the sink is full')
+    const chunks: string[] = []
+    // yes ignores SIGTERM, so output keeps coming until the grace's SIGKILL.
+    const pending = run({
+      command: 'trap "" TERM; echo $$; exec yes',
+      stdoutSink: (chunk) => {
+        chunks.push(Buffer.from(chunk).toString())
+        throw failure
+      },
+    })
+    await expect(pending).rejects.toBe(failure)
+    expect(chunks).toHaveLength(1)
+    expect(liveGroupMembers(firstLineNumber(chunks[0]!))).toEqual([])
+  })
+
   it('never spawns for a signal aborted before run', async () => {
     const controller = new AbortController()
     const spec = await bash.resolve({ command: 'touch canary', workdir: scratch, signal: controller.signal })

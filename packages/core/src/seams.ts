@@ -22,6 +22,15 @@ export interface BashRequest {
   onStdoutOverflow?: 'drain' | 'kill'
   /** Aborting it terminates the whole process group; an already-aborted signal never spawns. */
   signal?: AbortSignal
+  /**
+   * Receives stdout while the command runs, instead of the executor keeping it: every byte of the head
+   * up to `stdoutMaxBytes`, in order, in chunks of any size, each valid only during the call (an
+   * executor may reuse its buffer). The result's `stdout.text` is then empty, while `truncated` and
+   * `totalBytes` still count every byte. A sink that throws stops the run: the executor ends the
+   * process group as for an abort, and `run` rejects with that error once the group is gone. Every
+   * backend must honour it (docs/design.md#streamed-stdout).
+   */
+  stdoutSink?: (chunk: Uint8Array) => void
 }
 
 /** A request after `resolve`: every limit decided, the environment chosen. Opaque to tools. */
@@ -34,11 +43,15 @@ export interface BashSpec {
   readonly onStdoutOverflow: 'drain' | 'kill'
   readonly env: Readonly<Record<string, string>>
   readonly signal?: AbortSignal
+  readonly stdoutSink?: (chunk: Uint8Array) => void
 }
 
 /** One captured stream. */
 export interface CapturedOutput {
-  /** The kept bytes decoded as UTF-8; invalid sequences become U+FFFD, never an exception. */
+  /**
+   * The kept bytes decoded as UTF-8; invalid sequences become U+FFFD, never an exception. Empty for a
+   * stdout the request streamed to `stdoutSink`: the sink had the bytes.
+   */
   text: string
   /** True when more bytes arrived than were kept. */
   truncated: boolean
@@ -59,7 +72,7 @@ export interface BashRunResult {
    */
   stop: 'exit' | 'abort' | 'timeout' | 'overflow'
   durationMs: number
-  /** The head of stdout, up to `stdoutMaxBytes`. */
+  /** The head of stdout, up to `stdoutMaxBytes` (its bytes went to `stdoutSink` when the request set it). */
   stdout: CapturedOutput
   /** The tail of stderr, up to `stderrMaxBytes`: the end of an error is the informative part. */
   stderr: CapturedOutput
@@ -90,6 +103,23 @@ export interface SpillSaveRequest {
   filename: string
 }
 
+/**
+ * A request to keep a text given as blocks of its UTF-8 bytes: a result too large to build as one
+ * string (a million grep matches) is written as it is formatted.
+ */
+export interface SpillStreamRequest {
+  /** Groups saved texts (a session id). A hint: the store sanitizes it. */
+  owner: string
+  source: SpillSource
+  /**
+   * The text's UTF-8 bytes, in order. The store is done with a block before it asks for the next, so a
+   * producer may refill one buffer for every block. A producer that throws fails the save.
+   */
+  blocks: Iterable<Uint8Array> | AsyncIterable<Uint8Array>
+  /** A name hint such as `grep-results.txt`, never a path: the store decides where the file lands. */
+  filename: string
+}
+
 /** Where a saved text is and how a model reads it back. */
 export interface SpillSaveResult {
   locator: string
@@ -100,6 +130,11 @@ export interface SpillSaveResult {
 export interface SpillStore {
   /** Saves the text; fails with a typed error (never partially writes a file the locator names). */
   saveText(request: SpillSaveRequest): Promise<SpillSaveResult>
+  /**
+   * Saves a text given as blocks of UTF-8 bytes, with `saveText`'s guarantees, holding one block at a
+   * time (docs/design.md#streamed-spills).
+   */
+  saveStream(request: SpillStreamRequest): Promise<SpillSaveResult>
   /**
    * The text saved under a locator this store issued, for a host that serves it to a client that
    * cannot open the path (MCP's `resources/read`). A locator outside the store fails with a typed error.

@@ -62,6 +62,7 @@ describe('spilled results as resources', () => {
   it('reports a store failure that is no HarnessError without a code', async () => {
     const broken: SpillStore = {
       saveText: () => Promise.reject(new Error('unused')),
+      saveStream: () => Promise.reject(new Error('unused')),
       readText: () => Promise.reject('disk on fire'),
       holds: () => false,
     }

@@ -1,8 +1,8 @@
 // createLocalSpillStore: saveText into <root>/<owner>/<id>-<filename>.
 import { lstat, readFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import type { SpillSaveRequest, SpillSaveResult, SpillStore } from '@dsh/core'
-import { writeFileAtomic } from './atomic-write.js'
+import type { SpillSaveResult, SpillSource, SpillStore } from '@dsh/core'
+import { writeFileAtomic, type SpillContent } from './atomic-write.js'
 import { parseLocalSpillOptions, type LocalSpillOptions, type LocalSpillSettings } from './config.js'
 import { ensureOwnerDir } from './directories.js'
 import { SpillError } from './errors.js'
@@ -19,7 +19,7 @@ export interface LocalSpillStoreOptions extends LocalSpillOptions {
 const RETRIEVAL_HINT = 'Use read with offset/limit, or grep this path to search within it.'
 
 /**
- * The filesystem `SpillStore`: each text lands atomically at `<root>/<owner>/<id>-<filename>`, in an
+ * The filesystem `SpillStore`: each text, whole or streamed, lands atomically at `<root>/<owner>/<id>-<filename>`, in an
  * owner directory the store created (never one it found), and the owner's retention policy runs after
  * every save. Throws `SPILL_INVALID_CONFIG` for bad options.
  */
@@ -27,20 +27,30 @@ export function createLocalSpillStore(options: LocalSpillStoreOptions = {}): Spi
   const { now = Date.now, ...rest } = options
   const settings = parseLocalSpillOptions(rest)
   return {
-    saveText: (request) => saveText(request, settings, now),
+    saveText: ({ text, ...request }) => save({ ...request, content: text }, settings, now),
+    saveStream: ({ blocks, ...request }) => save({ ...request, content: blocks }, settings, now),
     readText: (locator) => readText(locator, settings),
     holds: (path) => isInside(settings.root, path),
   }
 }
 
-async function saveText(request: SpillSaveRequest, settings: LocalSpillSettings, now: () => number): Promise<SpillSaveResult> {
+/** A save of either shape: where it goes, who made it, and what it holds. */
+interface SaveRequest {
+  owner: string
+  source: SpillSource
+  filename: string
+  content: SpillContent
+}
+
+async function save(request: SaveRequest, settings: LocalSpillSettings, now: () => number): Promise<SpillSaveResult> {
   const ownerDir = join(settings.root, ownerDirName(request.owner))
   const name = spillFileName(request.filename)
   const locator = join(ownerDir, name)
   assertInsideRoot(settings.root, locator)
+  let bytes: number
   try {
     await ensureOwnerDir(settings.root, ownerDir)
-    await writeFileAtomic(locator, request.text)
+    bytes = await writeFileAtomic(locator, request.content)
   } catch (error) {
     throw new SpillError(
       error instanceof SpillError ? error.code : 'SPILL_WRITE_FAILED',
@@ -48,7 +58,7 @@ async function saveText(request: SpillSaveRequest, settings: LocalSpillSettings,
       { cause: error },
     )
   }
-  await pruneOwnerDir(ownerDir, { name, bytes: Buffer.byteLength(request.text) }, { ...settings, now: now() })
+  await pruneOwnerDir(ownerDir, { name, bytes }, { ...settings, now: now() })
   return { locator, retrievalHint: RETRIEVAL_HINT }
 }
 

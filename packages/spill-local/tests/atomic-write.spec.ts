@@ -16,6 +16,35 @@ describe('writeFileAtomic', () => {
     expect(readdirSync(dir)).toEqual(['out.txt'])
   })
 
+  it('writes blocks in order though their producer refills one buffer, and returns the bytes written', async () => {
+    const dir = mkdtempSync(join(scratch, 'blocks-'))
+    function* blocks(): Generator<Uint8Array> {
+      const buffer = Buffer.alloc(4)
+      for (const part of ['hé', 'llo ', 'wor', 'ld\n']) {
+        const length = buffer.write(part)
+        yield buffer.subarray(0, length)
+        buffer.fill(0)
+      }
+    }
+    expect(await writeFileAtomic(join(dir, 'out.txt'), blocks())).toBe(13)
+    expect(readFileSync(join(dir, 'out.txt'), 'utf8')).toBe('héllo world\n')
+  })
+
+  it('takes blocks from an async producer, and writes nothing at the target when it throws', async () => {
+    const dir = mkdtempSync(join(scratch, 'async-'))
+    async function* good(): AsyncGenerator<Uint8Array> {
+      yield Buffer.from('a')
+      yield Buffer.from('b')
+    }
+    expect(await writeFileAtomic(join(dir, 'good.txt'), good())).toBe(2)
+    async function* failing(): AsyncGenerator<Uint8Array> {
+      yield Buffer.from('partial')
+      throw new Error('the formatter failed')
+    }
+    await expect(writeFileAtomic(join(dir, 'bad.txt'), failing())).rejects.toThrow('the formatter failed')
+    expect(readdirSync(dir)).toEqual(['good.txt'])
+  })
+
   it('removes its temp file and rethrows when the rename fails', async () => {
     const dir = mkdtempSync(join(scratch, 'blocked-'))
     mkdirSync(join(dir, 'out.txt'))

@@ -129,6 +129,42 @@ describe('saveText', () => {
   })
 })
 
+describe('saveStream', () => {
+  it('writes the blocks at a locator readText serves back whole', async () => {
+    const store = createLocalSpillStore({ root: freshRoot() })
+    const saved = await store.saveStream({
+      owner: 'session-1',
+      source,
+      filename: 'grep-results.txt',
+      blocks: [Buffer.from('Found 2'), Buffer.from(' matches\n')],
+    })
+    expect(await store.readText(saved.locator)).toBe('Found 2 matches\n')
+    expect(saved.retrievalHint).toBe('Use read with offset/limit, or grep this path to search within it.')
+  })
+
+  it('counts the streamed bytes against the owner budget', async () => {
+    const root = freshRoot()
+    const store = createLocalSpillStore({ root, maxBytesPerOwner: 1_000, minAgeMs: 0 })
+    const older = await store.saveText(request({ text: 'a'.repeat(600) }))
+    await store.saveStream({ owner: 'session-1', source, filename: 'grep-results.txt', blocks: [Buffer.alloc(600, 0x62)] })
+    expect(existsSync(older.locator)).toBe(false)
+  })
+
+  it('fails with SPILL_WRITE_FAILED and leaves no file when the producer throws', async () => {
+    const root = freshRoot()
+    function* failing(): Generator<Uint8Array> {
+      yield Buffer.from('half a result')
+      throw new Error('the formatter failed')
+    }
+    const store = createLocalSpillStore({ root })
+    await expect(store.saveStream({ owner: 'session-1', source, filename: 'grep-results.txt', blocks: failing() })).rejects.toMatchObject({
+      code: 'SPILL_WRITE_FAILED',
+      message: expect.stringContaining('the formatter failed'),
+    })
+    expect(readdirSync(join(root, readdirSync(root)[0]!)).filter((name) => !name.startsWith('.dsh'))).toEqual([])
+  })
+})
+
 describe('readText', () => {
   it('reads back exactly what was saved, by its locator', async () => {
     const store = createLocalSpillStore({ root: freshRoot() })

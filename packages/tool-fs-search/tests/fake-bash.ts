@@ -1,10 +1,11 @@
-import type { BashExecutor, BashRequest, BashRunResult, BashSpec, SpillSaveRequest, SpillStore } from '@dsh/core'
+import type { BashExecutor, BashRequest, BashRunResult, BashSpec, SpillSaveRequest, SpillStore, SpillStreamRequest } from '@dsh/core'
 
 /** What a scripted run returns; unspecified fields are a clean exit 0 with no output. */
 export interface Scripted {
   exitCode?: number | null
   signal?: string | null
-  stdout?: string
+  /** A string is written as UTF-8; bytes as they are (for output that is not valid UTF-8). */
+  stdout?: string | Uint8Array
   stderr?: string
   stop?: BashRunResult['stop']
   stdoutTruncated?: boolean
@@ -19,6 +20,8 @@ export class FakeBash implements BashExecutor {
   runError: Error | undefined
   /** The executor's ceiling on stdoutMaxBytes, applied by `resolve` as bash-local does. */
   maxStdoutMaxBytes = Number.MAX_SAFE_INTEGER
+  /** The size of the chunks a stdout sink receives: small, so a parser meets records split every way. */
+  stdoutChunkBytes = 3
 
   constructor(private readonly script: (command: string, spec: BashSpec) => Scripted | Promise<Scripted> = () => ({})) {}
 
@@ -34,6 +37,7 @@ export class FakeBash implements BashExecutor {
       onStdoutOverflow: request.onStdoutOverflow ?? 'drain',
       env: {},
       ...(request.signal === undefined ? {} : { signal: request.signal }),
+      ...(request.stdoutSink === undefined ? {} : { stdoutSink: request.stdoutSink }),
     }
   }
 
@@ -41,14 +45,29 @@ export class FakeBash implements BashExecutor {
     this.specs.push(spec)
     if (this.runError !== undefined) throw this.runError
     const s = { ...probeReply(spec.command), ...(await this.script(spec.command, spec)) }
-    const stdout = s.stdout ?? ''
+    const stdout = Buffer.from(s.stdout ?? '')
     const stderr = s.stderr ?? ''
+    const sink = spec.stdoutSink
+    if (sink !== undefined) {
+      // As an executor does: the head up to the cap, in chunks, and each chunk's buffer reused after the call.
+      const head = stdout.subarray(0, spec.stdoutMaxBytes)
+      const chunk = Buffer.alloc(this.stdoutChunkBytes)
+      for (let at = 0; at < head.length; at += chunk.length) {
+        const length = head.copy(chunk, 0, at, at + chunk.length)
+        sink(chunk.subarray(0, length))
+        chunk.fill(0x2a)
+      }
+    }
     return {
       exitCode: s.exitCode === undefined ? 0 : s.exitCode,
       signal: s.signal ?? null,
       stop: s.stop ?? 'exit',
       durationMs: 1,
-      stdout: { text: stdout, truncated: s.stdoutTruncated ?? false, totalBytes: Buffer.byteLength(stdout) },
+      stdout: {
+        text: sink === undefined ? stdout.toString() : '',
+        truncated: s.stdoutTruncated ?? false,
+        totalBytes: stdout.length,
+      },
       stderr: { text: stderr, truncated: s.stderrTruncated ?? false, totalBytes: Buffer.byteLength(stderr) },
     }
   }
@@ -59,7 +78,7 @@ export class FakeBash implements BashExecutor {
   }
 }
 
-/** A spill store that keeps texts in memory, or fails when told to. */
+/** A spill store that keeps texts in memory, or fails when told to; a streamed save is kept as its text. */
 export class MemorySpill implements SpillStore {
   readonly saved: SpillSaveRequest[] = []
   failWith: Error | undefined
@@ -68,6 +87,14 @@ export class MemorySpill implements SpillStore {
     if (this.failWith !== undefined) throw this.failWith
     this.saved.push(request)
     return { locator: this.locatorOf(request), retrievalHint: 'Use read with offset/limit, or grep this path to search within it.' }
+  }
+
+  async saveStream({ blocks, ...request }: SpillStreamRequest) {
+    if (this.failWith !== undefined) throw this.failWith
+    // Each block is copied before the next is asked for, since its producer may refill the buffer.
+    const copies: Buffer[] = []
+    for await (const block of blocks) copies.push(Buffer.from(block))
+    return this.saveText({ ...request, text: Buffer.concat(copies).toString() })
   }
 
   async readText(locator: string) {

@@ -6,7 +6,7 @@ import { classifyExit2, type SearchGaps } from '../shared/exit-2.js'
 import { stderrExcerpt } from '../shared/rg-stderr.js'
 import { EXIT_INCLUDE_ON_FILE, targetFailure } from '../shared/script-exit.js'
 import type { IncludePlan } from './include.js'
-import type { GrepOutput, RgOutput } from './parse.js'
+import type { ParsedOutput } from './parse.js'
 
 /** What one grep was asked to search: its messages name it. */
 export interface GrepCall {
@@ -44,14 +44,9 @@ const NUL_PATTERN = 'rg: pattern contains "\\0"'
  * while every readable match is kept. When rg searched one file, nothing found means that file
  * failed, whatever stderr says (its name may hold a newline that splits rg's message).
  */
-export function partialSearchErrors(
-  run: BashRunResult,
-  output: RgOutput,
-  searched: GrepOutput['searched'],
-  { workdir, target, plan }: GrepCall,
-): SearchGaps {
+export function partialSearchErrors(run: BashRunResult, output: ParsedOutput, { workdir, target, plan }: GrepCall): SearchGaps {
   if (run.exitCode !== 2) return { paths: [] }
-  const found = output.matches.length > 0 || output.binaryFiles.length > 0
+  const found = output.records.count > 0 || output.binaryFiles.length > 0
   if (!found && run.stderr.text.split('\n').some((line) => line.startsWith(NUL_PATTERN))) {
     throw new SearchError(
       'SEARCH_INVALID_PATTERN',
@@ -68,7 +63,7 @@ export function partialSearchErrors(
       `grep pattern or include rejected by rg: ${stderrExcerpt(run)} Fix the pattern (ripgrep regex syntax; one line at a time) and try again.`,
     )
   }
-  if (reading.verdict === 'partial' && (found || searched === 'directory')) return reading.gaps
+  if (reading.verdict === 'partial' && (found || output.searched === 'directory')) return reading.gaps
   throw new SearchError(
     'SEARCH_FAILED',
     `grep cannot search ${displayPath(workdir, target)}: ${stderrExcerpt(run)} Check the path and try again.`,

@@ -1,11 +1,25 @@
-// Matches as the model sees them: display paths, previews cut and escaped, in a deterministic order.
-import { TextRetainer } from '@dsh/core'
-import { escapeLineControls } from '../shared/escape-controls.js'
-import type { GrepMatch } from './parse.js'
+// Matches as the model sees them: grouped under display paths, files sorted, each file's lines in order.
+import type { GrepMatch, ParsedOutput } from './parse.js'
+import { CUT, ESCAPED, flagsOf, lineNumberOf, markOf, textEnd, type RecordTable } from './records.js'
 
-/** The shown matches, and how many of them the page's footers must explain. */
+/** One file as shown: its display path and its records in line order. */
+export interface ShownFile {
+  path: string
+  /** How many records it has. */
+  size: number
+  /** Its first record, when its records lie end to end in line order (one run, as rg printed it). */
+  first: number
+  /** Its records in order otherwise (runs that merged, or lines out of order); undefined for one run. */
+  order: Uint32Array | undefined
+}
+
+/** The matches in page order, as records in the parser's bytes: no object per match. */
 export interface ShownMatches {
-  matches: GrepMatch[]
+  bytes: Buffer
+  records: RecordTable
+  /** Sorted by path. */
+  files: ShownFile[]
+  total: number
   /** Matched lines whose control characters are shown escaped. */
   escaped: number
   /** Matches whose line or path holds U+FFFD. */
@@ -13,46 +27,101 @@ export interface ShownMatches {
 }
 
 /**
- * Rewrites rg's matches in place for display: paths through `shown`, lines cut to `maxLineBytes` and
- * their control characters escaped, then ordered by path, then line
- * (docs/design.md#deterministic-pages). rg prints a file's lines in order but files in any order, so
- * files are sorted and lines only when they must be.
+ * Groups the parsed records under display paths (`shown`), sorts the files, and orders each file's
+ * records by line (docs/design.md#deterministic-pages). rg prints a file's lines in order but files
+ * in any order, so files are sorted and lines only when they must be: when two raw paths display the
+ * same (lossy decoding) and merge, or a file's records came apart. Ties keep rg's order.
  */
-export function showMatches(raw: readonly GrepMatch[], shown: (file: string) => string, maxLineBytes: number): ShownMatches {
-  const preview = new TextRetainer({ maxBytes: maxLineBytes })
-  const displayed = new Map<string, string>()
-  const byFile = new Map<string, GrepMatch[]>()
-  let escaped = 0
+export function showMatches({ bytes, records }: ParsedOutput, shown: (file: string) => string): ShownMatches {
+  const { runs } = records
+  // Runs sort by display path, then by arrival: each key is its path, a NUL (which sorts before any
+  // character a path shows) and the run's index in four bytes. A native sort of strings costs a
+  // fraction of a comparator's, and equal paths end up side by side, ready to merge.
+  const keys = runs.map((run, index) => `${shown(run.path)}\0${indexText(index)}`).sort()
+  const files: ShownFile[] = []
   let lossy = 0
-  for (const match of raw) {
-    let file = displayed.get(match.path)
-    if (file === undefined) displayed.set(match.path, (file = shown(match.path)))
-    match.path = file
-    // A UTF-16 unit is at most 3 UTF-8 bytes: shorter lines fit their budget without measuring.
-    if (match.line.length * 3 > maxLineBytes) {
-      const kept = preview.retain(match.line)
-      match.line = kept.text
-      match.lineCut ||= kept.truncated
+  const samePath = (key: string | undefined, path: string): boolean =>
+    key !== undefined && key.length === path.length + INDEX_SUFFIX && key.startsWith(path)
+  for (let at = 0; at < keys.length;) {
+    const path = keys[at]!.slice(0, -INDEX_SUFFIX)
+    const first = runs[runIndex(keys[at++]!)]!
+    if (first.inLineOrder && !samePath(keys[at], path)) {
+      lossy += path.includes('\ufffd') ? first.count : first.lossyLines
+      files.push({ path, size: first.count, first: first.start, order: undefined })
+      continue
     }
-    // Escaped after the cut: the byte budget is the file's text, not its escapes.
-    const line = escapeLineControls(match.line)
-    if (line !== match.line) {
-      match.line = line
-      escaped += 1
+    const merged = [first]
+    while (samePath(keys[at], path)) merged.push(runs[runIndex(keys[at++]!)]!)
+    const size = merged.reduce((sum, run) => sum + run.count, 0)
+    lossy += path.includes('\ufffd') ? size : merged.reduce((sum, run) => sum + run.lossyLines, 0)
+    const order = new Uint32Array(size)
+    let next = 0
+    for (const run of merged) {
+      for (let i = 0, record = run.start; i < run.count; i += 1, record = recordAfter(bytes, records, record)) order[next++] = record
     }
-    if (match.line.includes('\ufffd') || file.includes('\ufffd')) lossy += 1
-    let group = byFile.get(file)
-    if (group === undefined) byFile.set(file, (group = []))
-    group.push(match)
+    sortByLine(bytes, order)
+    files.push({ path, size, first: order[0]!, order })
   }
-  // Two raw paths can display the same (lossy decoding); keying by the display merges them.
-  const matches = [...byFile.keys()].sort().flatMap((file) => {
-    const matches = byFile.get(file)!
-    return inLineOrder(matches) ? matches : matches.sort((a, b) => a.lineNumber - b.lineNumber)
-  })
-  return { matches, escaped, lossy }
+  return { bytes, records, files, total: records.count, escaped: records.escapedLines.size, lossy }
 }
 
-function inLineOrder(matches: readonly GrepMatch[]): boolean {
-  return matches.every((m, i) => i === 0 || matches[i - 1]!.lineNumber <= m.lineNumber)
+// A sort key's NUL and index.
+const INDEX_SUFFIX = 5
+
+/** A run's index as four one-byte characters, most significant first: they sort as the number does. */
+function indexText(index: number): string {
+  return String.fromCharCode(index >>> 24, (index >>> 16) & 0xff, (index >>> 8) & 0xff, index & 0xff)
+}
+
+function runIndex(key: string): number {
+  let index = 0
+  for (let at = key.length - 4; at < key.length; at += 1) index = index * 0x100 + key.charCodeAt(at)
+  return index
+}
+
+/** Sorts one file's records by line number, keeping rg's order for equal lines. */
+function sortByLine(bytes: Buffer, order: Uint32Array): void {
+  const lines = Array.from(order, (record) => lineNumberOf(bytes, record))
+  if (lines.every((line, i) => i === 0 || lines[i - 1]! <= line)) return
+  // Array#sort is stable, and sorting positions keeps each line number beside its record.
+  const positions = Array.from(order, (_, i) => i).sort((a, b) => lines[a]! - lines[b]!)
+  order.set(positions.map((i) => order[i]!))
+}
+
+/** The record after `record` in the bytes. */
+export function recordAfter(bytes: Buffer, records: RecordTable, record: number): number {
+  return textEnd(bytes, records, markOf(bytes, record) + 1)
+}
+
+/** A file's `index`th record in line order, given the one before it (`previous`, for `index` > 0). */
+export function nextRecord(matches: ShownMatches, file: ShownFile, index: number, previous: number): number {
+  if (file.order !== undefined) return file.order[index]!
+  return index === 0 ? file.first : recordAfter(matches.bytes, matches.records, previous)
+}
+
+/** A file's first `count` records in line order. */
+export function recordsOf(matches: ShownMatches, file: ShownFile, count = file.size): number[] {
+  const list: number[] = []
+  for (let i = 0, record = -1; i < count; i += 1) list.push((record = nextRecord(matches, file, i, record)))
+  return list
+}
+
+/** The shown line of one record. */
+export function shownLine(matches: ShownMatches, record: number): string {
+  const { bytes, records } = matches
+  const mark = markOf(bytes, record)
+  if ((bytes[mark]! & ESCAPED) !== 0) return records.escapedLines.get(record)!
+  return bytes.toString('utf8', mark + 1, textEnd(bytes, records, mark + 1))
+}
+
+/** Every match as an object, in page order: for a host that reads `value.matches`, built when it does. */
+export function listMatches(matches: ShownMatches): GrepMatch[] {
+  return matches.files.flatMap((file) =>
+    recordsOf(matches, file).map((record) => ({
+      path: file.path,
+      lineNumber: lineNumberOf(matches.bytes, record),
+      line: shownLine(matches, record),
+      lineCut: (flagsOf(matches.bytes, record) & CUT) !== 0,
+    })),
+  )
 }

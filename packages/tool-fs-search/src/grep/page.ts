@@ -2,8 +2,9 @@
 import type { SearchGaps } from '../shared/exit-2.js'
 import { incompleteNote, nameSome, spillSentence } from '../shared/footers.js'
 import type { SpillOutcome } from '../shared/spill.js'
-import type { RetainedGrep } from './retain.js'
-import { formatGroups } from './rows.js'
+import type { ShownMatches } from './matches.js'
+import { retainEveryMatch, type RetainedGrep } from './retain.js'
+import { formatGroups, groupBlocks } from './rows.js'
 
 /** What the page must say besides its matches. */
 export interface GrepNotes {
@@ -34,7 +35,7 @@ function footers(retained: RetainedGrep, spill: SpillOutcome | undefined, notes:
   if (binaryStopped.length > 0) {
     lines.push(`(rg stopped at binary content in ${nameSome(binaryStopped)}, so matches after it are missing.)`)
   }
-  // The seam hands over decoded text, so a literal U+FFFD in a file is counted too; the note says so.
+  // Once decoded, replaced bytes and a literal U+FFFD in a file look alike, so both are counted; the note says so.
   if (lossy > 0)
     lines.push(
       `(${lossy} matched line${lossy === 1 ? '' : 's'} or path${lossy === 1 ? '' : 's'} contain U+FFFD: bytes that are not valid UTF-8, shown replaced.)`,
@@ -50,13 +51,29 @@ function footers(retained: RetainedGrep, spill: SpillOutcome | undefined, notes:
 
 /** The model-facing page: the count, the file groups, then the footers. */
 export function formatGrepPage(retained: RetainedGrep, spill: SpillOutcome | undefined, notes: GrepNotes): string {
-  let head: string
-  if (retained.total > 0) {
-    const count = retained.truncated ? `${retained.kept} of ${retained.total}` : `${retained.total}`
-    head = `Found ${count} match${retained.total === 1 ? '' : 'es'}\n\n${formatGroups(retained.files)}`
-  } else {
-    // A binary file searched by name matches without a line to show: not "no matches".
-    head = notes.binary.length > 0 ? 'No matching lines to show' : 'No matches found'
-  }
-  return [head, ...footers(retained, spill, notes)].join('\n\n')
+  const body = retained.total > 0 ? formatGroups(retained.matches, retained.groups) : ''
+  return [heading(retained, notes, body), ...footers(retained, spill, notes)].join('\n\n')
+}
+
+/**
+ * The complete result, as the spill keeps it, in blocks of UTF-8 bytes (docs/design.md#streamed-spills):
+ * what `formatGrepPage` gives for every match, and a final newline, without building it as one string.
+ */
+export function* grepSpillBlocks(matches: ShownMatches, notes: GrepNotes): Generator<Uint8Array> {
+  const every = retainEveryMatch(matches)
+  // The heading ends where the groups start; with no match it is the whole first part.
+  yield Buffer.from(heading(every, notes, ''))
+  yield* groupBlocks(matches)
+  yield Buffer.from(
+    `${footers(every, undefined, notes)
+      .map((footer) => `\n\n${footer}`)
+      .join('')}\n`,
+  )
+}
+
+/** The count, then the groups; a binary file searched by name matches without a line to show: not "no matches". */
+function heading(retained: RetainedGrep, notes: GrepNotes, groups: string): string {
+  if (retained.total === 0) return notes.binary.length > 0 ? 'No matching lines to show' : 'No matches found'
+  const count = retained.truncated ? `${retained.kept} of ${retained.total}` : `${retained.total}`
+  return `Found ${count} match${retained.total === 1 ? '' : 'es'}\n\n${groups}`
 }

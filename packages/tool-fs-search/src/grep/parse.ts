@@ -1,110 +1,293 @@
-// Reading the grep script's output: where its paths are relative to, then rg's `--null` line records.
-import path from 'node:path'
+// Reading the grep script's output as it arrives: where its paths are relative to, then rg's `--null` records.
 import { SearchError } from '../errors.js'
+import { escapeLineControls } from '../shared/escape-controls.js'
+import { OutputBytes } from '../shared/output-bytes.js'
+import { CUT, ESCAPED, ODD_NUMBER, RecordTable, writeRecord, type RecordRun } from './records.js'
 
-/** Whether rg searched inside a directory or one file, where its printed paths are relative to, and the rest of the output. */
-export interface GrepOutput {
-  searched: 'directory' | 'file'
-  base: string
-  body: string
-}
-
-/** Where the target was searched from, for the script's first record to be read against. */
-export interface GrepTarget {
-  /** The resolved working directory. */
-  workdir: string
-  /** The file or directory searched, as the model gave it. */
-  target: string
-}
-
-/** Where the paths in rg's output are relative to, from the script's first record; the rest is rg's. */
-export function splitGrepOutput(stdout: string, { workdir, target }: GrepTarget): GrepOutput {
-  if (stdout.startsWith('D\0')) return { searched: 'directory', base: path.resolve(workdir, target), body: stdout.slice(2) }
-  if (stdout.startsWith('F\0')) return { searched: 'file', base: workdir, body: stdout.slice(2) }
-  throw new SearchError(
-    'SEARCH_FAILED',
-    `grep could not parse its script output near ${JSON.stringify(stdout.slice(0, 80))}; the search result cannot be trusted.`,
-  )
-}
-
-/**
- * One matched line. Parsed from rg with its raw path and rg's preview; the tool then rewrites `path`
- * for display and cuts `line` to its budget in place, so a match is one object however many there are.
- */
+/** One matched line as a host reads it (a result's `value.matches`): display path, shown line, its cut. */
 export interface GrepMatch {
   path: string
   lineNumber: number
-  /** The line, or rg's preview of it when it was longer than `--max-columns`. */
+  /** The line as shown: cut to its byte budget, control characters escaped. */
   line: string
   /** True when the line shown is shorter than the line in the file. */
   lineCut: boolean
 }
 
-/** Everything rg's `--null` line output says. */
-export interface RgOutput {
-  matches: GrepMatch[]
+/** Everything the grep script's stdout says. */
+export interface ParsedOutput {
+  /** Whether rg searched inside a directory target or one file: what its paths are relative to. */
+  searched: 'directory' | 'file'
+  /** The records' bytes, valid UTF-8. */
+  bytes: Buffer
+  records: RecordTable
   /** Files rg named as binary instead of printing their lines (only for a file searched by name). */
   binaryFiles: string[]
   /** Files whose search rg stopped at binary content after a match: later matches in them are missing. */
   binaryStopped: string[]
 }
 
+/** What the parser needs to know before the first byte. */
+export interface ParserOptions {
+  /** The raw output cap: the buffers are allocated at it. */
+  capacityBytes: number
+  /** Bytes of a line shown; a longer one is cut on a character boundary. */
+  maxLineBytes: number
+}
+
+const NUL = 0x00
+const LF = 0x0a
+const CR = 0x0d
+const COLON = 0x3a
 // rg's notices about binary files: printed on stdout with ": " and no NUL
 // (docs/design.md#one-bad-record-never-sinks-a-search). The first is for a file searched by name; the
 // second when a NUL turns up after a match in a walked file.
 const BINARY_MATCHES = /^(.*): binary file matches \(found "\\0" byte around offset \d+\)$/
 const BINARY_STOPPED = /^(.*): WARNING: stopped searching binary file after match \(found "\\0" byte around offset \d+\)$/
-// What --max-columns-preview appends to a cut line.
-const PREVIEW_MARKER = / \[\.\.\. (?:omitted end of long line|\d+ more match(?:es)?)\]$/
+// What --max-columns-preview appends to a cut line: ` [... omitted end of long line]` or ` [... N more match(es)]`.
+const OMITTED = Buffer.from(' [... omitted end of long line]')
+const MORE_OPENING = Buffer.from(' [... ')
+const MORE_MATCH = Buffer.from(' more match]')
+const MORE_MATCHES = Buffer.from(' more matches]')
+// An excerpt shows 80 UTF-16 units, which never take more than 320 bytes.
+const EXCERPT_UNITS = 80
+const EXCERPT_BYTES = 320
 
 /**
- * Parses `path NUL line-number : text NEWLINE` records. The path ends at the NUL, so a path with a
- * newline still parses; a record that does not parse fails the search rather than vanish.
+ * Parses the script's stdout chunk by chunk while rg runs (docs/design.md#grep-reads-rgs-null-line-output):
+ * first `D` or `F` and a NUL, then `path NUL line-number : text NEWLINE` records. Each record is
+ * compacted in place to its digits, flags and line as shown (cut, checked for control characters and
+ * U+FFFD), and its path kept once per run of records from one file (`RecordTable`). The path ends at
+ * the NUL, so one with a newline still parses. Output that does not parse is not thrown at once:
+ * `finish` throws it, after the caller has read the exit status, as the whole-output parse did.
  */
-export function parseRgOutput(stdout: string): RgOutput {
-  const matches: GrepMatch[] = []
-  const binaryFiles: string[] = []
-  const binaryStopped: string[] = []
-  let pos = 0
-  while (pos < stdout.length) {
-    const newline = stdout.indexOf('\n', pos)
-    const lineEnd = newline === -1 ? stdout.length : newline
-    const nul = stdout.indexOf('\0', pos)
-    if (nul === -1 || nul > lineEnd) {
-      const line = stdout.slice(pos, lineEnd)
-      const notice = BINARY_MATCHES.exec(line) ?? BINARY_STOPPED.exec(line)
-      if (notice !== null) {
-        ;(notice[0].includes(': WARNING: ') ? binaryStopped : binaryFiles).push(notice[1]!)
-        pos = lineEnd + 1
-        continue
-      }
-      if (nul === -1) throw malformed(stdout, pos)
-    }
-    let digitsEnd = nul + 1
-    while (isDigit(stdout.charCodeAt(digitsEnd))) digitsEnd += 1
-    if (digitsEnd === nul + 1 || stdout[digitsEnd] !== ':') throw malformed(stdout, pos)
-    const textEnd = stdout.indexOf('\n', digitsEnd)
-    const end = textEnd === -1 ? stdout.length : textEnd
-    let text = stdout.slice(digitsEnd + 1, end)
-    if (text.endsWith('\r')) text = text.slice(0, -1)
-    const marker = PREVIEW_MARKER.exec(text)
-    if (marker !== null) text = text.slice(0, marker.index)
-    matches.push({
-      path: stdout.slice(pos, nul),
-      lineNumber: Number(stdout.slice(nul + 1, digitsEnd)),
-      line: text,
-      lineCut: marker !== null,
-    })
-    pos = end + 1
+export class RgOutputParser {
+  readonly #output: OutputBytes
+  readonly #records = new RecordTable()
+  readonly #maxLineBytes: number
+  readonly #binaryFiles: string[] = []
+  readonly #binaryStopped: string[] = []
+  #searched: 'directory' | 'file' | undefined
+  #pos = 0
+  /** Where the output stopped parsing: `script` for its first record, else the record's offset. */
+  #failure: 'script' | number | undefined
+  #run: RecordRun | undefined
+  /** The current run's path as rg printed it, in `#runPath[0, #runPathLength)`: the output it came from is compacted away. */
+  #runPath = Buffer.allocUnsafe(256)
+  #runPathLength = -1
+  /** The run's path holds no newline: a record whose bytes match it up to a NUL is from the same file. */
+  #runPathPlain = false
+  #lastLine = 0
+
+  constructor({ capacityBytes, maxLineBytes }: ParserOptions) {
+    this.#output = new OutputBytes(capacityBytes, LF)
+    this.#maxLineBytes = maxLineBytes
   }
-  return { matches, binaryFiles, binaryStopped }
+
+  /** Takes the next chunk of stdout (copied) and parses every record it completes. */
+  push(chunk: Uint8Array): void {
+    this.#output.append(chunk)
+    this.#parse(false)
+  }
+
+  /** Parses the rest once the output has ended; throws SEARCH_FAILED for output that does not parse. */
+  finish(): ParsedOutput {
+    this.#output.finish()
+    this.#parse(true)
+    if (this.#failure === 'script') {
+      throw new SearchError(
+        'SEARCH_FAILED',
+        `grep could not parse its script output near ${this.#excerpt(0)}; the search result cannot be trusted.`,
+      )
+    }
+    if (this.#failure !== undefined) {
+      throw new SearchError(
+        'SEARCH_FAILED',
+        `grep could not parse rg's output near ${this.#excerpt(this.#failure)}; the search result cannot be trusted.`,
+      )
+    }
+    return {
+      searched: this.#searched!,
+      bytes: this.#output.bytes,
+      records: this.#records,
+      binaryFiles: this.#binaryFiles,
+      binaryStopped: this.#binaryStopped,
+    }
+  }
+
+  #parse(ended: boolean): void {
+    if (this.#failure !== undefined) return
+    if (this.#searched === undefined) {
+      const bytes = this.#output.bytes
+      if (this.#output.length < 2) {
+        if (ended) this.#failure = 'script'
+        return
+      }
+      const first = bytes[0]
+      if (bytes[1] !== NUL || (first !== 0x44 && first !== 0x46)) {
+        this.#failure = 'script'
+        return
+      }
+      this.#searched = first === 0x44 ? 'directory' : 'file'
+      this.#pos = 2
+    }
+    this.#parseRecords(ended ? this.#output.length : this.#output.checked, ended)
+  }
+
+  /**
+   * Parses records from `#pos` up to `limit`, and compacts each record down to `records.end`. `limit`
+   * ends a checked line (or the output, once it has `ended`), so a record that starts before it ends
+   * before it, unless its path holds a newline and its NUL lies past it: that one waits for more. Per
+   * record it reads each byte once, in this loop, which is the hot path.
+   */
+  #parseRecords(limit: number, ended: boolean): void {
+    const bytes = this.#output.bytes
+    const records = this.#records
+    let pos = this.#pos
+    let kept = records.end
+    while (pos < limit) {
+      // Most records repeat the last one's path: when they do, and a NUL follows, there is nothing to scan for.
+      let path = this.#runPath
+      let nul = pos + this.#runPathLength
+      let sameFile = this.#runPathPlain && nul < limit && bytes[nul] === NUL
+      for (let i = this.#runPathLength - 1; sameFile && i >= 0; i -= 1) sameFile = bytes[pos + i] === path[i]
+      if (!sameFile) nul = pos
+      while (!sameFile && nul < limit && bytes[nul] !== NUL && bytes[nul] !== LF) nul += 1
+      if (nul === limit || bytes[nul] === LF) {
+        const after = this.#lineWithoutNul(pos, nul, limit, ended)
+        if (after === undefined) break
+        if (after.notice) {
+          pos = nul + 1
+          continue
+        }
+        nul = after.nul
+      }
+
+      let at = nul + 1
+      let line = 0
+      while (at < limit && bytes[at]! >= 0x30 && bytes[at]! <= 0x39) line = line * 10 + bytes[at++]! - 0x30
+      if (at === limit || at === nul + 1 || bytes[at] !== COLON) {
+        this.#failure = pos
+        break
+      }
+      const digits = at - nul - 1
+      const odd = digits > 15 || (digits > 1 && bytes[nul + 1] === 0x30)
+      if (odd) line = Number(bytes.toString('latin1', nul + 1, at))
+
+      const textStart = at + 1
+      let lineEnd = textStart
+      let firstControl = -1
+      let firstReplacement = -1
+      while (lineEnd < limit) {
+        const byte = bytes[lineEnd]!
+        if (byte < 0x20) {
+          if (byte === LF) break
+          if (byte !== 0x09 && firstControl === -1) firstControl = lineEnd
+        } else if (byte >= 0x7f) {
+          // DEL, a C1 control (C2 80 to C2 9F), and U+FFFD (EF BF BD); the bytes are valid UTF-8.
+          if (firstControl === -1 && (byte === 0x7f || (byte === 0xc2 && bytes[lineEnd + 1]! <= 0x9f))) firstControl = lineEnd
+          else if (byte === 0xef && firstReplacement === -1 && bytes[lineEnd + 1] === 0xbf && bytes[lineEnd + 2] === 0xbd)
+            firstReplacement = lineEnd
+        }
+        lineEnd += 1
+      }
+
+      // A path that holds a newline is compared here, after the line before its NUL was read as such.
+      sameFile ||= !this.#runPathPlain && nul - pos === this.#runPathLength
+      for (let i = nul - pos - 1; !this.#runPathPlain && sameFile && i >= 0; i -= 1) sameFile = bytes[pos + i] === path[i]
+      if (!sameFile) {
+        this.#run = records.startRun(this.#output.text(pos, nul), kept)
+        if (nul - pos > path.length) this.#runPath = path = Buffer.allocUnsafe(2 * (nul - pos))
+        let plain = true
+        for (let i = pos; i < nul; i += 1) {
+          path[i - pos] = bytes[i]!
+          if (bytes[i] === LF) plain = false
+        }
+        this.#runPathLength = nul - pos
+        this.#runPathPlain = plain
+        this.#lastLine = line
+      }
+      const run = this.#run!
+      if (line < this.#lastLine) run.inLineOrder = false
+      this.#lastLine = line
+
+      let textEnd = lineEnd > textStart && bytes[lineEnd - 1] === CR ? lineEnd - 1 : lineEnd
+      let flags = odd ? ODD_NUMBER : 0
+      const marker = previewMarkerStart(bytes, textStart, textEnd)
+      if (marker !== -1) {
+        textEnd = marker
+        flags |= CUT
+      }
+      if (textEnd - textStart > this.#maxLineBytes) {
+        textEnd = textStart + this.#maxLineBytes
+        // Back to the start of the character the budget would split.
+        while ((bytes[textEnd]! & 0xc0) === 0x80) textEnd -= 1
+        flags |= CUT
+      }
+      if (firstReplacement !== -1 && firstReplacement < textEnd) run.lossyLines += 1
+      // Escaped after the cut: the byte budget is the file's text, not its escapes.
+      if (firstControl !== -1 && firstControl < textEnd) {
+        flags |= ESCAPED
+        records.escapedLines.set(kept, escapeLineControls(this.#output.text(textStart, textEnd)))
+      }
+      kept = writeRecord(bytes, kept, nul + 1, at, flags, textStart, textEnd)
+      records.count += 1
+      run.count += 1
+      pos = lineEnd + 1
+    }
+    records.end = kept
+    if (this.#failure !== undefined) {
+      this.#pos = pos
+      return
+    }
+    // What is read is compacted; what is not (a record still arriving) moves down behind it.
+    this.#output.keep(kept, Math.min(pos, this.#output.length))
+    this.#pos = kept
+  }
+
+  /**
+   * A line with no NUL before its end: rg's notice about a binary file (recorded), or the start of a
+   * path that holds a newline, whose NUL comes later. Undefined when parsing must stop here: the
+   * output does not parse, or the NUL has not arrived yet.
+   */
+  #lineWithoutNul(
+    pos: number,
+    lineEnd: number,
+    limit: number,
+    ended: boolean,
+  ): { notice: true } | { notice: false; nul: number } | undefined {
+    const line = this.#output.text(pos, lineEnd)
+    const notice = BINARY_MATCHES.exec(line) ?? BINARY_STOPPED.exec(line)
+    if (notice !== null) {
+      ;(notice[0].includes(': WARNING: ') ? this.#binaryStopped : this.#binaryFiles).push(notice[1]!)
+      return { notice: true }
+    }
+    const nul = this.#output.bytes.subarray(lineEnd, limit).indexOf(NUL)
+    if (nul !== -1) return { notice: false, nul: lineEnd + nul }
+    if (ended) this.#failure = pos
+    return undefined
+  }
+
+  /** The output from `start`, as a message quotes it: 80 UTF-16 units, JSON-quoted. */
+  #excerpt(start: number): string {
+    const end = Math.min(this.#output.length, start + EXCERPT_BYTES)
+    return JSON.stringify(this.#output.text(start, end).slice(0, EXCERPT_UNITS))
+  }
 }
 
-function isDigit(code: number): boolean {
-  return code >= 48 && code <= 57
+/** Where rg's `--max-columns-preview` marker starts at the end of `bytes[start, end)`, or -1. */
+export function previewMarkerStart(bytes: Buffer, start: number, end: number): number {
+  if (end === start || bytes[end - 1] !== 0x5d) return -1
+  if (endsWith(bytes, start, end, OMITTED)) return end - OMITTED.length
+  const more = endsWith(bytes, start, end, MORE_MATCHES) ? MORE_MATCHES : endsWith(bytes, start, end, MORE_MATCH) ? MORE_MATCH : undefined
+  if (more === undefined) return -1
+  const digitsEnd = end - more.length
+  let digits = digitsEnd
+  while (digits > start && bytes[digits - 1]! >= 0x30 && bytes[digits - 1]! <= 0x39) digits -= 1
+  if (digits === digitsEnd || !endsWith(bytes, start, digits, MORE_OPENING)) return -1
+  return digits - MORE_OPENING.length
 }
 
-function malformed(stdout: string, pos: number): SearchError {
-  const excerpt = JSON.stringify(stdout.slice(pos, pos + 80))
-  return new SearchError('SEARCH_FAILED', `grep could not parse rg's output near ${excerpt}; the search result cannot be trusted.`)
+function endsWith(bytes: Buffer, start: number, end: number, suffix: Buffer): boolean {
+  return end - start >= suffix.length && bytes.compare(suffix, 0, suffix.length, end - suffix.length, end) === 0
 }

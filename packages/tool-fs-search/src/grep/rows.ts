@@ -1,51 +1,141 @@
-// The rows of a grep page: a header line per file, then one `Line N: text` row per match.
-import type { GrepMatch } from './parse.js'
+// The rows of a grep result: a header line per file, then one `Line N: text` row per match.
+import { nextRecord, recordsOf, shownLine, type ShownFile, type ShownMatches } from './matches.js'
+import { CUT, ESCAPED, lineNumberOf, markOf, ODD_NUMBER, textEnd } from './records.js'
 
-/** Matches of one file, in line order. */
-export interface GrepFileGroup {
-  path: string
-  matches: GrepMatch[]
-}
-
-/** Groups consecutive matches of a file; the input is sorted, so each file forms one group. */
-export function groupByFile(matches: readonly GrepMatch[]): GrepFileGroup[] {
-  const groups: GrepFileGroup[] = []
-  for (const m of matches) {
-    const last = groups.at(-1)
-    if (last?.path === m.path) last.matches.push(m)
-    else groups.push({ path: m.path, matches: [m] })
-  }
-  return groups
+/** A file the page or spill shows, and how many of its first matches. */
+export interface ShownGroup {
+  /** Index into `ShownMatches.files`. */
+  file: number
+  count: number
 }
 
 /**
- * One result row as the model reads it. A cut line is marked before the colon, where a line's own
+ * One record's row as the model reads it. A cut line is marked before the colon, where a line's own
  * text cannot reach: a marker after the text could be forged by a line that ends in it.
  */
-export function formatRow(match: GrepMatch): string {
-  return `Line ${match.lineNumber}${match.lineCut ? ' (cut)' : ''}: ${match.line}`
+export function formatRow(matches: ShownMatches, record: number): string {
+  const cut = (matches.bytes[markOf(matches.bytes, record)]! & CUT) !== 0
+  return `Line ${lineNumberOf(matches.bytes, record)}${cut ? ' (cut)' : ''}: ${shownLine(matches, record)}`
 }
 
-const ROWS_PER_CHUNK = 4096
+/** The UTF-8 bytes of `formatRow(matches, record)`, counted without building it. */
+export function rowBytes(matches: ShownMatches, record: number): number {
+  const { bytes, records } = matches
+  const mark = markOf(bytes, record)
+  const flags = bytes[mark]!
+  const number = (flags & ODD_NUMBER) !== 0 ? String(lineNumberOf(bytes, record)).length : mark - record - 1
+  const line = (flags & ESCAPED) !== 0 ? Buffer.byteLength(records.escapedLines.get(record)!) : textEnd(bytes, records, mark + 1) - mark - 1
+  return ROW_FIXED_BYTES + number + ((flags & CUT) !== 0 ? CUT_MARK.length : 0) + line
+}
 
-/** File groups as text: a header line per file, then its rows; a blank line between files. */
-export function formatGroups(files: readonly GrepFileGroup[]): string {
-  // Rows are joined a few thousand at a time: a spill of a million matches then holds its text and
-  // one batch of row strings at once, not a million row strings and the text.
-  const chunks: string[] = []
-  let batch: string[] = []
-  const push = (line: string): void => {
-    batch.push(line)
-    if (batch.length === ROWS_PER_CHUNK) {
-      chunks.push(batch.join('\n'))
-      batch = []
+/** File groups as text, for the page: a header line per file, then its rows; a blank line between files. */
+export function formatGroups(matches: ShownMatches, groups: readonly ShownGroup[]): string {
+  const lines: string[] = []
+  groups.forEach(({ file, count }, index) => {
+    if (index > 0) lines.push('')
+    const shown = matches.files[file]!
+    lines.push(shown.path, ...recordsOf(matches, shown, count).map((record) => formatRow(matches, record)))
+  })
+  return lines.join('\n')
+}
+
+const LINE = Buffer.from('Line ')
+const CUT_MARK = Buffer.from(' (cut)')
+const ROW_FIXED_BYTES = LINE.length + ': '.length
+// Blocks of the complete result as the spill store writes them: large enough that a write costs
+// little per byte, small enough that a million matches never sit in memory as text.
+const BLOCK_BYTES = 1 << 18
+// A row is at most its record's bytes (NUL, digits, mark, line) and 12 more: the newline, `Line `,
+// ` (cut)` and `: ` less the NUL and the mark.
+const ROW_OVER_RECORD = 12
+
+/** Where `groupBlocks` is: the file's next record, its index, and the bytes of the block in use. */
+interface Cursor {
+  index: number
+  record: number
+  used: number
+}
+
+/**
+ * Every file's group as blocks of UTF-8 bytes, exactly `formatGroups` of all of them, for the spill.
+ * One buffer is refilled for each block (the store is done with a block before it asks for the
+ * next), and rows are copied from the records' bytes: a million matches cost no string each.
+ */
+export function* groupBlocks(matches: ShownMatches): Generator<Uint8Array> {
+  const block = Buffer.allocUnsafe(BLOCK_BYTES)
+  const cursor: Cursor = { index: 0, record: -1, used: 0 }
+  for (let index = 0; index < matches.files.length; index += 1) {
+    const file = matches.files[index]!
+    const path = Buffer.from(`${index === 0 ? '' : '\n\n'}${file.path}`)
+    if (cursor.used > 0 && cursor.used + path.length > BLOCK_BYTES) {
+      yield block.subarray(0, cursor.used)
+      cursor.used = 0
+    }
+    if (path.length > BLOCK_BYTES) yield path
+    else cursor.used += path.copy(block, cursor.used)
+    cursor.index = 0
+    cursor.record = nextRecord(matches, file, 0, -1)
+    while (writeRows(matches, file, block, cursor)) {
+      const { record } = cursor
+      if (!isRare(matches, record)) {
+        // The block is full.
+        yield block.subarray(0, cursor.used)
+        cursor.used = 0
+        continue
+      }
+      const row = Buffer.from(`\n${formatRow(matches, record)}`)
+      if (cursor.used > 0 && cursor.used + row.length > BLOCK_BYTES) {
+        yield block.subarray(0, cursor.used)
+        cursor.used = 0
+      }
+      if (row.length > BLOCK_BYTES) yield row
+      else cursor.used += row.copy(block, cursor.used)
+      cursor.index += 1
+      if (cursor.index < file.size) cursor.record = nextRecord(matches, file, cursor.index, record)
     }
   }
-  files.forEach((group, index) => {
-    if (index > 0) push('')
-    push(group.path)
-    for (const match of group.matches) push(formatRow(match))
-  })
-  if (batch.length > 0) chunks.push(batch.join('\n'))
-  return chunks.join('\n')
+  if (cursor.used > 0) yield block.subarray(0, cursor.used)
+}
+
+/** A row that goes through a string: escaped, an odd line number, or larger than a block. */
+function isRare({ bytes, records }: ShownMatches, record: number): boolean {
+  const mark = markOf(bytes, record)
+  return (bytes[mark]! & (ESCAPED | ODD_NUMBER)) !== 0 || textEnd(bytes, records, mark + 1) - record + ROW_OVER_RECORD > BLOCK_BYTES
+}
+
+/**
+ * Writes `file`'s rows into `block` from `cursor`, and moves the cursor past them; returns true when it
+ * stopped before the file's end, at a rare row or a full block. A plain function, not part of the
+ * generator, since only a plain function's loop is optimized while it runs: the first call's million
+ * rows would otherwise all run unoptimized.
+ */
+function writeRows(matches: ShownMatches, file: ShownFile, block: Buffer, cursor: Cursor): boolean {
+  const { bytes, records } = matches
+  const { order, size } = file
+  const end = records.end
+  let { used, index, record } = cursor
+  while (index < size) {
+    let mark = record + 1
+    while (bytes[mark]! < 0xf8) mark += 1
+    const flags = bytes[mark]!
+    let stop = mark + 1
+    while (stop < end && bytes[stop] !== 0) stop += 1
+    if ((flags & (ESCAPED | ODD_NUMBER)) !== 0 || stop - record + ROW_OVER_RECORD > BLOCK_BYTES - used) break
+    // The row: a newline, `Line `, the digits, ` (cut)` when cut, `: `, the line.
+    block[used++] = 0x0a
+    for (let k = 0; k < LINE.length; k += 1) block[used++] = LINE[k]!
+    for (let at = record + 1; at < mark; at += 1) block[used++] = bytes[at]!
+    if ((flags & CUT) !== 0) for (let k = 0; k < CUT_MARK.length; k += 1) block[used++] = CUT_MARK[k]!
+    block[used++] = 0x3a
+    block[used++] = 0x20
+    if (stop - mark > 128) used += bytes.copy(block, used, mark + 1, stop)
+    else for (let at = mark + 1; at < stop; at += 1) block[used++] = bytes[at]!
+    index += 1
+    // Records of one run lie end to end: the next starts where this one stops.
+    record = order === undefined ? stop : index < size ? order[index]! : stop
+  }
+  cursor.used = used
+  cursor.index = index
+  cursor.record = record
+  return index < size
 }

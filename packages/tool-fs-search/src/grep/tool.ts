@@ -1,4 +1,5 @@
-// The grep tool: plan the include, run the script through the seam, classify, parse, retain once, spill.
+// The grep tool: plan the include, run the script through the seam while parsing its output, classify, retain once, spill.
+import path from 'node:path'
 import { defineTool, type ToolExecContext, type ToolOutput } from '@dsh/core'
 import { GREP_DESCRIPTION } from '../prompts.js'
 import { searchExclusions } from '../shared/access.js'
@@ -11,26 +12,34 @@ import { GrepArgs } from './args.js'
 import { assertGrepRan, partialSearchErrors } from './classify.js'
 import { buildGrepCommand } from './command.js'
 import { planInclude } from './include.js'
-import { showMatches } from './matches.js'
-import { formatGrepPage, type GrepNotes } from './page.js'
-import { parseRgOutput, splitGrepOutput } from './parse.js'
-import { retainEveryMatch, retainGrepMatches } from './retain.js'
+import { listMatches, showMatches } from './matches.js'
+import { formatGrepPage, grepSpillBlocks, type GrepNotes } from './page.js'
+import { RgOutputParser, type GrepMatch } from './parse.js'
+import { retainGrepMatches } from './retain.js'
 
-/** Runs one grep call end to end (docs/design.md#the-search-tools). */
+/**
+ * Runs one grep call end to end (docs/design.md#the-search-tools). rg's output is parsed as it
+ * arrives into a table of offsets, files are sorted rather than matches, and the complete result is
+ * streamed to the spill: a match never becomes an object unless a host reads `value.matches`.
+ */
 export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: ToolExecContext): Promise<ToolOutput> {
   const { config } = ctx
   const target = args.path ?? '.'
   const plan = planInclude(args.include)
   const excludes = await searchExclusions(ctx.access(), target, exec)
   const command = buildGrepCommand({ rg: ctx.rg, pattern: args.pattern, target, plan, excludes, maxLineBytes: config.grepMaxLineBytes })
-  const { run, workdir } = await runSearchCommand(ctx, exec, { command, narrow: 'pattern, path or include' })
+  const parser = new RgOutputParser({ capacityBytes: config.rawOutputMaxBytes, maxLineBytes: config.grepMaxLineBytes })
+  const { run, workdir } = await runSearchCommand(ctx, exec, {
+    command,
+    narrow: 'pattern, path or include',
+    stdoutSink: (chunk) => parser.push(chunk),
+  })
   const call = { workdir, target, include: args.include, plan }
   assertGrepRan(run, call)
-  const { searched, base, body } = splitGrepOutput(run.stdout.text, { workdir, target })
-  const output = parseRgOutput(body)
-  const incomplete = partialSearchErrors(run, output, searched, call)
-  const shown = displayFrom(workdir, base)
-  const { matches, escaped, lossy } = showMatches(output.matches, shown, config.grepMaxLineBytes)
+  const output = parser.finish()
+  const incomplete = partialSearchErrors(run, output, call)
+  const shown = displayFrom(workdir, output.searched === 'directory' ? path.resolve(workdir, target) : workdir)
+  const matches = showMatches(output, shown)
   const retained = retainGrepMatches(matches, {
     maxMatches: config.grepMaxMatches,
     maxBytes: config.inlineMaxBytes,
@@ -41,21 +50,24 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
     stderrCut: run.stderr.truncated,
     binary: output.binaryFiles.map(shown),
     binaryStopped: output.binaryStopped.map(shown),
-    lossy,
-    escaped,
+    lossy: matches.lossy,
+    escaped: matches.escaped,
   }
-  // The complete result is grouped and formatted only when it is saved.
+  // The complete result is formatted only when it is saved, block by block.
   const spill = retained.truncated
-    ? await saveFormattedResult(
-        ctx.spillStore(),
-        exec,
-        () => `${formatGrepPage(retainEveryMatch(matches), undefined, notes)}\n`,
-        'grep-results.txt',
-      )
+    ? await saveFormattedResult(ctx.spillStore(), exec, () => grepSpillBlocks(matches, notes), 'grep-results.txt')
     : undefined
+  let listed: GrepMatch[] | undefined
   return {
     content: formatGrepPage(retained, spill, notes),
-    value: { matches, total: matches.length, truncated: retained.truncated, incomplete: listGaps(incomplete) },
+    value: {
+      get matches(): GrepMatch[] {
+        return (listed ??= listMatches(matches))
+      },
+      total: retained.total,
+      truncated: retained.truncated,
+      incomplete: listGaps(incomplete),
+    },
     ...(spill?.saved === true ? { spilledTo: spill.locator } : {}),
   }
 }

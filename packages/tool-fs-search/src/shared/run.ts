@@ -18,6 +18,8 @@ export interface SearchScript {
   command: string
   /** The arguments an overflow message tells the model to narrow, e.g. "pattern, path or include". */
   narrow: string
+  /** Takes stdout as it arrives instead of the executor keeping it (docs/design.md#streamed-stdout). */
+  stdoutSink?: (chunk: Uint8Array) => void
 }
 
 // The end of an error is what explains it; 16 KiB holds dozens of rg's one-line errors.
@@ -32,7 +34,11 @@ const DIAGNOSIS_TIMEOUT_MS = 10_000
  * and turns every way it can fail to produce a parseable output into a `SearchError`. The caller's
  * signal is forwarded as is; the executor's timeout is the configured one (docs/design.md#timeouts).
  */
-export async function runSearchCommand(ctx: SearchContext, exec: ToolExecContext, { command, narrow }: SearchScript): Promise<SearchRun> {
+export async function runSearchCommand(
+  ctx: SearchContext,
+  exec: ToolExecContext,
+  { command, narrow, stdoutSink }: SearchScript,
+): Promise<SearchRun> {
   const cwd = exec.agent?.session.header.cwd
   const request = {
     command,
@@ -43,6 +49,7 @@ export async function runSearchCommand(ctx: SearchContext, exec: ToolExecContext
     // Output past the cap is discarded anyway: stop rg at once instead of paying for the whole search.
     onStdoutOverflow: 'kill' as const,
     signal: exec.signal,
+    ...(stdoutSink === undefined ? {} : { stdoutSink }),
   }
   let spec: BashSpec | undefined
   let run: BashRunResult

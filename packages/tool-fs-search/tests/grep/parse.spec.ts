@@ -1,9 +1,12 @@
+import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Harness } from '@dsh/core'
-import { parseRgOutput } from '../../src/grep/parse.js'
+import { listMatches } from '../../src/grep/matches.js'
+import { previewMarkerStart } from '../../src/grep/parse.js'
 import { rgLines } from '../fake-bash.js'
 import { fakeHarness } from '../fake-harness.js'
 import { callTool, loadRealHarness, NAMES_TREE, scratchDirs, writeBytesTree, writeTree } from '../real-harness.js'
+import { parseOutput, shownOf } from './parsed.js'
 
 const scratchDir = scratchDirs()
 const spillRoot = scratchDir('spill')
@@ -12,19 +15,65 @@ beforeAll(async () => {
   harness = await loadRealHarness({ spillRoot })
 })
 
-describe('parseRgOutput', () => {
+describe('RgOutputParser', () => {
   it('parses a last record without a trailing newline', () => {
-    expect(parseRgOutput('a.ts\u000012:last line')).toEqual({
-      matches: [{ path: 'a.ts', lineNumber: 12, line: 'last line', lineCut: false }],
-      binaryFiles: [],
-      binaryStopped: [],
-    })
+    expect(listMatches(shownOf('D\0a.ts\u000012:last line'))).toEqual([{ path: 'a.ts', lineNumber: 12, line: 'last line', lineCut: false }])
   })
 
   it('parses a path that contains a newline, and rg previews of long lines', () => {
-    expect(parseRgOutput('two\nlines\u00003:abc [... 4 more matches]\n').matches).toEqual([
+    expect(listMatches(shownOf('D\0two\nlines\u00003:abc [... 4 more matches]\n'))).toEqual([
       { path: 'two\nlines', lineNumber: 3, line: 'abc', lineCut: true },
     ])
+  })
+
+  it('waits for the NUL of a path with a newline that arrives in a later chunk', () => {
+    const stdout = 'D\0a\u00001:x\nname\nwith\nnewlines\u00002:y\n'
+    for (const chunkBytes of [1, 9, 12, 64]) {
+      expect(listMatches(shownOf(stdout, { chunkBytes })).map((m) => m.path)).toEqual(['a', 'name\nwith\nnewlines'])
+    }
+  })
+
+  it('reads line numbers as Number does, a leading zero and too many digits included', () => {
+    const matches = listMatches(shownOf('D\0a\u0000007:x\na\u000012345678901234567890:y\na\u00000:z\n'))
+    expect(matches.map((m) => m.lineNumber)).toEqual([0, 7, 12345678901234567000])
+  })
+
+  it('records binary-file notices, which carry no NUL', () => {
+    const output = parseOutput(
+      'F\0bin.dat: binary file matches (found "\\0" byte around offset 5)\n./z: WARNING: stopped searching binary file after match (found "\\0" byte around offset 9)\n',
+    )
+    expect(output).toMatchObject({ searched: 'file', binaryFiles: ['bin.dat'], binaryStopped: ['./z'] })
+    expect(output.records.count).toBe(0)
+  })
+
+  it.each([
+    ['an empty output', '', 'grep could not parse its script output near ""'],
+    ['a first record cut short', 'D', 'grep could not parse its script output near "D"'],
+    ['a line that never reaches a NUL', 'D\0no separator', `grep could not parse rg's output near "no separator"`],
+    ['a record cut off in its number', 'D\0a\u000012', `grep could not parse rg's output near "a\\u000012"`],
+    ['a long excerpt', `D\0${'é'.repeat(200)}\n`, `grep could not parse rg's output near "${'é'.repeat(80)}"`],
+  ])('throws SEARCH_FAILED for %s once the output has ended', (_label, stdout, message) => {
+    expect(() => parseOutput(stdout)).toThrow(expect.objectContaining({ code: 'SEARCH_FAILED', message: expect.stringContaining(message) }))
+  })
+
+  it('keeps what arrives after a record that does not parse, for the message, and parses no more', () => {
+    expect(() => parseOutput('D\0a\u00001:x\nb\u0000y:z\nc\u00001:w\n', { chunkBytes: 1 })).toThrow(`near "b\\u0000y:z\\nc\\u00001:w\\n"`)
+  })
+})
+
+// The marker as the whole-output parser matched it.
+const PREVIEW_MARKER = / \[\.\.\. (?:omitted end of long line|\d+ more match(?:es)?)\]$/
+
+describe('previewMarkerStart', () => {
+  it('finds the marker exactly where the pattern rg output was read with does', () => {
+    const pieces = [' [... ', 'omitted end of long line', ' more match', 'es', ']', '3', '12', 'x', ' ', '[...']
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 8 }), (parts) => {
+        const text = parts.join('')
+        expect(previewMarkerStart(Buffer.from(text), 0, text.length)).toBe(PREVIEW_MARKER.exec(text)?.index ?? -1)
+      }),
+      { numRuns: 2000 },
+    )
   })
 })
 

@@ -1,32 +1,51 @@
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { GrepMatch } from '../../src/grep/parse.js'
 import { retainGrepMatches } from '../../src/grep/retain.js'
 import { rgLines } from '../fake-bash.js'
 import { fakeHarness } from '../fake-harness.js'
 import { callTool, loadRealHarness, pageOf, readSpill, scratchDirs, spillLocator, writeCapsTree } from '../real-harness.js'
+import { shownOf } from './parsed.js'
 
 const scratchDir = scratchDirs()
 const spillRoot = scratchDir('spill')
 
-const match = (path: string, lineNumber: number): GrepMatch => ({ path, lineNumber, line: 'hit', lineCut: false })
+const hits = (...records: [string, number][]) =>
+  shownOf(rgLines(...records.map(([path, line]): [string, number, string] => [path, line, 'hit'])))
 
 describe('retainGrepMatches', () => {
   const budget = { maxMatches: 3, maxBytes: 10_000, maxPerFile: 2 }
 
   it('names a capped file even when the page filled before any of its matches', () => {
-    const matches = [match('a', 1), match('a', 2), match('b', 1), match('b', 2), match('z', 1), match('z', 2), match('z', 3)]
+    const matches = hits(['a', 1], ['a', 2], ['b', 1], ['b', 2], ['z', 1], ['z', 2], ['z', 3])
     expect(retainGrepMatches(matches, budget)).toMatchObject({
       kept: 3,
       total: 7,
       truncated: true,
+      groups: [
+        { file: 0, count: 2 },
+        { file: 1, count: 1 },
+      ],
       cutFiles: [{ path: 'z', shown: 0, total: 3 }],
     })
   })
 
   it('does not cap per file when only one file matched', () => {
-    const matches = [match('a', 1), match('a', 2), match('a', 3), match('a', 4)]
-    expect(retainGrepMatches(matches, budget)).toMatchObject({ kept: 3, cutFiles: [] })
+    expect(retainGrepMatches(hits(['a', 1], ['a', 2], ['a', 3], ['a', 4]), budget)).toMatchObject({ kept: 3, cutFiles: [] })
+  })
+
+  it('keeps one match though it alone passes the byte budget, so a page is never empty', () => {
+    expect(retainGrepMatches(hits(['a', 1], ['b', 1]), { ...budget, maxBytes: 5 })).toMatchObject({
+      kept: 1,
+      groups: [{ file: 0, count: 1 }],
+    })
+  })
+
+  it('charges every match a header while cutting, so a result that would just fit can be cut', () => {
+    // Three rows of `Line N: hit` (12 bytes with the newline) under one 3-byte header: 39 bytes whole, 45 charged.
+    expect(retainGrepMatches(hits(['a', 1], ['a', 2], ['a', 3]), { ...budget, maxMatches: 10, maxBytes: 40 })).toMatchObject({
+      kept: 2,
+      truncated: true,
+    })
   })
 })
 

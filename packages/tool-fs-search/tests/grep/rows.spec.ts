@@ -1,24 +1,48 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Harness } from '@dsh/core'
-import type { GrepMatch } from '../../src/grep/parse.js'
-import { formatGroups, formatRow, groupByFile } from '../../src/grep/rows.js'
+import { retainEveryMatch } from '../../src/grep/retain.js'
+import { formatGroups, groupBlocks } from '../../src/grep/rows.js'
 import { rgLines } from '../fake-bash.js'
 import { fakeHarness } from '../fake-harness.js'
 import { callTool, FORGE_TREE, loadRealHarness, scratchDirs, writeTree } from '../real-harness.js'
+import { shownOf } from './parsed.js'
 
-const match = (path: string, lineNumber: number): GrepMatch => ({ path, lineNumber, line: 'hit', lineCut: false })
+/** The blocks `groupBlocks` yields, each copied as it comes (the generator refills one buffer). */
+function joinedBlocks(matches: ReturnType<typeof shownOf>): { text: string; sizes: number[] } {
+  const blocks: Buffer[] = []
+  for (const block of groupBlocks(matches)) blocks.push(Buffer.from(block))
+  return { text: Buffer.concat(blocks).toString(), sizes: blocks.map((block) => block.length) }
+}
 
-describe('formatGroups', () => {
-  it('formats thousands of rows exactly as one join would, across its batches', () => {
-    const matches = [
-      ...Array.from({ length: 4095 }, (_, i) => match('a', i + 1)),
-      ...Array.from({ length: 5000 }, (_, i) => match('b', i + 1)),
+describe('groupBlocks', () => {
+  it('writes exactly the text formatGroups gives, across blocks: cut, escaped and odd rows too', () => {
+    const records: [string, number | string, string][] = [
+      ...Array.from({ length: 30_000 }, (_, i): [string, number, string] => [`file${i % 7}.ts`, i + 1, `hit ${'é'.repeat(i % 40)}`]),
+      ['odd.ts', '007', 'leading zero'],
+      ['esc.ts', 3, 'a\u001bb'],
+      ['cut.ts', 1, `${'x'.repeat(3000)}`],
+      ['cut.ts', 2, 'y [... omitted end of long line]'],
     ]
-    const groups = groupByFile(matches)
-    expect(formatGroups(groups)).toBe(groups.map((g) => [g.path, ...g.matches.map(formatRow)].join('\n')).join('\n\n'))
-    // A header and 4,095 rows fill one batch exactly, leaving none for the end.
-    const exact = groupByFile(matches.slice(0, 4095))
-    expect(formatGroups(exact)).toBe(['a', ...exact[0]!.matches.map(formatRow)].join('\n'))
+    const matches = shownOf(`D\0${records.map(([path, line, text]) => `${path}\0${line}:${text}\n`).join('')}`, {
+      chunkBytes: 65_536,
+      capacityBytes: 4_000_000,
+    })
+    const { text, sizes } = joinedBlocks(matches)
+    expect(text).toBe(formatGroups(matches, retainEveryMatch(matches).groups))
+    expect(sizes.length).toBeGreaterThan(1)
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(1 << 20)
+  })
+
+  it('yields a row or a path larger than a block whole, between blocks', () => {
+    const long = 'z'.repeat(1_100_000)
+    const matches = shownOf(rgLines(['a', 1, 'short'], [`m${long}`, 2, 'x'], ['n', 1, long]), {
+      chunkBytes: 65_536,
+      capacityBytes: 5_000_000,
+      maxLineBytes: 2_000_000,
+    })
+    const { text, sizes } = joinedBlocks(matches)
+    expect(text).toBe(formatGroups(matches, retainEveryMatch(matches).groups))
+    expect(sizes).toEqual([15, 1_100_003, 13, 1_100_009])
   })
 })
 

@@ -1,0 +1,95 @@
+// A script's stdout as it arrives, kept as bytes that are valid UTF-8 up to the last complete record.
+import { isUtf8 } from 'node:buffer'
+
+/**
+ * The bytes of a search script's stdout, appended chunk by chunk into one buffer allocated at the raw
+ * output cap (pages it never touches cost no memory). Each complete record (up to a `boundary` byte:
+ * grep's line feed, glob's NUL) is checked as it arrives; a stretch that is not valid UTF-8 is replaced
+ * by its lossy decoding, re-encoded, so every reader sees exactly the text a whole-output decode would
+ * give (docs/design.md#one-bad-record-never-sinks-a-search). A stretch may be decoded apart from the
+ * rest because it begins and ends at an ASCII boundary, where a decoder holds no partial character. A
+ * parser may compact what it has read (`keep`), so the buffer holds its records, not the raw output.
+ */
+export class OutputBytes {
+  #bytes: Buffer
+  readonly #boundary: number
+  #length = 0
+  #checked = 0
+
+  constructor(capacityBytes: number, boundary: number) {
+    this.#bytes = Buffer.allocUnsafe(capacityBytes)
+    this.#boundary = boundary
+  }
+
+  /** The buffer; valid until the next `append`, `finish` or `keep`, which may replace it. */
+  get bytes(): Buffer {
+    return this.#bytes
+  }
+
+  /** Bytes held. */
+  get length(): number {
+    return this.#length
+  }
+
+  /** Where the checked bytes end: everything before it is valid UTF-8 and ends at a boundary (or the output's end). */
+  get checked(): number {
+    return this.#checked
+  }
+
+  /** Appends a chunk (copied: the executor may reuse it) and checks the records it completes. */
+  append(chunk: Uint8Array): void {
+    const start = this.#length
+    this.#reserve(chunk.length)
+    this.#bytes.set(chunk, start)
+    this.#length += chunk.length
+    // Only the chunk is searched: a long record arriving in many chunks is not scanned again for each.
+    const last = this.#bytes.subarray(start, this.#length).lastIndexOf(this.#boundary)
+    if (last !== -1) this.#check(start + last + 1)
+  }
+
+  /** Checks the rest, a last record without its boundary included: the output has ended. */
+  finish(): void {
+    this.#check(this.#length)
+  }
+
+  /**
+   * Drops `[end, from)`, which the parser has read and no longer needs: the bytes from `from` on move
+   * down to `end`, so the next chunk lands after what is kept and the buffer never grows past it.
+   */
+  keep(end: number, from: number): void {
+    if (end === from) return
+    this.#bytes.copyWithin(end, from, this.#length)
+    this.#length -= from - end
+    // Bytes dropped before any line was checked (the script's first record) leave nothing checked past `end`.
+    this.#checked = Math.max(end, this.#checked - (from - end))
+  }
+
+  /** The bytes from `start` to `end` decoded (lossily where they are not yet checked). */
+  text(start: number, end: number): string {
+    return this.#bytes.toString('utf8', start, end)
+  }
+
+  #check(end: number): void {
+    const start = this.#checked
+    if (!isUtf8(this.#bytes.subarray(start, end))) {
+      const fixed = Buffer.from(this.text(start, end))
+      const rest = Buffer.from(this.#bytes.subarray(end, this.#length))
+      this.#length = start
+      this.#reserve(fixed.length + rest.length)
+      this.#bytes.set(fixed, start)
+      this.#bytes.set(rest, start + fixed.length)
+      this.#length = start + fixed.length + rest.length
+      end = start + fixed.length
+    }
+    this.#checked = end
+  }
+
+  /** Grows the buffer when `more` bytes would not fit: only replaced bytes, or an executor past its cap, need it. */
+  #reserve(more: number): void {
+    const needed = this.#length + more
+    if (needed <= this.#bytes.length) return
+    const grown = Buffer.allocUnsafe(Math.max(needed, this.#bytes.length * 2))
+    this.#bytes.copy(grown, 0, 0, this.#length)
+    this.#bytes = grown
+  }
+}

@@ -1,0 +1,270 @@
+// The grep pipeline as it was before it parsed bytes: rg's output decoded whole, one object per match,
+// then shown, sorted, retained and formatted as strings. Kept verbatim as the oracle that the byte
+// pipeline must match output for output (tests/grep/equivalence.spec.ts).
+import path from 'node:path'
+import { ItemRetainer, TextRetainer } from '@dsh/core'
+import { SearchError } from '../../src/errors.js'
+import { countWithinBytes } from '../../src/shared/byte-budget.js'
+import { displayFrom } from '../../src/shared/display-path.js'
+import { escapeLineControls } from '../../src/shared/escape-controls.js'
+import type { SearchGaps } from '../../src/shared/exit-2.js'
+import { incompleteNote, nameSome, spillSentence } from '../../src/shared/footers.js'
+import type { SpillOutcome } from '../../src/shared/spill.js'
+
+interface Match {
+  path: string
+  lineNumber: number
+  line: string
+  lineCut: boolean
+}
+
+/** The budgets and the call the reference formats for. */
+export interface ReferenceCall {
+  workdir: string
+  target: string
+  maxLineBytes: number
+  maxMatches: number
+  maxBytes: number
+  maxPerFile: number
+  incomplete: SearchGaps
+  stderrCut: boolean
+}
+
+/** What the reference made of one output: the page for a spill outcome, the spilled text when capped, the matches. */
+export interface ReferenceResult {
+  page: (spill: SpillOutcome | undefined) => string
+  spill: string | undefined
+  total: number
+  matches: Match[]
+}
+
+/** The old pipeline, from the script's decoded stdout to the page and the spill text. Throws as it did. */
+export function referenceGrep(stdout: string, call: ReferenceCall): ReferenceResult {
+  let searched: 'directory' | 'file'
+  let base: string
+  let body: string
+  if (stdout.startsWith('D\0')) [searched, base, body] = ['directory', path.resolve(call.workdir, call.target), stdout.slice(2)]
+  else if (stdout.startsWith('F\0')) [searched, base, body] = ['file', call.workdir, stdout.slice(2)]
+  else {
+    throw new SearchError(
+      'SEARCH_FAILED',
+      `grep could not parse its script output near ${JSON.stringify(stdout.slice(0, 80))}; the search result cannot be trusted.`,
+    )
+  }
+  void searched
+  const output = parseRgOutput(body)
+  const shown = displayFrom(call.workdir, base)
+  const { matches, escaped, lossy } = showMatches(output.matches, shown, call.maxLineBytes)
+  const retained = retainGrepMatches(matches, call)
+  const notes = {
+    incomplete: call.incomplete,
+    stderrCut: call.stderrCut,
+    binary: output.binaryFiles.map(shown),
+    binaryStopped: output.binaryStopped.map(shown),
+    lossy,
+    escaped,
+  }
+  const spill = retained.truncated ? `${formatGrepPage(retainEveryMatch(matches), undefined, notes)}\n` : undefined
+  return { page: (outcome) => formatGrepPage(retained, outcome, notes), spill, total: matches.length, matches }
+}
+
+const BINARY_MATCHES = /^(.*): binary file matches \(found "\\0" byte around offset \d+\)$/
+const BINARY_STOPPED = /^(.*): WARNING: stopped searching binary file after match \(found "\\0" byte around offset \d+\)$/
+const PREVIEW_MARKER = / \[\.\.\. (?:omitted end of long line|\d+ more match(?:es)?)\]$/
+
+function parseRgOutput(stdout: string): { matches: Match[]; binaryFiles: string[]; binaryStopped: string[] } {
+  const matches: Match[] = []
+  const binaryFiles: string[] = []
+  const binaryStopped: string[] = []
+  let pos = 0
+  while (pos < stdout.length) {
+    const newline = stdout.indexOf('\n', pos)
+    const lineEnd = newline === -1 ? stdout.length : newline
+    const nul = stdout.indexOf('\0', pos)
+    if (nul === -1 || nul > lineEnd) {
+      const line = stdout.slice(pos, lineEnd)
+      const notice = BINARY_MATCHES.exec(line) ?? BINARY_STOPPED.exec(line)
+      if (notice !== null) {
+        ;(notice[0].includes(': WARNING: ') ? binaryStopped : binaryFiles).push(notice[1]!)
+        pos = lineEnd + 1
+        continue
+      }
+      if (nul === -1) throw malformed(stdout, pos)
+    }
+    let digitsEnd = nul + 1
+    while (isDigit(stdout.charCodeAt(digitsEnd))) digitsEnd += 1
+    if (digitsEnd === nul + 1 || stdout[digitsEnd] !== ':') throw malformed(stdout, pos)
+    const textEnd = stdout.indexOf('\n', digitsEnd)
+    const end = textEnd === -1 ? stdout.length : textEnd
+    let text = stdout.slice(digitsEnd + 1, end)
+    if (text.endsWith('\r')) text = text.slice(0, -1)
+    const marker = PREVIEW_MARKER.exec(text)
+    if (marker !== null) text = text.slice(0, marker.index)
+    matches.push({
+      path: stdout.slice(pos, nul),
+      lineNumber: Number(stdout.slice(nul + 1, digitsEnd)),
+      line: text,
+      lineCut: marker !== null,
+    })
+    pos = end + 1
+  }
+  return { matches, binaryFiles, binaryStopped }
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57
+}
+
+function malformed(stdout: string, pos: number): SearchError {
+  const excerpt = JSON.stringify(stdout.slice(pos, pos + 80))
+  return new SearchError('SEARCH_FAILED', `grep could not parse rg's output near ${excerpt}; the search result cannot be trusted.`)
+}
+
+function showMatches(raw: readonly Match[], shown: (file: string) => string, maxLineBytes: number) {
+  const preview = new TextRetainer({ maxBytes: maxLineBytes })
+  const displayed = new Map<string, string>()
+  const byFile = new Map<string, Match[]>()
+  let escaped = 0
+  let lossy = 0
+  for (const match of raw) {
+    let file = displayed.get(match.path)
+    if (file === undefined) displayed.set(match.path, (file = shown(match.path)))
+    match.path = file
+    if (match.line.length * 3 > maxLineBytes) {
+      const kept = preview.retain(match.line)
+      match.line = kept.text
+      match.lineCut ||= kept.truncated
+    }
+    const line = escapeLineControls(match.line)
+    if (line !== match.line) {
+      match.line = line
+      escaped += 1
+    }
+    if (match.line.includes('\ufffd') || file.includes('\ufffd')) lossy += 1
+    let group = byFile.get(file)
+    if (group === undefined) byFile.set(file, (group = []))
+    group.push(match)
+  }
+  const matches = [...byFile.keys()].sort().flatMap((file) => {
+    const matches = byFile.get(file)!
+    return matches.every((m, i) => i === 0 || matches[i - 1]!.lineNumber <= m.lineNumber)
+      ? matches
+      : matches.sort((a, b) => a.lineNumber - b.lineNumber)
+  })
+  return { matches, escaped, lossy }
+}
+
+interface Group {
+  path: string
+  matches: Match[]
+}
+
+interface Retained {
+  files: Group[]
+  kept: number
+  total: number
+  truncated: boolean
+  cutFiles: { path: string; shown: number; total: number }[]
+}
+
+function formatRow(match: Match): string {
+  return `Line ${match.lineNumber}${match.lineCut ? ' (cut)' : ''}: ${match.line}`
+}
+
+function matchCost(match: Match, opensGroup: boolean): number {
+  const row = Buffer.byteLength(formatRow(match)) + 1
+  return opensGroup ? row + Buffer.byteLength(match.path) + 2 : row
+}
+
+function groupByFile(matches: readonly Match[]): Group[] {
+  const groups: Group[] = []
+  for (const m of matches) {
+    const last = groups.at(-1)
+    if (last?.path === m.path) last.matches.push(m)
+    else groups.push({ path: m.path, matches: [m] })
+  }
+  return groups
+}
+
+function retainGrepMatches(matches: readonly Match[], budget: { maxMatches: number; maxBytes: number; maxPerFile: number }): Retained {
+  let bytes = 0
+  let fitsWhole = matches.length <= budget.maxMatches
+  for (let i = 0; fitsWhole && i < matches.length; i += 1) {
+    bytes += matchCost(matches[i]!, i === 0 || matches[i - 1]!.path !== matches[i]!.path)
+    if (bytes > budget.maxBytes) fitsWhole = false
+  }
+  const perFile = new Map<string, number>()
+  if (!fitsWhole) for (const m of matches) perFile.set(m.path, (perFile.get(m.path) ?? 0) + 1)
+  const capPerFile = perFile.size > 1
+  const seen = new Map<string, number>()
+  const candidates = capPerFile
+    ? matches.filter((m) => {
+        const n = (seen.get(m.path) ?? 0) + 1
+        seen.set(m.path, n)
+        return n <= budget.maxPerFile
+      })
+    : matches
+  const fits = countWithinBytes(candidates, budget.maxBytes, (m) => matchCost(m, true))
+  const retainer = new ItemRetainer<Match>({ maxItems: Math.min(budget.maxMatches, fits) })
+  for (const m of candidates) retainer.push(m)
+  const kept = retainer.result().items
+  const shown = new Map<string, number>()
+  for (const m of kept) shown.set(m.path, (shown.get(m.path) ?? 0) + 1)
+  const cutFiles = capPerFile
+    ? [...perFile].filter(([, total]) => total > budget.maxPerFile).map(([path, total]) => ({ path, shown: shown.get(path) ?? 0, total }))
+    : []
+  return { files: groupByFile(kept), kept: kept.length, total: matches.length, truncated: kept.length < matches.length, cutFiles }
+}
+
+function retainEveryMatch(matches: readonly Match[]): Retained {
+  return { files: groupByFile(matches), kept: matches.length, total: matches.length, truncated: false, cutFiles: [] }
+}
+
+interface Notes {
+  incomplete: SearchGaps
+  stderrCut: boolean
+  binary: readonly string[]
+  binaryStopped: readonly string[]
+  lossy: number
+  escaped: number
+}
+
+function footers(retained: Retained, spill: SpillOutcome | undefined, notes: Notes): string[] {
+  const lines: string[] = []
+  const cut = retained.cutFiles.filter((f) => f.shown > 0)
+  if (cut.length > 0) {
+    lines.push(
+      `(Per-file cap: these files show only some of their matches: ${nameSome(cut.map((f) => `${f.path} (${f.shown} of ${f.total})`))}.)`,
+    )
+  }
+  if (spill !== undefined) lines.push(`(${spillSentence(spill, 'Full grep result')})`)
+  const incomplete = incompleteNote(notes.incomplete, notes.stderrCut)
+  if (incomplete !== undefined) lines.push(incomplete)
+  const { binary, binaryStopped, lossy, escaped } = notes
+  if (binary.length > 0) lines.push(`(Binary file${binary.length === 1 ? '' : 's'} matched, lines not shown: ${nameSome(binary)}.)`)
+  if (binaryStopped.length > 0) {
+    lines.push(`(rg stopped at binary content in ${nameSome(binaryStopped)}, so matches after it are missing.)`)
+  }
+  if (lossy > 0)
+    lines.push(
+      `(${lossy} matched line${lossy === 1 ? '' : 's'} or path${lossy === 1 ? '' : 's'} contain U+FFFD: bytes that are not valid UTF-8, shown replaced.)`,
+    )
+  if (escaped > 0) {
+    lines.push(
+      `(${escaped} matched line${escaped === 1 ? ' contains' : 's contain'} control characters, shown escaped as \\u001b, \\r and the like.)`,
+    )
+  }
+  return lines
+}
+
+function formatGrepPage(retained: Retained, spill: SpillOutcome | undefined, notes: Notes): string {
+  let head: string
+  if (retained.total > 0) {
+    const count = retained.truncated ? `${retained.kept} of ${retained.total}` : `${retained.total}`
+    const groups = retained.files.map((group) => [group.path, ...group.matches.map(formatRow)].join('\n')).join('\n\n')
+    head = `Found ${count} match${retained.total === 1 ? '' : 'es'}\n\n${groups}`
+  } else {
+    head = notes.binary.length > 0 ? 'No matching lines to show' : 'No matches found'
+  }
+  return [head, ...footers(retained, spill, notes)].join('\n\n')
+}
