@@ -1,10 +1,11 @@
-// ToolRegistry: tools and prompt sections, and execution that turns every failure into a result.
+// ToolRegistry: tools and prompt sections, the tools each session has loaded, and execution that turns every failure into a result.
 import { randomUUID } from 'node:crypto'
 import type { z } from 'zod'
+import { isDeferredTool, notLoadedError, TOOL_SEARCH_TOOL_NAME, unloadedToolsSection } from './deferral.js'
 import { CoreError, errorMessage, isHarnessError } from './errors.js'
 import { describeIssues } from './plugin.js'
 import type { ToolResultView } from './presentation.js'
-import type { PromptSection, SystemPromptRegistrar, ToolRegistrar } from './services.js'
+import type { PromptSection, SystemPromptRegistrar, ToolCatalog, ToolRegistrar } from './services.js'
 import { runWithDeadline } from './timeout.js'
 import { toolJsonSchema, type AgentRef, type ToolDefinition, type ToolFailure, type ToolMetadata, type ToolResult } from './tool.js'
 
@@ -33,10 +34,19 @@ export interface BatchStep {
   calls: number[]
 }
 
-/** Holds tools and prompt sections, and executes calls so that no call can crash the host. */
-export class ToolRegistry implements ToolRegistrar, SystemPromptRegistrar {
+/**
+ * Holds tools and prompt sections, and executes calls so that no call can crash the host. A host with
+ * sessions lists `listFor(session)` and passes the session in `ExecuteOptions.agent`: deferred tools
+ * then stay out of the listing, and cannot be called, until tool_search loads them for that session
+ * (docs/design.md#deferred-tools). A host without sessions lists `list()` and calls anything.
+ */
+export class ToolRegistry implements ToolRegistrar, SystemPromptRegistrar, ToolCatalog {
   readonly #tools = new Map<string, ToolDefinition>()
   readonly #sections = new Map<string, PromptSection>()
+  /** Session id → the deferred tools it loaded, in load order. */
+  readonly #loaded = new Map<string, Set<string>>()
+  /** One entry per `awaitServer` call still connecting. */
+  readonly #connecting = new Set<{ server: string }>()
 
   register(tool: ToolDefinition): void {
     if (this.#tools.has(tool.name)) throw new CoreError('TOOL_DUPLICATE', `a tool named ${tool.name} is already registered`)
@@ -59,21 +69,60 @@ export class ToolRegistry implements ToolRegistrar, SystemPromptRegistrar {
     return [...this.#sections.values()]
   }
 
-  /** Every tool in registration order, with its JSON Schema and the prompt sections about it. */
+  /**
+   * Every tool in registration order, deferred ones included, with its JSON Schema and the prompt
+   * sections about it: the view for a host without sessions, whose calls nothing defers.
+   */
   list(): ToolListing[] {
-    return [...this.#tools.values()].map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      inputSchema: toolJsonSchema(tool),
-      ...(tool.timeoutMs === undefined ? {} : { timeoutMs: tool.timeoutMs }),
-      isReadOnly: tool.isReadOnly,
-      isConcurrencySafe: tool.isConcurrencySafe,
-      shouldDefer: tool.shouldDefer,
-      alwaysLoad: tool.alwaysLoad,
-      ...(tool.searchHint === undefined ? {} : { searchHint: tool.searchHint }),
-      isMcp: tool.isMcp,
-      promptSections: this.sections().filter((s) => s.tool === tool.name),
-    }))
+    return [...this.#tools.values()].map((tool) => this.#listing(tool, []))
+  }
+
+  /**
+   * The tools a session's model is shown: every tool not deferred, and the deferred ones the session
+   * has loaded. While some deferred tools are not loaded, tool_search's listing carries a section that
+   * names them.
+   */
+  listFor(sessionId: string): ToolListing[] {
+    const loaded = this.#loaded.get(sessionId)
+    const unloaded = this.deferred()
+      .map((tool) => tool.name)
+      .filter((name) => loaded?.has(name) !== true)
+    const extra = unloaded.length === 0 ? [] : [unloadedToolsSection(unloaded)]
+    return [...this.#tools.values()]
+      .filter((tool) => !this.#defers(tool) || loaded?.has(tool.name) === true)
+      .map((tool) => this.#listing(tool, tool.name === TOOL_SEARCH_TOOL_NAME ? extra : []))
+  }
+
+  /** Every deferred tool in registration order. Nothing is deferred unless tool_search is registered to load it. */
+  deferred(): ToolDefinition[] {
+    return [...this.#tools.values()].filter((tool) => this.#defers(tool))
+  }
+
+  /** Loads deferred tools for a session; a name that is not deferred is already listed and is skipped. */
+  loadDeferred(sessionId: string, names: readonly string[]): void {
+    const unknown = names.filter((name) => !this.#tools.has(name))
+    if (unknown.length > 0) throw new CoreError('TOOL_NOT_FOUND', `cannot load ${unknown.join(', ')}: no tool has that name`)
+    const loaded = this.#loaded.get(sessionId) ?? new Set<string>()
+    for (const name of names) if (this.#defers(this.#tools.get(name)!)) loaded.add(name)
+    this.#loaded.set(sessionId, loaded)
+  }
+
+  /** The deferred tools a session has loaded, in load order; a host compares counts to see its listing change. */
+  loadedDeferred(sessionId: string): string[] {
+    return [...(this.#loaded.get(sessionId) ?? [])]
+  }
+
+  /** Counts an MCP server as connecting until `connecting` settles, so a search that finds nothing can name it. */
+  awaitServer(server: string, connecting: PromiseLike<unknown>): void {
+    const entry = { server }
+    this.#connecting.add(entry)
+    const settle = (): void => void this.#connecting.delete(entry)
+    Promise.resolve(connecting).then(settle, settle)
+  }
+
+  /** The MCP servers still connecting, sorted, each once. */
+  pendingServers(): string[] {
+    return [...new Set([...this.#connecting].map((entry) => entry.server))].sort()
   }
 
   /**
@@ -97,6 +146,10 @@ export class ToolRegistry implements ToolRegistrar, SystemPromptRegistrar {
     if (tool === undefined) {
       const known = [...this.#tools.keys()].join(', ') || 'none'
       return failure(new CoreError('TOOL_NOT_FOUND', `no tool named ${name}; registered tools: ${known}`))
+    }
+    const sessionId = options.agent?.session.header.id
+    if (sessionId !== undefined && this.#defers(tool) && this.#loaded.get(sessionId)?.has(name) !== true) {
+      return failure(notLoadedError(name))
     }
     const parsed = tool.parameters.safeParse(args)
     if (!parsed.success) return failure(invalidArguments(name, parsed.error))
@@ -133,6 +186,27 @@ export class ToolRegistry implements ToolRegistrar, SystemPromptRegistrar {
       return tool.presentResult(result, parsed.data)
     } catch {
       return undefined
+    }
+  }
+
+  /** Deferral needs a way back: without tool_search registered, nothing could load a deferred tool. */
+  #defers(tool: ToolDefinition): boolean {
+    return isDeferredTool(tool) && this.#tools.has(TOOL_SEARCH_TOOL_NAME)
+  }
+
+  #listing(tool: ToolDefinition, extraSections: readonly PromptSection[]): ToolListing {
+    return {
+      name: tool.name,
+      description: tool.description,
+      inputSchema: toolJsonSchema(tool),
+      ...(tool.timeoutMs === undefined ? {} : { timeoutMs: tool.timeoutMs }),
+      isReadOnly: tool.isReadOnly,
+      isConcurrencySafe: tool.isConcurrencySafe,
+      shouldDefer: tool.shouldDefer,
+      alwaysLoad: tool.alwaysLoad,
+      ...(tool.searchHint === undefined ? {} : { searchHint: tool.searchHint }),
+      isMcp: tool.isMcp,
+      promptSections: [...this.sections().filter((s) => s.tool === tool.name), ...extraSections],
     }
   }
 }

@@ -63,19 +63,19 @@ export interface ToolFailure {
 /** What the registry returns for a call: never a throw, and a code exactly when it failed. */
 export type ToolResult = ToolSuccess | ToolFailure
 
-/** How a host may schedule a tool and how ToolSearch treats it. */
+/** How a host may schedule a tool, and whether its schema waits for tool_search (docs/design.md#deferred-tools). */
 export interface ToolMetadata {
   /** The tool changes nothing outside itself. */
   isReadOnly: boolean
   /** Calls may run in parallel with other concurrency-safe calls. */
   isConcurrencySafe: boolean
-  /** ToolSearch: list only the name until a model asks for the schema. */
+  /** Deferred: a session sees only the name until tool_search loads the tool. */
   shouldDefer: boolean
-  /** ToolSearch: always send the full schema, whatever `shouldDefer` says. */
+  /** Never deferred, whatever `shouldDefer` or `isMcp` say. */
   alwaysLoad: boolean
-  /** ToolSearch: extra keywords to match. */
+  /** Extra keywords tool_search matches, beside the name and description. */
   searchHint?: string
-  /** The tool comes from an MCP server. */
+  /** The tool comes from an MCP server; such tools are deferred unless `alwaysLoad`. */
   isMcp: boolean
 }
 

@@ -181,3 +181,127 @@ describe('ToolRegistry.present', () => {
     expect(r.present('failing', { how: 'error' }, result)).toBeUndefined()
   })
 })
+
+describe('ToolRegistry deferred tools', () => {
+  const empty = z.strictObject({})
+  const tool = (name: string, metadata: { shouldDefer?: boolean; alwaysLoad?: boolean; isMcp?: boolean } = {}) =>
+    defineTool({
+      name,
+      description: `The ${name} tool.`,
+      parameters: empty,
+      ...metadata,
+      execute: async () => ({ content: `${name} ran` }),
+    })
+  const search = tool('tool_search', { shouldDefer: true })
+
+  /** A registry with a plain tool, a deferred one, an MCP one, an MCP one that always loads, and the search tool. */
+  function deferring(): ToolRegistry {
+    const r = new ToolRegistry()
+    for (const t of [
+      tool('grep'),
+      tool('notebook_edit', { shouldDefer: true }),
+      tool('mcp__slack__send_message', { isMcp: true }),
+      tool('mcp__github__get_me', { isMcp: true, alwaysLoad: true }),
+      search,
+    ])
+      r.register(t)
+    r.add({ id: 'search', tool: 'tool_search', text: 'Use tool_search.' })
+    return r
+  }
+  const names = (listings: { name: string }[]) => listings.map((l) => l.name)
+  const session = (id: string) => ({ agent: { session: { header: { id, cwd: '/w' } } } })
+
+  it('lists every tool to a host without sessions, deferred ones included', () => {
+    expect(names(deferring().list())).toEqual(['grep', 'notebook_edit', 'mcp__slack__send_message', 'mcp__github__get_me', 'tool_search'])
+  })
+
+  it("keeps deferred tools out of a session's listing and names them in tool_search's", () => {
+    const listed = deferring().listFor('s1')
+    expect(names(listed)).toEqual(['grep', 'mcp__github__get_me', 'tool_search'])
+    expect(listed.at(-1)!.promptSections).toEqual([
+      { id: 'search', tool: 'tool_search', text: 'Use tool_search.' },
+      {
+        id: 'core/deferred-tools',
+        tool: 'tool_search',
+        text: 'Deferred tools not loaded yet (names only; load one with tool_search before calling it): notebook_edit, mcp__slack__send_message.',
+      },
+    ])
+  })
+
+  it('lists the tools a session loaded, for that session only, and stops naming them once all are loaded', () => {
+    const r = deferring()
+    r.loadDeferred('s1', ['mcp__slack__send_message', 'grep'])
+    expect(names(r.listFor('s1'))).toEqual(['grep', 'mcp__slack__send_message', 'mcp__github__get_me', 'tool_search'])
+    expect(names(r.listFor('s2'))).toEqual(['grep', 'mcp__github__get_me', 'tool_search'])
+    expect(r.loadedDeferred('s1')).toEqual(['mcp__slack__send_message'])
+    expect(r.loadedDeferred('s2')).toEqual([])
+    r.loadDeferred('s1', ['notebook_edit', 'mcp__slack__send_message'])
+    expect(r.loadedDeferred('s1')).toEqual(['mcp__slack__send_message', 'notebook_edit'])
+    expect(
+      r
+        .listFor('s1')
+        .at(-1)!
+        .promptSections.map((s) => s.id),
+    ).toEqual(['search'])
+  })
+
+  it('reports the deferred tools in registration order, and loads none of an unknown name', () => {
+    const r = deferring()
+    expect(names(r.deferred())).toEqual(['notebook_edit', 'mcp__slack__send_message'])
+    expect(() => r.loadDeferred('s1', ['notebook_edit', 'nope', 'nada'])).toThrow(
+      expect.objectContaining({ code: 'TOOL_NOT_FOUND', message: 'cannot load nope, nada: no tool has that name' }),
+    )
+    expect(r.loadedDeferred('s1')).toEqual([])
+  })
+
+  it('defers nothing while no tool_search is registered to load it', () => {
+    const r = new ToolRegistry()
+    r.register(tool('notebook_edit', { shouldDefer: true }))
+    r.register(tool('mcp__slack__send_message', { isMcp: true }))
+    expect(r.deferred()).toEqual([])
+    expect(names(r.listFor('s1'))).toEqual(['notebook_edit', 'mcp__slack__send_message'])
+    expect(r.listFor('s1').flatMap((l) => l.promptSections)).toEqual([])
+  })
+
+  it('refuses a call to a deferred tool its session has not loaded, saying how to load it', async () => {
+    const r = deferring()
+    expect(await r.execute('mcp__slack__send_message', {}, session('s1'))).toEqual({
+      isError: true,
+      errorCode: 'TOOL_NOT_LOADED',
+      content:
+        'mcp__slack__send_message is a deferred tool not loaded in this session; load it with tool_search (query "select:mcp__slack__send_message"), then call it again',
+    })
+    r.loadDeferred('s1', ['mcp__slack__send_message'])
+    expect(await r.execute('mcp__slack__send_message', {}, session('s1'))).toEqual({
+      isError: false,
+      content: 'mcp__slack__send_message ran',
+    })
+    expect(await r.execute('mcp__slack__send_message', {}, session('s2'))).toMatchObject({ errorCode: 'TOOL_NOT_LOADED' })
+  })
+
+  it('runs any tool for a caller without a session, and tools never deferred in any session', async () => {
+    const r = deferring()
+    expect(await r.execute('notebook_edit', {})).toEqual({ isError: false, content: 'notebook_edit ran' })
+    for (const name of ['grep', 'mcp__github__get_me', 'tool_search']) {
+      expect(await r.execute(name, {}, session('s1'))).toEqual({ isError: false, content: `${name} ran` })
+    }
+  })
+
+  it('names the MCP servers still connecting, each once and sorted, until their connections settle', async () => {
+    const r = new ToolRegistry()
+    expect(r.pendingServers()).toEqual([])
+    let connectSlack!: () => void
+    let failJira!: (error: Error) => void
+    r.awaitServer('slack', new Promise<void>((resolve) => (connectSlack = resolve)))
+    r.awaitServer('jira', new Promise<void>((_, reject) => (failJira = reject)))
+    const linear = Promise.resolve()
+    r.awaitServer('slack', new Promise<void>(() => undefined))
+    r.awaitServer('linear', linear)
+    expect(r.pendingServers()).toEqual(['jira', 'linear', 'slack'])
+    connectSlack()
+    failJira(new Error('refused'))
+    await linear
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(r.pendingServers()).toEqual(['slack'])
+  })
+})

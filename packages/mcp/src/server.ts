@@ -33,7 +33,11 @@ export interface DshMcpServerParts {
 export function buildDshMcpServer(options: DshMcpOptions): DshMcpServerParts {
   // The low-level Server: McpServer would validate arguments against the schema itself, and its
   // messages would replace the registry's, which tell the model how to fix the call.
-  const server = new Server({ name: options.name, version: options.version }, { capabilities: { tools: {}, resources: {} } })
+  // listChanged: tool_search adds deferred tools to the session's listing as it loads them.
+  const server = new Server(
+    { name: options.name, version: options.version },
+    { capabilities: { tools: { listChanged: true }, resources: {} } },
+  )
   server.onerror = (error) => options.logger.warn(`mcp: ${error.message}`)
   const links = new SpillLinks(options.session)
   const cwd =

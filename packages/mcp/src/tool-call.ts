@@ -1,4 +1,4 @@
-// tools/list and tools/call: the registry's tools, each call run in the session's cwd under the request's signal.
+// tools/list and tools/call: the session's tools, each call run in the session's cwd under the request's signal.
 import type { ToolRegistry, ToolResult } from '@dsh/core'
 import { ProtocolError, ProtocolErrorCode, type CallToolResult, type ContentBlock, type Server } from '@modelcontextprotocol/server'
 import type { SessionCwd } from './session-cwd.js'
@@ -17,19 +17,41 @@ export interface ToolHandlerDeps {
   links: SpillLinks
 }
 
-/** Answers tools/list and tools/call; the returned function resolves once every call still running has settled. */
+/**
+ * Answers tools/list with the session's listing (deferred tools only once tool_search loaded them) and
+ * tools/call; the returned function resolves once every call still running has settled.
+ */
 export function registerToolHandlers(server: Server, deps: ToolHandlerDeps): () => Promise<void> {
   const running = new Set<Promise<unknown>>()
-  server.setRequestHandler('tools/list', () => ({ tools: deps.registry.list().map(toMcpTool) }))
+  server.setRequestHandler('tools/list', () => ({ tools: deps.registry.listFor(deps.session).map(toMcpTool) }))
+  const announceLoadedTools = toolListAnnouncer(server, deps)
   // The SDK runs each request's handler as it arrives, so calls overlap; nothing here serializes them.
   server.setRequestHandler('tools/call', (request, ctx) => {
-    const call = callTool(deps, request.params.name, request.params.arguments ?? {}, ctx.mcpReq.signal)
+    const call = callTool(deps, request.params.name, request.params.arguments ?? {}, ctx.mcpReq.signal).then(async (result) => {
+      await announceLoadedTools()
+      return result
+    })
     running.add(call)
     void call.finally(() => running.delete(call)).catch(() => undefined)
     return call
   })
   return async () => {
     await Promise.allSettled([...running])
+  }
+}
+
+/**
+ * Sends notifications/tools/list_changed once a call has loaded deferred tools into the session, before
+ * the call's result, so a host holding the result knows to fetch the list again. A session only ever
+ * gains tools, so a longer loaded list is a changed listing.
+ */
+function toolListAnnouncer(server: Server, deps: ToolHandlerDeps): () => Promise<void> {
+  let announced = deps.registry.loadedDeferred(deps.session).length
+  return async () => {
+    const loaded = deps.registry.loadedDeferred(deps.session).length
+    if (loaded === announced) return
+    announced = loaded
+    await server.sendToolListChanged()
   }
 }
 

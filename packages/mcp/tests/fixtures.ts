@@ -1,8 +1,9 @@
 // Test plugins, a harness built from them, and the official client connected over linked in-memory transports.
-import { Client, InMemoryTransport, type JSONRPCMessage, type Root } from '@modelcontextprotocol/client'
+import { Client, InMemoryTransport, type JSONRPCMessage, type Root, type Tool } from '@modelcontextprotocol/client'
 import { z } from 'zod'
 import { defineTool, HarnessError, loadHarness, type Harness, type Logger, type PluginContext, type SpillStore } from '@dsh/core'
 import { createDshMcpServer, type DshMcpOptions } from '@dsh/mcp'
+import * as toolSearch from '@dsh/tool-search'
 
 /** What the `wait` tool saw of one call: when it started, and the signal it was given. */
 export interface WaitCall {
@@ -30,6 +31,7 @@ export async function testHarness(options: { spillStore?: SpillStore | false } =
   const texts = new Map([[SPILLED, 'line 1\nline 2\nline 3\n']])
   const store: SpillStore = {
     saveText: () => Promise.reject(new Error('not used')),
+    saveStream: () => Promise.reject(new Error('not used')),
     holds: (path) => path.startsWith('/spill/'),
     readText: async (locator) => {
       const text = texts.get(locator)
@@ -53,6 +55,36 @@ export async function testHarness(options: { spillStore?: SpillStore | false } =
   const services = options.spillStore === false ? {} : { spillStore: options.spillStore ?? store }
   const harness = await loadHarness({ plugins: [tools], services, logger: silentLogger() })
   return { harness, waits, texts }
+}
+
+/**
+ * A harness whose tools wait for tool_search: `echo`, listed from the start, two tools of an MCP server
+ * named `notes` (deferred as every MCP tool is), and tool_search.
+ */
+export async function deferringHarness(): Promise<Harness> {
+  const notes = {
+    name: 'notes',
+    inject: ['tools'] as const,
+    Config: z.strictObject({}),
+    apply(ctx: PluginContext<'tools'>) {
+      ctx.tools.register(echo)
+      for (const [name, description] of [
+        ['mcp__notes__add_note', 'Add a note to the notebook.'],
+        ['mcp__notes__list_notes', 'List the notes in the notebook.'],
+      ] as const) {
+        ctx.tools.register(
+          defineTool({
+            name,
+            description,
+            parameters: z.strictObject({ text: z.string() }),
+            isMcp: true,
+            execute: async ({ text }) => ({ content: `${name}: ${text}` }),
+          }),
+        )
+      }
+    },
+  }
+  return loadHarness({ plugins: [notes, toolSearch], logger: silentLogger() })
 }
 
 const echo = defineTool({
@@ -119,9 +151,13 @@ export interface Connection {
   close(): Promise<void>
 }
 
-/** How the test client presents itself: with `roots`, it declares the capability and answers roots/list. */
+/**
+ * How the test client presents itself: with `roots`, it declares the capability and answers roots/list;
+ * with `onToolsChanged`, it fetches the tool list again whenever the server says it changed, as a host does.
+ */
 export interface ClientSetup {
   roots?: () => Root[] | Promise<Root[]>
+  onToolsChanged?: (tools: Tool[]) => void
 }
 
 /** Connects the official client to a fresh server over linked in-memory transports. */
@@ -143,9 +179,19 @@ export async function connect(harness: Harness, options: Partial<DshMcpOptions> 
     sent.push(message)
     return send(message, sendOptions)
   }
+  const onToolsChanged = setup.onToolsChanged
   const client = new Client(
     { name: 'test-client', version: '1.0.0' },
-    setup.roots === undefined ? {} : { capabilities: { roots: { listChanged: true } } },
+    {
+      ...(setup.roots === undefined ? {} : { capabilities: { roots: { listChanged: true } } }),
+      ...(onToolsChanged === undefined
+        ? {}
+        : {
+            listChanged: {
+              tools: { debounceMs: 0, onChanged: (_error: Error | null, tools: Tool[] | null) => onToolsChanged(tools ?? []) },
+            },
+          }),
+    },
   )
   const roots = setup.roots
   if (roots !== undefined) client.setRequestHandler('roots/list', async () => ({ roots: await roots() }))

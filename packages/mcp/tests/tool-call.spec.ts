@@ -1,6 +1,6 @@
 import { ProtocolError } from '@modelcontextprotocol/client'
 import { afterEach, describe, expect, it } from 'vitest'
-import { connect, testHarness, waitUntil, type Connection } from './fixtures.js'
+import { connect, deferringHarness, testHarness, waitUntil, type Connection } from './fixtures.js'
 
 let connection: Connection | undefined
 afterEach(async () => {
@@ -104,5 +104,82 @@ describe('tools/call', () => {
     expect(await waitUntil(() => waits.length === 2, 5000)).toBe(true)
     for (const call of waits) call.release()
     for (const result of await Promise.all([first, second])) expect(result.content).toEqual([{ type: 'text', text: 'released' }])
+  })
+})
+
+describe('deferred tools', () => {
+  const names = (tools: { name: string }[]) => tools.map((t) => t.name)
+  const NOT_LISTED = 'Deferred tools not loaded yet (names only; load one with tool_search before calling it)'
+
+  it('lists a deferred tool once tool_search loads it, telling the client the list changed before the result', async () => {
+    const refetched: string[][] = []
+    connection = await connect(await deferringHarness(), {}, { onToolsChanged: (tools) => refetched.push(names(tools)) })
+    const { client, sent } = connection
+    expect(client.getServerCapabilities()?.tools).toEqual({ listChanged: true })
+
+    const initial = await client.listTools()
+    expect(names(initial.tools)).toEqual(['echo', 'tool_search'])
+    expect(initial.tools[1]!.description).toContain(`${NOT_LISTED}: mcp__notes__add_note, mcp__notes__list_notes.`)
+
+    const early = await client.callTool({ name: 'mcp__notes__add_note', arguments: { text: 'milk' } })
+    expect(early).toMatchObject({ isError: true, _meta: { 'dsh/errorCode': 'TOOL_NOT_LOADED' } })
+    expect(early.content).toEqual([
+      { type: 'text', text: expect.stringContaining('load it with tool_search (query "select:mcp__notes__add_note")') },
+    ])
+    expect(sent.some((m) => 'method' in m && m.method === 'notifications/tools/list_changed')).toBe(false)
+
+    const search = await client.callTool({ name: 'tool_search', arguments: { query: 'add note' } })
+    expect(search.content).toEqual([
+      { type: 'text', text: expect.stringMatching(/^Loaded 2 tools; .*\n- mcp__notes__add_note: Add a note to the notebook\./) },
+    ])
+    const changed = sent.findIndex((m) => 'method' in m && m.method === 'notifications/tools/list_changed')
+    const answered = sent.findIndex((m) => 'result' in m && JSON.stringify(m.result).includes('Loaded 2 tools'))
+    expect(changed).toBeGreaterThan(-1)
+    expect(changed).toBeLessThan(answered)
+    expect(await waitUntil(() => refetched.length === 1, 5000)).toBe(true)
+    expect(refetched[0]).toEqual(['echo', 'mcp__notes__add_note', 'mcp__notes__list_notes', 'tool_search'])
+
+    const next = await client.listTools()
+    expect(next.tools.find((t) => t.name === 'mcp__notes__add_note')).toMatchObject({
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    })
+    expect(next.tools.find((t) => t.name === 'tool_search')!.description).not.toContain(NOT_LISTED)
+    expect(await client.callTool({ name: 'mcp__notes__add_note', arguments: { text: 'milk' } })).toEqual({
+      content: [{ type: 'text', text: 'mcp__notes__add_note: milk' }],
+      isError: false,
+    })
+  })
+
+  it('tells the client only when a call loaded something new', async () => {
+    connection = await connect(await deferringHarness())
+    const { client, sent } = connection
+    const changes = () => sent.filter((m) => 'method' in m && m.method === 'notifications/tools/list_changed').length
+    await client.callTool({ name: 'echo', arguments: { text: 'hi' } })
+    await client.callTool({ name: 'tool_search', arguments: { query: 'kubernetes' } })
+    expect(changes()).toBe(0)
+    await client.callTool({ name: 'tool_search', arguments: { query: 'select:mcp__notes__add_note' } })
+    expect(changes()).toBe(1)
+    await client.callTool({ name: 'tool_search', arguments: { query: 'select:mcp__notes__add_note,echo' } })
+    expect(changes()).toBe(1)
+    await client.callTool({ name: 'tool_search', arguments: { query: 'select:mcp__notes__list_notes' } })
+    expect(changes()).toBe(2)
+  })
+
+  it('serves each session its own loads: a server for another session lists the tool as not loaded', async () => {
+    const harness = await deferringHarness()
+    connection = await connect(harness, { session: 'first' })
+    await connection.client.callTool({ name: 'tool_search', arguments: { query: 'select:mcp__notes__add_note' } })
+    const other = await connect(harness, { session: 'second' })
+    try {
+      expect(names((await other.client.listTools()).tools)).toEqual(['echo', 'tool_search'])
+      // A server started for a session that already loaded tools lists them and has nothing to announce.
+      const again = await connect(harness, { session: 'first' })
+      expect(names((await again.client.listTools()).tools)).toEqual(['echo', 'mcp__notes__add_note', 'tool_search'])
+      await again.client.callTool({ name: 'echo', arguments: { text: 'hi' } })
+      expect(again.sent.some((m) => 'method' in m && m.method === 'notifications/tools/list_changed')).toBe(false)
+      await again.close()
+    } finally {
+      await other.close()
+    }
   })
 })
