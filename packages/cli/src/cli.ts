@@ -2,10 +2,11 @@
 import { readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { Readable, Writable } from 'node:stream'
-import { HarnessError, stderrLogger, type Harness, type Logger, type ToolListing } from '@dsh/core'
+import { HarnessError, stderrLogger, type Harness, type Logger, type ToolListing, type ToolResult, type WithheldTool } from '@dsh/core'
 import { readCommandLine, UsageError, type CommandLine } from './command-line.js'
 import { createDshHarness } from './harness.js'
-import { nearestCommand } from './suggest.js'
+import { linesFormatFor, type LinesFormat } from './lines.js'
+import { nearestName } from './suggest.js'
 import { readToolArgs } from './tool-args.js'
 import { toolShape } from './tool-shape.js'
 import { BUILTIN_COMMANDS, builtinUsage, globalUsage, toolUsage, type BuiltinCommand } from './usage.js'
@@ -44,6 +45,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return EXIT.usage
     }
     if (!(error instanceof UsageError)) throw error
+    // A typo gets one line naming what was meant; anything else, a pointer to the help.
+    if (error.suggestion !== undefined) {
+      io.stderr.write(`dsh: ${error.message}; did you mean ${error.suggestion}?\n`)
+      return EXIT.usage
+    }
     const help = error.command === undefined ? 'dsh --help' : `dsh ${error.command} --help`
     io.stderr.write(`dsh: ${error.message}\nRun ${help} for usage.\n`)
     return EXIT.usage
@@ -54,12 +60,16 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
 const CANCEL_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 
-/** A loaded session: the harness, the directory calls run in, and where warnings go. */
+/** A loaded session: the harness, the tools its plugins withheld, the directory calls run in, and where warnings go. */
 interface Session {
   harness: Harness
+  withheld: WithheldTool[]
   cwd: string
   logger: Logger
 }
+
+/** The code `--format json` reports for a tool its plugin withheld here (grep without ripgrep). */
+const UNAVAILABLE = 'TOOL_UNAVAILABLE'
 
 async function runInvocation(argv: readonly string[], io: CliIo, signal: AbortSignal): Promise<number> {
   const line = readCommandLine(argv)
@@ -72,14 +82,21 @@ async function runInvocation(argv: readonly string[], io: CliIo, signal: AbortSi
   const tools = session.harness.registry.list()
   const command = line.command
   if (command === undefined) {
-    io.stdout.write(globalUsage(tools))
+    io.stdout.write(globalUsage(tools, session.withheld))
     return EXIT.ok
   }
   if (Object.hasOwn(BUILTIN_COMMANDS, command)) return runBuiltin(command as BuiltinCommand, line, session, io, signal)
   const tool = tools.find((t) => t.name === command)
   if (tool === undefined) {
-    const near = nearestCommand(command, [...tools.map((t) => t.name), ...Object.keys(BUILTIN_COMMANDS)])
-    throw new UsageError(`unknown command ${JSON.stringify(command)}${near === undefined ? '' : `; did you mean ${near}?`}`)
+    // A tool its plugin could not register here exists all the same: say why it is missing.
+    const withheld = session.withheld.find((w) => w.name === command)
+    if (withheld !== undefined) {
+      const content = `${withheld.name} is unavailable: ${withheld.reason}`
+      return printResult({ isError: true, errorCode: UNAVAILABLE, content }, { view: null, lines: undefined }, line, io)
+    }
+    const known = [...tools, ...session.withheld].map((t) => t.name)
+    const near = nearestName(command, [...known, ...Object.keys(BUILTIN_COMMANDS)])
+    throw new UsageError(`unknown command ${JSON.stringify(command)}`, { suggestion: near })
   }
   if (line.common.help) {
     io.stdout.write(toolUsage(tool))
@@ -90,18 +107,35 @@ async function runInvocation(argv: readonly string[], io: CliIo, signal: AbortSi
 
 async function runTool(tool: ToolListing, line: CommandLine, session: Session, io: CliIo, signal: AbortSignal): Promise<number> {
   const args = readToolArgs(tool.name, line.argv, toolShape(tool))
+  const lines = line.common.format === 'lines' ? linesFormatFor(tool.name, line.common.nul) : undefined
   const agent = { session: { header: { id: line.common.session ?? 'cli', cwd: session.cwd } } }
   const result = await session.harness.registry.execute(tool.name, args, { agent, signal })
-  if (line.common.format === 'json') {
-    const view = session.harness.registry.present(tool.name, args, result) ?? null
+  const view = line.common.format === 'json' ? (session.harness.registry.present(tool.name, args, result) ?? null) : null
+  const status = printResult(result, { view, lines }, line, io)
+  return signal.aborted ? EXIT.interrupted : status
+}
+
+/**
+ * Prints one result and returns the exit status. JSON keeps stdout for everything. Otherwise stdout
+ * carries only results, as rg and gh do: a failure goes to stderr, and in lines the notes too.
+ */
+function printResult(result: ToolResult, how: { view: unknown; lines: LinesFormat | undefined }, line: CommandLine, io: CliIo): number {
+  const { format, nul } = line.common
+  const { view, lines } = how
+  if (format === 'json') {
     const printed = result.isError
       ? { isError: true, errorCode: result.errorCode, content: result.content, meta: null, view }
       : { isError: false, content: result.content, meta: result.meta ?? null, view }
     io.stdout.write(`${JSON.stringify(printed)}\n`)
+  } else if (result.isError) {
+    io.stderr.write(`${result.content}\n`)
+  } else if (lines !== undefined) {
+    const { records, notes } = lines.print(result.value, nul)
+    io.stdout.write(records)
+    for (const note of notes) io.stderr.write(`dsh: ${note}\n`)
   } else {
     io.stdout.write(`${result.content}\n`)
   }
-  if (signal.aborted) return EXIT.interrupted
   return result.isError ? EXIT.toolError : EXIT.ok
 }
 
@@ -113,7 +147,10 @@ async function runBuiltin(command: BuiltinCommand, line: CommandLine, session: S
   readToolArgs(command, line.argv, { positionals: [], flags: [] })
   if (command === 'tools') {
     const tools = session.harness.registry.list()
-    io.stdout.write(line.common.format === 'json' ? `${JSON.stringify(tools, null, 2)}\n` : formatToolList(tools))
+    const { format, nul } = line.common
+    if (format === 'json') io.stdout.write(`${JSON.stringify(tools, null, 2)}\n`)
+    else if (format === 'lines') io.stdout.write(tools.map((tool) => `${tool.name}${nul ? '\0' : '\n'}`).join(''))
+    else io.stdout.write(formatToolList(tools))
     return EXIT.ok
   }
   // Loaded only for this command: the MCP SDK's schemas cost ~200 ms to build, which every other
@@ -147,7 +184,8 @@ async function loadSession(line: CommandLine, io: CliIo): Promise<Session> {
     roots: common.roots.map((root) => path.resolve(io.cwd, root)),
     logger,
   })
-  return { harness, cwd, logger }
+  // The loader always provides toolAvailability.
+  return { harness, withheld: harness.get('toolAvailability')!.withheld(), cwd, logger }
 }
 
 async function directory(dir: string): Promise<string> {

@@ -1,19 +1,34 @@
 // The first reading of a `dsh` command line: the command, and the options every command shares.
 import { parseArgs } from 'node:util'
+import { nearestOption } from './suggest.js'
+
+/** What a usage error knows besides its message. */
+export interface UsageHelp {
+  /** The command whose `--help` would have helped, when one was named. */
+  command?: string | undefined
+  /** The valid name nearest to a mistyped one: the one-line message names it in place of a pointer to `--help`. */
+  suggestion?: string | undefined
+}
 
 /** A command line that does not make sense; exit status 2. */
 export class UsageError extends Error {
-  /** The command whose `--help` would have helped, when one was named. */
   readonly command: string | undefined
+  readonly suggestion: string | undefined
 
-  constructor(message: string, command?: string) {
+  constructor(message: string, { command, suggestion }: UsageHelp = {}) {
     super(message)
     this.command = command
+    this.suggestion = suggestion
   }
 }
 
-/** The output formats: the model-facing text, or one JSON object for programs. */
-export type OutputFormat = 'text' | 'json'
+/**
+ * The output formats: the model-facing text; one JSON object for programs; or lines for scripts, as
+ * rg and fd print them (paths, `path:line:text`, a file's raw lines), notes on stderr.
+ */
+export type OutputFormat = 'text' | 'json' | 'lines'
+
+const FORMATS: readonly string[] = ['text', 'json', 'lines'] satisfies OutputFormat[]
 
 /** The options every command takes, anywhere before `--`. */
 export interface CommonOptions {
@@ -24,6 +39,8 @@ export interface CommonOptions {
   /** `--root DIR`, repeatable: directories added to the access roots. */
   roots: string[]
   format: OutputFormat
+  /** `-0`/`--null`: in lines, a NUL ends each path instead of a newline (or a colon, in grep's records). */
+  nul: boolean
   help: boolean
   version: boolean
 }
@@ -43,6 +60,8 @@ export const COMMON_OPTIONS = {
   session: { type: 'string' },
   root: { type: 'string', multiple: true },
   format: { type: 'string' },
+  // -0 as fd, xargs and find -print0 have it.
+  null: { type: 'boolean', short: '0' },
   help: { type: 'boolean', short: 'h' },
   // -V as rg and fd have it: rg users mean -v as invert-match.
   version: { type: 'boolean', short: 'V' },
@@ -59,8 +78,13 @@ export function readCommandLine(argv: readonly string[]): CommandLine {
   const early = tokens.find(
     (token) => token.kind === 'option' && !(token.name in COMMON_OPTIONS) && (first === undefined || token.index < first.index),
   )
-  if (early?.kind === 'option' && command !== undefined) {
-    throw new UsageError(`${early.rawName} must follow the command: dsh ${command} … ${early.rawName}`, command)
+  if (early?.kind === 'option') {
+    // A typo of a shared option (`--fromat`) is named as one; anything else may be the command's own.
+    const suggestion = nearestOption(early.rawName, Object.keys(COMMON_OPTIONS))
+    if (suggestion !== undefined) throw new UsageError(`unknown option ${early.rawName}`, { suggestion })
+    if (command !== undefined)
+      throw new UsageError(`${early.rawName} must follow the command: dsh ${command} … ${early.rawName}`, { command })
+    throw new UsageError(`unknown option ${early.rawName}`)
   }
   // Only a flag written alone counts: `-xv` or `-f/proc/self/environ` is a group of short options
   // (for the command to reject), not a request for the version or the help.
@@ -80,11 +104,18 @@ function commonOptions(argv: readonly string[]): CommonOptions {
   // Without strict parsing a bare `--root` is `true`, and a repeated one an array of whatever came.
   const roots = [values.root ?? []].flat()
   if (roots.some((root) => typeof root !== 'string')) throw new UsageError("Option '--root <value>' argument missing")
-  const format = text('format') ?? 'text'
-  if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, not ${JSON.stringify(format)}`)
+  const given = text('format')
+  if (given !== undefined && !FORMATS.includes(given)) {
+    throw new UsageError(`--format must be text, json or lines, not ${JSON.stringify(given)}`)
+  }
+  const nul = values.null === true
+  // -0 alone asks for lines, as it does of fd; beside another format it means nothing.
+  if (nul && given !== undefined && given !== 'lines') throw new UsageError(`-0 (--null) goes with --format lines, not ${given}`)
+  const format = (given ?? (nul ? 'lines' : 'text')) as OutputFormat
   const [cwd, configFile, spillDir, session] = [text('cwd'), text('config'), text('spill-dir'), text('session')]
   return {
     format,
+    nul,
     roots: roots as string[],
     help: false,
     version: false,

@@ -1,7 +1,7 @@
-// "Did you mean": the known command nearest to a mistyped one.
+// "Did you mean": the known command or option nearest to a mistyped one.
 
 /** The nearest candidate by edit distance, when it is near enough to be what was meant. */
-export function nearestCommand(typed: string, candidates: readonly string[]): string | undefined {
+export function nearestName(typed: string, candidates: readonly string[]): string | undefined {
   let best: string | undefined
   let bestDistance = Infinity
   for (const candidate of candidates) {
@@ -27,4 +27,18 @@ function editDistance(a: string, b: string): number {
     }
   }
   return rows[a.length]![b.length]!
+}
+
+/**
+ * The long option (`--include`) nearest to a mistyped long option, from the options' bare names. A
+ * short option gets none: one letter is one edit from every other, and `-v` (rg's invert-match) is no
+ * slip for `-V`.
+ */
+export function nearestOption(rawName: string, names: readonly string[]): string | undefined {
+  if (!rawName.startsWith('--')) return undefined
+  const near = nearestName(
+    rawName.slice(2),
+    names.filter((name) => name.length > 1),
+  )
+  return near === undefined ? undefined : `--${near}`
 }

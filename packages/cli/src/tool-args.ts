@@ -1,6 +1,7 @@
 // The second reading of a command line: a tool's arguments, typed by its schema.
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { COMMON_OPTIONS, UsageError } from './command-line.js'
+import { nearestOption } from './suggest.js'
 import { flagName, synopsis, type CliParam, type ToolShape } from './tool-shape.js'
 
 type OptionSpec = NonNullable<ParseArgsConfig['options']>[string]
@@ -14,12 +15,13 @@ const DECIMAL = /^[+-]?\d+(\.\d+)?$/
  * rejects is the tool's error, while a word that is not even a number is a usage error here.
  */
 export function readToolArgs(command: string, argv: readonly string[], shape: ToolShape): Record<string, unknown> {
-  const options = toolOptions(shape)
+  const options = { ...toolOptions(shape), ...COMMON_OPTIONS }
   let parsed: { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] }
   try {
-    parsed = parseArgs({ args: [...argv], options: { ...options, ...COMMON_OPTIONS }, allowPositionals: true, strict: true })
+    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true })
   } catch (error) {
-    throw new UsageError((error as Error).message, command)
+    if ((error as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw unknownOption(command, argv, options)
+    throw new UsageError((error as Error).message, { command })
   }
   const given = (param: CliParam) => (optionKey(param) in COMMON_OPTIONS ? undefined : parsed.values[optionKey(param)])
   // Words fill the positionals not already given as flags, in order.
@@ -28,7 +30,7 @@ export function readToolArgs(command: string, argv: readonly string[], shape: To
   if (words.length > open.length || open.slice(words.length).some((param) => param.required)) {
     const expected = synopsis(command, { positionals: open, flags: [] }).slice(command.length + 1)
     const takes = shape.positionals.length === 0 ? 'no arguments' : expected === '' ? 'no more words' : expected
-    throw new UsageError(`${command} takes ${takes}`, command)
+    throw new UsageError(`${command} takes ${takes}`, { command })
   }
   const args: Record<string, unknown> = {}
   for (const param of [...shape.positionals, ...shape.flags]) {
@@ -36,6 +38,15 @@ export function readToolArgs(command: string, argv: readonly string[], shape: To
     if (value !== undefined) args[param.name] = convert(command, param, value)
   }
   return args
+}
+
+/** The first option the command does not take, named with the valid one nearest to it when there is one. */
+function unknownOption(command: string, argv: readonly string[], options: Record<string, OptionSpec>): UsageError {
+  const { tokens } = parseArgs({ args: [...argv], options, allowPositionals: true, strict: false, tokens: true })
+  const unknown = tokens.find((token) => token.kind === 'option' && !(token.name in options))
+  // Strict parsing failed on an unknown option, so a lenient one finds it.
+  const rawName = (unknown as { rawName: string }).rawName
+  return new UsageError(`unknown option ${rawName}`, { command, suggestion: nearestOption(rawName, Object.keys(options)) })
 }
 
 /** Each parameter as a `util.parseArgs` option keyed by its bare name; one-letter names are short flags too. */
@@ -59,6 +70,6 @@ function optionKey(param: CliParam): string {
 function convert(command: string, param: CliParam, value: string | boolean | string[]): unknown {
   if (param.type !== 'number') return value
   const text = value as string
-  if (!DECIMAL.test(text)) throw new UsageError(`${flagName(param)} must be a number, not ${JSON.stringify(text)}`, command)
+  if (!DECIMAL.test(text)) throw new UsageError(`${flagName(param)} must be a number, not ${JSON.stringify(text)}`, { command })
   return Number(text)
 }

@@ -1,5 +1,5 @@
 // What `dsh --help` and `dsh COMMAND --help` print, generated from the registered tools.
-import type { ToolListing } from '@dsh/core'
+import type { ToolListing, WithheldTool } from '@dsh/core'
 import { flagName, synopsis, toolShape } from './tool-shape.js'
 
 /** The commands that are not tools, with their synopsis and what they do. */
@@ -18,16 +18,23 @@ const OPTIONS = `Options (any command, anywhere before "--"):
   --session ID       the session id that owns spilled results (default: cli; mcp: mcp)
   --root DIR         a directory the tools may also reach (repeatable); by default only the session's
                      working directory and the spill store are reachable
-  --format text|json text prints the model-facing text; json prints {isError, errorCode?, content, meta, view}
+  --format FORMAT    text: the model-facing text; json: {isError, errorCode?, content, meta, view};
+                     lines: for scripts, every path (glob), path:line:text (grep) or raw line (read), notes on stderr
+  -0, --null         with lines: end each path with NUL (grep: NUL after the path); alone, it selects lines
   -h, --help         this text; dsh COMMAND --help describes one command
   -V, --version      the version`
 
 const FOOTER = `A value that starts with "-" goes after "--" (dsh grep -- -foo) or as --NAME=VALUE (--pattern=-foo).
+A tool's error goes to stderr (with json, to stdout as the object).
 Exit status: 0 success (no matches is success), 1 the tool returned an error, 2 usage error, 130 interrupted.`
 
-/** `dsh --help`: every registered tool as a command, then the built-ins, the options and the exit statuses. */
-export function globalUsage(tools: readonly ToolListing[]): string {
+/**
+ * `dsh --help`: every registered tool as a command, the tools withheld here (`dsh NAME` says why), then
+ * the built-ins, the options and the exit statuses.
+ */
+export function globalUsage(tools: readonly ToolListing[], withheld: readonly WithheldTool[] = []): string {
   const rows: [string, string][] = tools.map((tool) => [synopsis(tool.name, toolShape(tool)), firstSentence(tool.description)])
+  for (const { name } of withheld) rows.push([name, `unavailable here; dsh ${name} says why`])
   for (const command of Object.values(BUILTIN_COMMANDS)) rows.push([command.synopsis, command.summary])
   const width = Math.min(48, Math.max(...rows.map(([left]) => left.length)))
   const lines = rows.map(([left, right]) => `  dsh ${left.padEnd(width)}  ${right}`)

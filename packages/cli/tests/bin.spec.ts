@@ -1,7 +1,7 @@
 // The installed `dsh` as a user runs it: node_modules/.bin/dsh, a real process, its exit status and streams.
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
-import { existsSync, readFileSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { processesMentioning, tempDir, waitUntil, writeTree } from './io.js'
@@ -13,14 +13,23 @@ const { version } = JSON.parse(readFileSync(join(repo, 'packages', 'cli', 'packa
 
 const tree = tempDir('bin')
 const spill = tempDir('bin-spill')
-beforeAll(() => writeTree(tree, { 'a.txt': 'needle\n-foo\n' }))
+beforeAll(() => writeTree(tree, { 'a.txt': 'needle\n-foo\n', 'sub/b.txt': 'one needle\ntwo\n' }))
 afterAll(() => {
   for (const dir of [tree, spill]) rmSync(dir, { recursive: true, force: true })
 })
 
 function dshProcess(...argv: string[]) {
+  return dshWith({}, ...argv)
+}
+
+function dshWith(env: NodeJS.ProcessEnv, ...argv: string[]) {
   expect(existsSync(built), `${built} is missing: run \`npx tsc -b\` before this test`).toBe(true)
-  const run = spawnSync(bin, ['--spill-dir', spill, ...argv], { cwd: tree, encoding: 'utf8', timeout: 15_000 })
+  const run = spawnSync(bin, ['--spill-dir', spill, ...argv], {
+    cwd: tree,
+    encoding: 'utf8',
+    timeout: 15_000,
+    env: { ...process.env, ...env },
+  })
   return { code: run.status, stdout: run.stdout, stderr: run.stderr }
 }
 
@@ -30,7 +39,11 @@ describe('node_modules/.bin/dsh', () => {
   })
 
   it('greps from the process cwd and exits 0', () => {
-    expect(dshProcess('grep', 'needle')).toEqual({ code: 0, stdout: 'Found 1 match\n\na.txt\nLine 1: needle\n', stderr: '' })
+    expect(dshProcess('grep', 'needle')).toEqual({
+      code: 0,
+      stdout: 'Found 2 matches\n\na.txt\nLine 1: needle\n\nsub/b.txt\nLine 1: one needle\n',
+      stderr: '',
+    })
   })
 
   it('searches a dash-led pattern after "--" and runs no shell syntax', () => {
@@ -44,6 +57,86 @@ describe('node_modules/.bin/dsh', () => {
     expect(invalid.code).toBe(1)
     expect(JSON.parse(invalid.stdout)).toMatchObject({ isError: true })
     expect(dshProcess('frob')).toEqual({ code: 2, stdout: '', stderr: 'dsh: unknown command "frob"\nRun dsh --help for usage.\n' })
+  })
+
+  it('starts under BusyBox env, which takes no -S: the shebang names node alone', () => {
+    expect(existsSync('/bin/busybox'), 'install busybox (apt-get install busybox), as .ci/run does').toBe(true)
+    const launcher = join(repo, 'packages', 'cli', 'bin', 'dsh.js')
+    // The kernel runs `#!INTERPRETER ARG` as INTERPRETER, then everything after it as one word.
+    const [, interpreter, arg] = /^#!(\S+)(?: (.*))?\n/.exec(readFileSync(launcher, 'utf8'))!
+    expect(interpreter).toBe('/usr/bin/env')
+    const run = spawnSync('/bin/busybox', ['env', ...(arg === undefined ? [] : [arg]), launcher, '--version'], {
+      encoding: 'utf8',
+      env: { PATH: `${dirname(process.execPath)}:/usr/bin:/bin` },
+    })
+    expect({ code: run.status, stdout: run.stdout, stderr: run.stderr }).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' })
+  })
+
+  it('--format lines prints paths, path:line:text or raw lines, -0 ends paths with NUL, notes go to stderr', () => {
+    expect(dshProcess('glob', '*.txt', 'sub', '--format', 'lines')).toEqual({ code: 0, stdout: 'sub/b.txt\n', stderr: '' })
+    expect(dshProcess('glob', 'b.txt', 'sub', '-0')).toEqual({ code: 0, stdout: 'sub/b.txt\0', stderr: '' })
+    expect(dshProcess('grep', 'needle', '--format', 'lines')).toEqual({
+      code: 0,
+      stdout: 'a.txt:1:needle\nsub/b.txt:1:one needle\n',
+      stderr: '',
+    })
+    expect(dshProcess('grep', 'needle', 'sub', '--null')).toEqual({ code: 0, stdout: 'sub/b.txt\x001:one needle\n', stderr: '' })
+    expect(dshProcess('read', 'sub/b.txt', '--limit', '1', '--format', 'lines')).toEqual({
+      code: 0,
+      stdout: 'one needle\n',
+      stderr: `dsh: ${join(tree, 'sub', 'b.txt')} continues: read on with --offset 2\n`,
+    })
+  })
+
+  it('prints an error result on stderr with exit 1 in text and lines, and on stdout in json', () => {
+    for (const format of ['text', 'lines']) {
+      const run = dshProcess('grep', 'a(', '--format', format)
+      expect(run).toMatchObject({ code: 1, stdout: '' })
+      expect(run.stderr).toMatch(/^grep pattern or include rejected by rg: .*regex parse error/s)
+    }
+    expect(dshProcess('grep', 'a(', '--format', 'json')).toMatchObject({
+      code: 1,
+      stdout: expect.stringMatching(/^\{"isError":true/),
+      stderr: '',
+    })
+  })
+
+  it('-V is the version and -v is not', () => {
+    expect(dshProcess('-V')).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' })
+    expect(dshProcess('-v')).toEqual({ code: 2, stdout: '', stderr: 'dsh: unknown option -v\nRun dsh --help for usage.\n' })
+    expect(dshProcess('grep', '-v', 'x')).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'dsh: unknown option -v\nRun dsh grep --help for usage.\n',
+    })
+  })
+
+  it('names the option a typo meant, in one line', () => {
+    expect(dshProcess('grep', 'needle', '--includ', '*.txt')).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'dsh: unknown option --includ; did you mean --include?\n',
+    })
+    expect(dshProcess('--fromat', 'json', 'glob', '*')).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'dsh: unknown option --fromat; did you mean --format?\n',
+    })
+  })
+
+  it('without a runnable ripgrep, grep says so, what it tried and how to fix it, and exits 1', () => {
+    const config = join(spill, 'no-rg.json')
+    writeFileSync(
+      config,
+      JSON.stringify({ 'tool-fs-search': { rgPath: '/nonexistent/rg' }, 'bash-local': { envSet: { PATH: '/nonexistent' } } }),
+    )
+    // @vscode/ripgrep picks its platform package by npm_config_arch: naming no platform leaves it without a binary.
+    const run = dshWith({ npm_config_arch: 'none' }, 'grep', 'needle', '--config', config)
+    expect(run.code).toBe(1)
+    expect(run.stdout).toBe('')
+    expect(run.stderr).toMatch(
+      /\ngrep is unavailable: ripgrep is not runnable in the bash executor \(tried \/nonexistent\/rg, rg\)\. Install ripgrep \(e\.g\. apt-get install ripgrep\), or set rgPath in the tool-fs-search config to an rg binary\.\n$/,
+    )
   })
 
   it('in a deleted working directory prints one line and exits 1, with no stack trace', () => {
@@ -73,13 +166,13 @@ describe('node_modules/.bin/dsh', () => {
       const fifo = join(tree, `fifo-${signal}`)
       execFileSync('mkfifo', [fifo])
       const child = spawn(bin, ['--spill-dir', spill, 'grep', 'needle', fifo], { cwd: tree, stdio: ['ignore', 'pipe', 'pipe'] })
-      let stdout = ''
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+      let stderr = ''
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
       const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)))
       expect(await waitUntil(() => processesMentioning(fifo).some((pid) => pid !== child.pid), 20_000)).toBe(true)
       child.kill(signal)
       expect(await exited).toBe(130)
-      expect(stdout).toMatch(/cancelled/)
+      expect(stderr).toMatch(/cancelled/)
       expect(await waitUntil(() => processesMentioning(fifo).length === 0, 2000)).toBe(true)
     },
     40_000,

@@ -89,11 +89,11 @@ describe('dsh commands', () => {
     expect(await run(['glob', '*.absent'])).toEqual({ code: 0, stdout: 'No files found\n', stderr: '' })
   })
 
-  it('a tool error prints its text and exits 1', async () => {
+  it('a tool error prints its text on stderr and exits 1', async () => {
     const result = await run(['grep', 'a('])
     expect(result.code).toBe(EXIT.toolError)
-    expect(result.stdout).toMatch(/^grep pattern or include rejected by rg: .*regex parse error/s)
-    expect(result.stderr).toBe('')
+    expect(result.stderr).toMatch(/^grep pattern or include rejected by rg: .*regex parse error/s)
+    expect(result.stdout).toBe('')
   })
 
   it('a pattern that starts with "-" is searched after "--"', async () => {
@@ -162,20 +162,20 @@ describe('--format json', () => {
 describe('usage errors exit 2 with a clear message', () => {
   it.each([
     [['frob'], 'unknown command "frob"', 'dsh'],
-    [['gerp', 'x'], 'unknown command "gerp"; did you mean grep?', 'dsh'],
     [['--include', '*.ts', 'grep', 'x'], '--include must follow the command', 'dsh *.ts'],
     [['grep'], 'grep takes PATTERN [PATH]', 'dsh grep'],
     [['grep', 'a', 'b', 'c'], 'grep takes PATTERN [PATH]', 'dsh grep'],
-    [['grep', 'x', '--format', 'xml'], '--format must be text or json, not "xml"', 'dsh'],
-    [['grep', 'x', '--nope'], "Unknown option '--nope'", 'dsh grep'],
-    [['glob', '*', '--include', '*.ts'], "Unknown option '--include'", 'dsh glob'],
+    [['grep', 'x', '--format', 'xml'], '--format must be text, json or lines, not "xml"', 'dsh'],
+    [['grep', 'x', '--nope'], 'unknown option --nope', 'dsh grep'],
+    [['glob', '*', '--include', '*.ts'], 'unknown option --include', 'dsh glob'],
     [['read', 'a.txt', '--offset', 'two'], '--offset must be a number, not "two"', 'dsh read'],
     [['read'], 'read takes PATH', 'dsh read'],
     [['tools', 'extra'], 'tools takes no arguments', 'dsh tools'],
-    [['mcp', '--nope'], "Unknown option '--nope'", 'dsh mcp'],
-    [['grep', '-xv', 'foo'], "Unknown option '-x'", 'dsh grep'],
-    [['grep', '-f/proc/self/environ', 'foo', '--format', 'json'], "Unknown option '-f'", 'dsh grep'],
-    [['grep', '-v', 'foo'], "Unknown option '-v'", 'dsh grep'],
+    [['mcp', '--nope'], 'unknown option --nope', 'dsh mcp'],
+    [['grep', '-xv', 'foo'], 'unknown option -x', 'dsh grep'],
+    [['grep', '-f/proc/self/environ', 'foo', '--format', 'json'], 'unknown option -f', 'dsh grep'],
+    [['grep', '-v', 'foo'], 'unknown option -v', 'dsh grep'],
+    [['read', 'a.txt', '--format', 'lines', '-0'], '-0 (--null) ends paths, and read prints none', 'dsh read'],
     [[], 'no command given', 'dsh'],
   ])('%j', async (argv, message, help) => {
     const result = await dsh(argv, tree)
@@ -184,10 +184,19 @@ describe('usage errors exit 2 with a clear message', () => {
     expect(result.stderr.endsWith(`\nRun ${help} --help for usage.\n`)).toBe(true)
   })
 
+  it.each([
+    [['gerp', 'x'], 'unknown command "gerp"; did you mean grep?'],
+    [['grep', 'x', '--includ', '*.ts'], 'unknown option --includ; did you mean --include?'],
+    [['grep', 'x', '--fromat=json'], 'unknown option --fromat; did you mean --format?'],
+    [['--fromat', 'json', 'grep', 'x'], 'unknown option --fromat; did you mean --format?'],
+  ])('a typo in %j gets one line naming what was meant', async (argv, message) => {
+    expect(await dsh(argv, tree)).toEqual({ code: EXIT.usage, stdout: '', stderr: `dsh: ${message}\n` })
+  })
+
   it('an argument the tool rejects is a tool error, not a usage error', async () => {
     const result = await run(['grep', 'x', '--include', 'a,b'])
     expect(result.code).toBe(1)
-    expect(result.stdout).toMatch(/^invalid arguments for grep: include: include must be one glob/)
+    expect(result.stderr).toMatch(/^invalid arguments for grep: include: include must be one glob/)
   })
 })
 
@@ -318,7 +327,7 @@ describe('cancellation', () => {
     added!('SIGINT')
     const result = await pending
     expect(result.code).toBe(EXIT.interrupted)
-    expect(result.stdout).toMatch(/cancelled/)
+    expect(result.stderr).toMatch(/cancelled/)
     expect(process.listeners('SIGINT')).toEqual(before)
     expect(await waitUntil(() => processesMentioning(fifo).length === 0, 2000)).toBe(true)
   })
@@ -356,6 +365,55 @@ describe('formatToolList', () => {
     expect(formatToolList([tool, { ...tool, name: 'read', isReadOnly: true }])).toBe(
       'write\n  Writes.\n  schema: {"type":"object"}\n\nread (read-only)\n  Writes.\n  schema: {"type":"object"}\n',
     )
+  })
+})
+
+describe('--format lines', () => {
+  it('glob prints every path, one a line, and nothing else', async () => {
+    const result = await run(['glob', '*.txt', 'sub', '--format', 'lines'])
+    expect(result).toEqual({ code: 0, stdout: 'sub/b.txt\n', stderr: '' })
+  })
+
+  it('glob prints every path, not only the page: the caps are for a model', async () => {
+    const file = configFile('lines-capped.json', JSON.stringify({ 'tool-fs-search': { globMaxResults: 1 } }))
+    const result = await run(['glob', '*.txt', '-0', '--config', file])
+    expect(result.code).toBe(0)
+    expect(result.stdout.split('\0').sort()).toEqual(['', 'a.txt', 'c.txt', 'dash.txt', 'sub/b.txt'])
+    expect(result.stderr).toBe('')
+  })
+
+  it('grep prints path:line:text, or a NUL after the path with -0', async () => {
+    expect(await run(['grep', 'needle', 'sub', '--format', 'lines'])).toEqual({
+      code: 0,
+      stdout: 'sub/b.txt:1:needle two\nsub/d.md:1:needle four\n',
+      stderr: '',
+    })
+    expect((await run(['grep', 'needle', 'sub', '--format=lines', '--null'])).stdout).toBe(
+      'sub/b.txt\x001:needle two\nsub/d.md\x001:needle four\n',
+    )
+  })
+
+  it('read prints the raw lines, and says on stderr where the file continues', async () => {
+    writeTree(tree, { 'five.txt': 'one\n\ttwo\nthree\nfour\nfive\n' })
+    expect(await run(['read', 'five.txt', '--format', 'lines'])).toEqual({ code: 0, stdout: 'one\n\ttwo\nthree\nfour\nfive\n', stderr: '' })
+    expect(await run(['read', 'five.txt', '--offset', '2', '--limit', '2', '--format', 'lines'])).toEqual({
+      code: 0,
+      stdout: '\ttwo\nthree\n',
+      stderr: `dsh: ${join(tree, 'five.txt')} continues: read on with --offset 4\n`,
+    })
+  })
+
+  it('tools prints the names, one a line or NUL-ended', async () => {
+    expect(await run(['tools', '--format', 'lines'])).toEqual({ code: 0, stdout: 'glob\ngrep\nread\n', stderr: '' })
+    expect((await run(['tools', '-0'])).stdout).toBe('glob\0grep\0read\0')
+  })
+
+  it('a failure goes to stderr, as in text', async () => {
+    expect(await run(['read', 'absent.txt', '--format', 'lines'])).toEqual({
+      code: EXIT.toolError,
+      stdout: '',
+      stderr: expect.stringMatching(/absent\.txt/),
+    })
   })
 })
 
@@ -405,8 +463,8 @@ describe('read', () => {
     const result = await run(['read', '.env', '--config', configFile('deny.json', JSON.stringify({ access: { deny: ['**/.env'] } }))])
     expect(result).toEqual({
       code: EXIT.toolError,
-      stdout: `${join(tree, '.env')} is excluded by this session's access rules; it cannot be read.\n`,
-      stderr: '',
+      stdout: '',
+      stderr: `${join(tree, '.env')} is excluded by this session's access rules; it cannot be read.\n`,
     })
   })
 

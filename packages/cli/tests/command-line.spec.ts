@@ -22,7 +22,17 @@ describe('readCommandLine', () => {
       ]),
     ).toEqual({
       command: 'grep',
-      common: { cwd: 'w', configFile: 'c.json', spillDir: 's', session: 'id', roots: [], format: 'json', help: false, version: false },
+      common: {
+        cwd: 'w',
+        configFile: 'c.json',
+        spillDir: 's',
+        session: 'id',
+        roots: [],
+        format: 'json',
+        nul: false,
+        help: false,
+        version: false,
+      },
       argv: [
         '--cwd',
         'w',
@@ -45,7 +55,7 @@ describe('readCommandLine', () => {
   it('defaults to text output and leaves unset options out', () => {
     expect(readCommandLine(['glob', '**/*.ts'])).toEqual({
       command: 'glob',
-      common: { format: 'text', roots: [], help: false, version: false },
+      common: { format: 'text', nul: false, roots: [], help: false, version: false },
       argv: ['glob', '**/*.ts'],
     })
   })
@@ -72,7 +82,25 @@ describe('readCommandLine', () => {
   })
 
   it.each([
-    [['grep', 'x', '--format', 'yaml'], '--format must be text or json, not "yaml"'],
+    [['glob', '*', '--format', 'lines'], { format: 'lines', nul: false }],
+    [['glob', '*', '-0'], { format: 'lines', nul: true }],
+    [['glob', '*', '--null', '--format=lines'], { format: 'lines', nul: true }],
+  ] as const)('reads the lines format from %j', (argv, common) => {
+    expect(readCommandLine(argv).common).toMatchObject(common)
+  })
+
+  it.each([
+    [['--fromat', 'json', 'grep', 'x'], '--fromat', '--format'],
+    [['--verison'], '--verison', '--version'],
+    [['--cdw=src', 'grep', 'x'], '--cdw', '--cwd'],
+  ] as const)('names a mistyped shared option in %j, with the one meant', (argv, option, suggestion) => {
+    expect(() => readCommandLine(argv)).toThrow(expect.objectContaining({ message: `unknown option ${option}`, suggestion }))
+  })
+
+  it.each([
+    [['grep', 'x', '--format', 'yaml'], '--format must be text, json or lines, not "yaml"'],
+    [['grep', 'x', '-0', '--format', 'json'], '-0 (--null) goes with --format lines, not json'],
+    [['--frobnicate'], 'unknown option --frobnicate'],
     [['grep', 'x', '--cwd'], "Option '--cwd <value>' argument missing"],
     [['read', 'x', '--root'], "Option '--root <value>' argument missing"],
     [['--include', '*.ts', 'grep', 'x'], '--include must follow the command: dsh *.ts … --include'],

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { nearestCommand } from '../src/suggest.js'
+import { nearestName, nearestOption } from '../src/suggest.js'
 
 const commands = ['glob', 'grep', 'read', 'tools', 'mcp']
 
-describe('nearestCommand', () => {
+describe('nearestName', () => {
   it.each([
     ['gerp', 'grep'],
     ['grpe', 'grep'],
@@ -15,14 +15,31 @@ describe('nearestCommand', () => {
     ['globb', 'glob'],
     ['toools', 'tools'],
   ])('suggests %s → %s', (typed, expected) => {
-    expect(nearestCommand(typed, commands)).toBe(expected)
+    expect(nearestName(typed, commands)).toBe(expected)
   })
 
   it.each(['frob', 'gpre', 'search', 'x', ''])('suggests nothing for %j', (typed) => {
-    expect(nearestCommand(typed, commands)).toBeUndefined()
+    expect(nearestName(typed, commands)).toBeUndefined()
   })
 
   it('suggests nothing when there is nothing to suggest', () => {
-    expect(nearestCommand('grep', [])).toBeUndefined()
+    expect(nearestName('grep', [])).toBeUndefined()
+  })
+})
+
+describe('nearestOption', () => {
+  const options = ['include', 'format', 'cwd', 'null', 'h', 'V']
+
+  it.each([
+    ['--includ', '--include'],
+    ['--Format', '--format'],
+    ['--nul', '--null'],
+    ['--cdw', '--cwd'],
+  ])('suggests %s → %s', (typed, expected) => {
+    expect(nearestOption(typed, options)).toBe(expected)
+  })
+
+  it.each(['-v', '-H', '--v', '--nope'])('suggests nothing for %j: no guess at one letter', (typed) => {
+    expect(nearestOption(typed, options)).toBeUndefined()
   })
 })

@@ -68,7 +68,7 @@ describe('readToolArgs', () => {
     [grep, ['grep'], 'grep takes PATTERN [PATH]'],
     [grep, ['grep', 'a', 'b', 'c'], 'grep takes PATTERN [PATH]'],
     [grep, ['grep', '--pattern', 'a', '--path', 'b', 'c'], 'grep takes no more words'],
-    [grep, ['grep', 'x', '--nope'], "Unknown option '--nope'"],
+    [grep, ['grep', 'x', '--nope'], 'unknown option --nope'],
     [grep, ['grep', 'x', '--include'], "Option '--include <value>' argument missing"],
     [read, ['read', 'f', '--offset', 'ten'], '--offset must be a number, not "ten"'],
     [read, ['read', 'f', '--limit', '1e3'], '--limit must be a number, not "1e3"'],
@@ -83,5 +83,20 @@ describe('readToolArgs', () => {
     expect(thrown).toBeInstanceOf(UsageError)
     expect((thrown as UsageError).message).toContain(message)
     expect((thrown as UsageError).command).toBe(argv[0])
+  })
+
+  it.each([
+    [grep, ['grep', 'x', '--includ', '*.ts'], '--includ', '--include'],
+    [grep, ['grep', 'x', '--inculde=*.ts'], '--inculde', '--include'],
+    [grep, ['grep', 'x', '--fromat', 'json'], '--fromat', '--format'],
+    [read, ['read', 'f', '--ofset', '3'], '--ofset', '--offset'],
+    [grep, ['grep', 'x', '--nope'], '--nope', undefined],
+    // One letter is one edit from any other: a short option gets no guess (-v is not -V).
+    [grep, ['grep', '-v', 'x'], '-v', undefined],
+    [wide, ['wide', '--j'], '--j', undefined],
+  ] as const)('names an unknown option in %j, with the valid one nearest to it', (shape, argv, option, suggestion) => {
+    expect(() => readToolArgs(argv[0], argv, shape)).toThrow(
+      expect.objectContaining({ message: `unknown option ${option}`, command: argv[0], suggestion }),
+    )
   })
 })

@@ -22,6 +22,7 @@ export function isHarnessError(error: unknown): error is HarnessError<string> {
 /** The codes `@dsh/core` itself throws or reports. */
 export type CoreErrorCode =
   | 'TOOL_NOT_FOUND'
+  | 'TOOL_NOT_LOADED'
   | 'TOOL_DUPLICATE'
   | 'TOOL_INVALID_DEFINITION'
   | 'TOOL_INVALID_ARGUMENTS'

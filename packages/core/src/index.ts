@@ -26,9 +26,11 @@ export {
   type ToolDefinition,
 } from './tool.js'
 export { ToolRegistry, type ToolListing, type ExecuteOptions, type BatchStep } from './registry.js'
+export { TOOL_SEARCH_TOOL_NAME } from './deferral.js'
 export { runWithDeadline, type DeadlineOptions } from './timeout.js'
-export type { PromptSection, ToolRegistrar, SystemPromptRegistrar, Logger, Services, ServiceName } from './services.js'
+export type { PromptSection, ToolRegistrar, ToolCatalog, SystemPromptRegistrar, Logger, Services, ServiceName } from './services.js'
 export { asPlugin, describeIssues, type Plugin, type PluginContext, type PluginModule } from './plugin.js'
+export type { ToolAvailability, WithheldTool } from './availability.js'
 export { loadHarness, stderrLogger, type LoadOptions, type Harness } from './loader.js'
 export {
   ItemRetainer,
@@ -47,6 +49,7 @@ export type {
   CapturedOutput,
   SpillSource,
   SpillSaveRequest,
+  SpillStreamRequest,
   SpillSaveResult,
   SpillStore,
   FileKind,

@@ -1,4 +1,5 @@
 // loadHarness: plugins loaded in order, config validated, services injected, failures named.
+import { createToolAvailability } from './availability.js'
 import { CoreError } from './errors.js'
 import { applyPlugin, asPlugin, parsePluginConfig, type PluginContext, type PluginModule } from './plugin.js'
 import { ToolRegistry } from './registry.js'
@@ -39,7 +40,9 @@ export async function loadHarness(options: LoadOptions): Promise<Harness> {
   const registry = new ToolRegistry()
   const services = new Map<ServiceName, unknown>(Object.entries(options.services ?? {}) as [ServiceName, unknown][])
   services.set('tools', registry)
+  services.set('toolCatalog', registry)
   services.set('systemPrompt', registry)
+  services.set('toolAvailability', createToolAvailability())
   services.set('logger', logger)
 
   const plugins = options.plugins.map(asPlugin)

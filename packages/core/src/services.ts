@@ -1,4 +1,5 @@
 // The services plugins inject or provide, by name.
+import type { ToolAvailability } from './availability.js'
 import type { AccessPolicy, BashExecutor, FileSystem, SpillStore } from './seams.js'
 import type { ToolDefinition } from './tool.js'
 
@@ -14,6 +15,21 @@ export interface PromptSection {
 /** Where plugins register tools. */
 export interface ToolRegistrar {
   register(tool: ToolDefinition): void
+}
+
+/**
+ * The registry's discovery side, for a tool that finds and loads deferred tools (tool_search). The
+ * registry itself implements it, so what a search loads is what the session's listing and dispatch read.
+ */
+export interface ToolCatalog {
+  /** The tool registered under a name, deferred or not. */
+  get(name: string): ToolDefinition | undefined
+  /** Every deferred tool in registration order, whether or not a session has loaded it. */
+  deferred(): ToolDefinition[]
+  /** Adds deferred tools to a session's listing and lets it call them; a name not deferred is already there. */
+  loadDeferred(sessionId: string, names: readonly string[]): void
+  /** MCP servers still connecting, whose tools may not be registered yet; sorted. */
+  pendingServers(): string[]
 }
 
 /** Where plugins add system-prompt sections. */
@@ -33,7 +49,9 @@ export interface Logger {
  */
 export interface Services {
   tools: ToolRegistrar
+  toolCatalog: ToolCatalog
   systemPrompt: SystemPromptRegistrar
+  toolAvailability: ToolAvailability
   logger: Logger
   bash: BashExecutor
   spillStore: SpillStore

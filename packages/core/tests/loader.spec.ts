@@ -180,3 +180,11 @@ describe('stderrLogger', () => {
     write.mockRestore()
   })
 })
+
+describe('the toolCatalog service', () => {
+  it('is the registry, so what a search loads is what listing and dispatch read', async () => {
+    const harness = await loadHarness({ plugins: [], logger: quiet })
+    expect(harness.get('toolCatalog')).toBe(harness.registry)
+    expect(harness.get('tools')).toBe(harness.registry)
+  })
+})

@@ -3,3 +3,4 @@
 export { name, inject, apply } from './plugin.js'
 export { Config, type SearchConfig } from './config.js'
 export { SearchError, type SearchErrorCode } from './errors.js'
+export type { GlobValue, GrepValue, GrepMatch } from './values.js'

@@ -12,19 +12,29 @@ import { SEARCH_PROMPT_SECTIONS } from './prompts.js'
 export const name = 'tool-fs-search'
 
 /** Services the plugin needs; `spillStore` and `access` are optional and read with `ctx.get`. */
-export const inject = ['tools', 'systemPrompt', 'bash'] as const
+export const inject = ['tools', 'systemPrompt', 'bash', 'toolAvailability'] as const
+
+type SearchPluginContext = PluginContext<(typeof inject)[number]>
 
 /**
  * Registers grep when the executor can run ripgrep, and glob when it can also run an mtime helper,
- * each with its prompt section; warns when the executor keeps less output than the configured cap.
+ * each with its prompt section. A tool it cannot register is withheld with the reason, which a warning
+ * repeats; it warns too when the executor keeps less output than the configured cap.
  */
-export async function apply(ctx: PluginContext<(typeof inject)[number]>, config: SearchConfig): Promise<void> {
+export async function apply(ctx: SearchPluginContext, config: SearchConfig): Promise<void> {
   const rg = await chooseRg(ctx.bash, rgCandidates(config.rgPath, await packagedRgPath()), ctx.logger)
-  if (rg === undefined) return
+  if (!rg.available) return withhold(ctx, ['glob', 'grep'], rg.reason)
   await warnAboveOutputCap(ctx.bash, config, ctx.logger)
-  const search = { bash: ctx.bash, rg, config, spillStore: () => ctx.get('spillStore'), access: () => ctx.get('access') }
-  const lister = await chooseMtimeLister(ctx.bash, ctx.logger)
-  if (lister !== undefined) ctx.tools.register(createGlobTool({ ...search, lister }))
+  const search = { bash: ctx.bash, rg: rg.chosen, config, spillStore: () => ctx.get('spillStore'), access: () => ctx.get('access') }
+  const lister = await chooseMtimeLister(ctx.bash)
+  if (lister.available) ctx.tools.register(createGlobTool({ ...search, lister: lister.chosen }))
+  else withhold(ctx, ['glob'], lister.reason)
   ctx.tools.register(createGrepTool(search))
-  for (const section of SEARCH_PROMPT_SECTIONS) if (lister !== undefined || section.tool !== 'glob') ctx.systemPrompt.add(section)
+  for (const section of SEARCH_PROMPT_SECTIONS) if (lister.available || section.tool !== 'glob') ctx.systemPrompt.add(section)
+}
+
+/** Records tools the executor cannot run, for a host to tell a person why, and warns. */
+function withhold(ctx: SearchPluginContext, tools: readonly string[], reason: string): void {
+  ctx.logger.warn(`tool-fs-search: ${tools.join(' and ')} ${tools.length === 1 ? 'is' : 'are'} not registered: ${reason}`)
+  for (const name of tools) ctx.toolAvailability.withhold({ name, reason })
 }

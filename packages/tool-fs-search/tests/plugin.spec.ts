@@ -11,7 +11,7 @@ describe('the tool-fs-search plugin', () => {
   it('is a namespace plugin: name, inject, Config, apply and no default export', () => {
     expect(asPlugin(toolFsSearch)).toBe(toolFsSearch)
     expect(toolFsSearch.name).toBe('tool-fs-search')
-    expect(toolFsSearch.inject).toEqual(['tools', 'systemPrompt', 'bash'])
+    expect(toolFsSearch.inject).toEqual(['tools', 'systemPrompt', 'bash', 'toolAvailability'])
     expect('default' in toolFsSearch).toBe(false)
   })
 
@@ -26,7 +26,7 @@ describe('the tool-fs-search plugin', () => {
     expect(bash.requests[0]).toEqual({ command: buildProbeCommand('/opt/rg'), timeoutMs: 10_000, stdoutMaxBytes: 65_536 })
   })
 
-  it('registers neither tool nor prompt section, with a warning naming what it tried, when no rg is runnable', async () => {
+  it('withholds both tools, registering no prompt section, with the reason and a warning naming what it tried, when no rg is runnable', async () => {
     const bash = new FakeBash(() => ({ exitCode: 1 }))
     const log = logger()
     const harness = await loadHarness({
@@ -37,8 +37,15 @@ describe('the tool-fs-search plugin', () => {
     })
     expect(harness.registry.list()).toEqual([])
     expect(harness.systemPrompt()).toEqual([])
+    const reason = expect.stringMatching(
+      /^ripgrep is not runnable in the bash executor \(tried \/opt\/rg, .*rg\)\. Install ripgrep \(e\.g\. apt-get install ripgrep\), or set rgPath in the tool-fs-search config to an rg binary\.$/,
+    )
+    expect(harness.get('toolAvailability')?.withheld()).toEqual([
+      { name: 'glob', reason },
+      { name: 'grep', reason },
+    ])
     expect(log.warn).toHaveBeenCalledWith(
-      expect.stringMatching(/ripgrep is not runnable in the bash executor \(tried \/opt\/rg, .*rg\); glob and grep are not registered/),
+      expect.stringMatching(/^tool-fs-search: glob and grep are not registered: ripgrep is not runnable/),
     )
   })
 

@@ -23,6 +23,8 @@ export interface ReadValue {
   offset: number
   /** How many lines the page shows. */
   lines: number
+  /** The page's lines as read: no terminators or numbers, each cut at `readMaxLineBytes`, invalid UTF-8 as U+FFFD. */
+  lineTexts: string[]
   /** Where the next page starts, when the file goes on. */
   nextOffset?: number
   /** The file's line count, when the page reached its end. */
@@ -59,12 +61,13 @@ export async function executeRead(deps: ReadDeps, config: ReadConfig, args: Read
   if (last === undefined) {
     // No line only at the end of the file: an empty file read from the top, or an offset past the end.
     if (offset > 1) throw offsetPastEnd(path, offset, result.totalLines!)
-    return { content: `${shownPath(path)} is empty.`, value: { path, offset, lines: 0, totalLines: 0 } satisfies ReadValue }
+    return { content: `${shownPath(path)} is empty.`, value: { path, offset, lines: 0, lineTexts: [], totalLines: 0 } satisfies ReadValue }
   }
   const value: ReadValue = {
     path,
     offset,
     lines: result.lines.length,
+    lineTexts: result.lines.map((line) => line.text),
     ...(result.stoppedBy === 'end' ? { totalLines: result.totalLines! } : { nextOffset: last.number + 1 }),
   }
   const content = formatReadPage({ path, offset, result, maxLineBytes: config.readMaxLineBytes, maxBytes: config.readMaxBytes })

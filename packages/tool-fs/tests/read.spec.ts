@@ -39,7 +39,7 @@ describe('read through the registry with a fake file system', () => {
     const { fs, read } = await harnessWith(() => window(['first', '\tindented', '']))
     const result = await read({ path: 'a.txt' })
     expect(result).toMatchObject({ isError: false, content: '     1\tfirst\n     2\t\tindented\n     3\t' })
-    expect(result.value).toEqual({ path: FILE, offset: 1, lines: 3, totalLines: 3 })
+    expect(result.value).toEqual({ path: FILE, offset: 1, lines: 3, lineTexts: ['first', '\tindented', ''], totalLines: 3 })
     expect(fs.requests).toEqual([
       { path: FILE, offset: 1, limit: 2000, maxLineBytes: 2000, maxBytes: 50_000, binarySniffBytes: 8192, signal: expect.any(AbortSignal) },
     ])
@@ -59,7 +59,7 @@ describe('read through the registry with a fake file system', () => {
     expect(result.content).toBe(
       `    41\tx\n    42\ty\n\n(Showing lines 41–42 of ${FILE}; the file continues. To read on, call read with offset=43.)`,
     )
-    expect(result.value).toEqual({ path: FILE, offset: 41, lines: 2, nextOffset: 43 })
+    expect(result.value).toEqual({ path: FILE, offset: 41, lines: 2, lineTexts: ['x', 'y'], nextOffset: 43 })
   })
 
   it.each([
@@ -149,7 +149,7 @@ describe('the page read shows', () => {
     expect((await read({ path: FILE })).content).toBe('     1\ta\n     2\tb')
     const last = await read({ path: FILE, offset: 5 })
     expect(last.content).toBe(`     5\ta\n     6\tb\n\n(Showing lines 5–6 of ${FILE}, the end of the file.)`)
-    expect(last.value).toEqual({ path: FILE, offset: 5, lines: 2, totalLines: 6 })
+    expect(last.value).toEqual({ path: FILE, offset: 5, lines: 2, lineTexts: ['a', 'b'], totalLines: 6 })
   })
 
   it('notes bytes that are not valid UTF-8, before the paging footer', async () => {
@@ -164,7 +164,7 @@ describe('the page read shows', () => {
     expect(await read({ path: FILE })).toMatchObject({
       isError: false,
       content: `${FILE} is empty.`,
-      value: { path: FILE, offset: 1, lines: 0, totalLines: 0 },
+      value: { path: FILE, offset: 1, lines: 0, lineTexts: [], totalLines: 0 },
     })
   })
 

@@ -1,4 +1,5 @@
 // What the glob script's exit status and stderr mean: a listing, a partial one, or a failure.
+import path from 'node:path'
 import type { BashRunResult } from '@dsh/core'
 import { SearchError } from '../errors.js'
 import { displayPath } from '../shared/display-path.js'
@@ -56,7 +57,7 @@ export function classifyGlobRun(run: BashRunResult, { workdir, root, lister }: G
     case EXIT_MTIME_UNAVAILABLE:
       throw new SearchError(
         'SEARCH_FAILED',
-        'glob needs GNU find (>= 4.9), or xargs and GNU stat, in the executor environment to order files by modification time.',
+        `glob could not run its modification-time helper (${helperPrograms(lister).join(', ')}), which worked when the tools loaded; it needs GNU find (>= 4.9), or xargs -0 and sh with a stat that prints modification times, in the executor.`,
       )
     default:
       // Another status, or a signal (null): the target's own failure, or rg's.
@@ -69,9 +70,24 @@ export function classifyGlobRun(run: BashRunResult, { workdir, root, lister }: G
   )
 }
 
-/** The mtime helper's lines on stderr, without its program path: each names a file it could not stat. */
+/** The programs a helper runs, by absolute path. */
+function helperPrograms(lister: MtimeLister): string[] {
+  switch (lister.helper) {
+    case 'find':
+      return [lister.find]
+    case 'stat':
+      return [lister.xargs, lister.stat]
+    case 'stat-lines':
+      return [lister.xargs, lister.stat, lister.sh]
+  }
+}
+
+/**
+ * The mtime helper's lines on stderr, without its program's name: each names a file it could not stat.
+ * GNU tools name themselves by the path they were run as, BusyBox and BSD ones by their base name.
+ */
 function helperLines(run: BashRunResult, lister: MtimeLister): string[] {
-  const programs = (lister.helper === 'find' ? [lister.find] : [lister.xargs, lister.stat]).map((program) => `${program}: `)
+  const programs = helperPrograms(lister).flatMap((program) => [`${program}: `, `${path.posix.basename(program)}: `])
   return run.stderr.text
     .split('\n')
     .filter((line) => line !== '' && !line.startsWith('rg: '))

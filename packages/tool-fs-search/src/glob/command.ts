@@ -7,10 +7,15 @@ import { VCS_EXCLUDES } from '../shared/vcs.js'
 
 /**
  * The program that adds each listed file's mtime in the executor, by absolute path as the load-time
- * probe resolved it: GNU find reads the NUL-separated names in one process (findutils >= 4.9), else
- * `xargs stat` does in batches. Absolute, so no `.` or empty PATH entry can run a searched tree's own.
+ * probe resolved it: GNU find reads the NUL-separated names in one process (findutils >= 4.9); else
+ * `xargs stat` does in batches, GNU stat printing nanoseconds itself, any other stat (BusyBox `-c %Y`,
+ * BSD `-f %m`) printing whole seconds one per line for sh to pair with the names. Absolute, so no `.`
+ * or empty PATH entry can run a searched tree's own.
  */
-export type MtimeLister = { helper: 'find'; find: string } | { helper: 'stat'; xargs: string; stat: string }
+export type MtimeLister =
+  | { helper: 'find'; find: string }
+  | { helper: 'stat'; xargs: string; stat: string }
+  | { helper: 'stat-lines'; xargs: string; stat: string; sh: string; formatOption: '-c' | '-f' }
 
 /** What one glob script lists: which rg and mtime helper run, from which root, with which globs. */
 export interface GlobCommandOptions {
@@ -50,10 +55,7 @@ export function buildGlobCommand({ rg, lister, root, glob, excludes = [] }: Glob
     ...VCS_EXCLUDES.map((dir) => `--glob=!${dir}`),
     ...exclusionArgs(excludes),
   ])
-  const mtimes =
-    lister.helper === 'find'
-      ? shellCommand([lister.find, '-files0-from', '-', '-maxdepth', '0', '-printf', '%T@\\t%p\\0'])
-      : shellCommand([lister.xargs, '-0', '-r', lister.stat, '--printf=%.9Y\\t%n\\0', '--'])
+  const mtimes = mtimeCommand(lister)
   const dir = shellCommand([explicitPath(root)])
   return [
     `[ -d ${dir} ] || { [ -e ${dir} ] && exit ${EXIT_NOT_DIRECTORY}; exit ${EXIT_MISSING}; }`,
@@ -64,5 +66,41 @@ export function buildGlobCommand({ rg, lister, root, glob, excludes = [] }: Glob
     `[ "$h" -lt 126 ] || exit ${EXIT_MTIME_UNAVAILABLE}`,
     `[ "$h" -eq 0 ] || [ "$r" -gt 2 ] || exit ${EXIT_MTIME_PARTIAL}`,
     'exit "$r"',
+  ].join('\n')
+}
+
+/** The helper's side of the pipe: NUL-separated names in, `mtime TAB name NUL` records out. */
+function mtimeCommand(lister: MtimeLister): string {
+  switch (lister.helper) {
+    case 'find':
+      return shellCommand([lister.find, '-files0-from', '-', '-maxdepth', '0', '-printf', '%T@\\t%p\\0'])
+    case 'stat':
+      return shellCommand([lister.xargs, '-0', '-r', lister.stat, '--printf=%.9Y\\t%n\\0', '--'])
+    case 'stat-lines':
+      // No -r, which not every xargs takes: the script returns at once when xargs runs it with no names.
+      return shellCommand([lister.xargs, '-0', lister.sh, '-c', statLinesScript(lister), 'sh'])
+  }
+}
+
+/**
+ * The sh script each stat-lines batch runs, its names in "$@": one stat for the batch prints a time per
+ * line, in order, and the loop pairs each with its name (a name may hold a newline; a time cannot).
+ * The times are split once, on newlines only, with globbing off. When stat fails on some name the
+ * batch goes again one name at a time, so each failure is reported once, on stderr, and the others
+ * still listed; the script then exits 1, which xargs reports as 123.
+ */
+function statLinesScript({ stat, formatOption }: { stat: string; formatOption: '-c' | '-f' }): string {
+  const times = shellCommand([stat, formatOption, formatOption === '-c' ? '%Y' : '%m', '--'])
+  return [
+    '[ $# -gt 0 ] || exit 0',
+    `if t=$(${times} "$@" 2>/dev/null); then`,
+    "  IFS='\n'",
+    '  set -f',
+    `  for m in $t; do printf '%s\\t%s\\000' "$m" "$1"; shift; done`,
+    'else',
+    '  s=0',
+    `  for f in "$@"; do if t=$(${times} "$f"); then printf '%s\\t%s\\000' "$t" "$f"; else s=1; fi; done`,
+    '  exit $s',
+    'fi',
   ].join('\n')
 }

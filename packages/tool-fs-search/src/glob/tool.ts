@@ -14,6 +14,7 @@ import { buildGlobCommand, type MtimeLister } from './command.js'
 import { parseGlobListing, sortNewestFirst } from './listing.js'
 import { formatGlobPage, retainGlobPaths } from './page.js'
 import { planGlob } from './pattern.js'
+import type { GlobValue } from '../values.js'
 
 /** What glob needs at run time: the shared context and the mtime helper the load-time probe chose. */
 export interface GlobContext extends SearchContext {
@@ -36,7 +37,12 @@ export async function executeGlob(ctx: GlobContext, args: GlobArgs, exec: ToolEx
     : undefined
   return {
     content: formatGlobPage(retained, spill, { gaps, stderrCut: run.stderr.truncated, lossy }),
-    value: { paths, total: paths.length, truncated: retained.truncated, incomplete: [...listGaps(gaps.rg), ...gaps.unstatted] },
+    value: {
+      paths,
+      total: paths.length,
+      truncated: retained.truncated,
+      incomplete: [...listGaps(gaps.rg), ...gaps.unstatted],
+    } satisfies GlobValue,
     ...(spill?.saved === true ? { spilledTo: spill.locator } : {}),
   }
 }

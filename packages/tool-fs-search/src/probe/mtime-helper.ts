@@ -1,35 +1,56 @@
-// Which mtime helper glob runs: GNU find (>= 4.9), else xargs and GNU stat, resolved once in the executor.
-import type { BashExecutor, Logger } from '@dsh/core'
+// Which mtime helper glob runs: GNU find (>= 4.9), GNU stat, or any stat that prints whole seconds, resolved once in the executor.
+import type { BashExecutor } from '@dsh/core'
 import type { MtimeLister } from '../glob/command.js'
-import { LOOKUP, runProbe } from './script.js'
+import { LOOKUP, runProbe, type ProbeChoice } from './script.js'
 
 /**
- * The mtime helper probe script: `find` NUL path when GNU find reads a NUL-separated list
- * (findutils >= 4.9), else `stat` NUL xargs-path NUL stat-path when GNU stat prints nanoseconds.
+ * The mtime helper probe script. It prints the first helper that works, its kind and its programs'
+ * absolute paths separated by NULs: `find` when GNU find reads a NUL-separated list (findutils
+ * >= 4.9); `stat` when GNU stat prints nanoseconds with `--printf`; `stat-lines` with `-c` (BusyBox,
+ * GNU) or `-f` (BSD) when xargs -0 feeds a stat that prints whole seconds and sh pairs them with the
+ * names (docs/design.md#glob-without-gnu-tools). When none works it prints `none` and the programs it
+ * found, and exits 1.
  */
 export function buildMtimeProbeCommand(): string {
+  const seconds = (option: string, format: string) => `dsh_seconds "$(printf '/\\000' | "$x" -0 "$s" ${option} ${format} -- 2>/dev/null)"`
   return [
     LOOKUP,
-    `if f=$(dsh_lookup find) && "$f" -files0-from /dev/null -maxdepth 0 >/dev/null 2>&1; then printf 'find\\0%s' "$f"`,
-    `elif x=$(dsh_lookup xargs) && s=$(dsh_lookup stat) && "$s" --printf='%.9Y' -- / >/dev/null 2>&1; then printf 'stat\\0%s\\0%s' "$x" "$s"`,
-    'else exit 1; fi',
+    `dsh_seconds() { case $1 in ''|*[!0-9]*) return 1 ;; esac; }`,
+    'f=$(dsh_lookup find); x=$(dsh_lookup xargs); s=$(dsh_lookup stat); sh=$(dsh_lookup sh)',
+    `if [ -n "$f" ] && "$f" -files0-from /dev/null -maxdepth 0 >/dev/null 2>&1; then printf 'find\\0%s' "$f"`,
+    `elif [ -n "$x" ] && [ -n "$s" ] && "$s" --printf='%.9Y' -- / >/dev/null 2>&1; then printf 'stat\\0%s\\0%s' "$x" "$s"`,
+    `elif [ -n "$x" ] && [ -n "$s" ] && [ -n "$sh" ] && ${seconds('-c', '%Y')}; then printf 'stat-lines\\0%s\\0%s\\0%s\\0-c' "$x" "$s" "$sh"`,
+    `elif [ -n "$x" ] && [ -n "$s" ] && [ -n "$sh" ] && ${seconds('-f', '%m')}; then printf 'stat-lines\\0%s\\0%s\\0%s\\0-f' "$x" "$s" "$sh"`,
+    `else printf 'none\\0%s\\0%s\\0%s\\0%s' "$f" "$x" "$s" "$sh"; exit 1; fi`,
   ].join('\n')
 }
 
+const NEEDS =
+  'glob lists files newest first, and reads modification times in the bash executor with GNU find (>= 4.9), or xargs -0 and sh with a stat that prints them (GNU, BusyBox or BSD stat)'
+
 /**
- * Resolves glob's mtime helpers once, to absolute paths, in the executor's environment; undefined
- * after a warning when neither GNU find (>= 4.9) nor xargs and GNU stat are there.
+ * Resolves glob's mtime helper once, to absolute paths, in the executor's environment; when none
+ * works, says which programs it found and how to fix it.
  */
-export async function chooseMtimeLister(bash: BashExecutor, logger: Logger): Promise<MtimeLister | undefined> {
+export async function chooseMtimeLister(bash: BashExecutor): Promise<ProbeChoice<MtimeLister>> {
   const { run } = await runProbe(bash, { command: buildMtimeProbeCommand(), what: 'mtime helper' })
-  const [helper, first, second] = run.stdout.text.split('\0')
-  const absolute = (program: string | undefined): program is string => program?.startsWith('/') === true
-  if (run.exitCode === 0 && !run.stdout.truncated) {
-    if (helper === 'find' && absolute(first)) return { helper, find: first }
-    if (helper === 'stat' && absolute(first) && absolute(second)) return { helper, xargs: first, stat: second }
+  if (run.stdout.truncated) return { available: false, reason: `${NEEDS}; the probe's answer was cut by the executor.` }
+  const [helper, ...fields] = run.stdout.text.split('\0')
+  const absolute = (programs: readonly string[]) => programs.every((program) => program.startsWith('/'))
+  if (run.exitCode === 0) {
+    // Each kind is checked for its field count before its fields are read.
+    const [first, second, third, option] = fields as [string, string, string, string]
+    if (helper === 'find' && fields.length === 1 && absolute(fields)) return { available: true, chosen: { helper, find: first } }
+    if (helper === 'stat' && fields.length === 2 && absolute(fields)) {
+      return { available: true, chosen: { helper, xargs: first, stat: second } }
+    }
+    if (helper === 'stat-lines' && fields.length === 4 && absolute([first, second, third]) && (option === '-c' || option === '-f')) {
+      return { available: true, chosen: { helper, xargs: first, stat: second, sh: third, formatOption: option } }
+    }
   }
-  logger.warn(
-    'tool-fs-search: glob is not registered: it needs GNU find (>= 4.9), or xargs and GNU stat, in the bash executor to order files by modification time',
-  )
-  return undefined
+  if (helper === 'none' && fields.length === 4) {
+    const tried = ['find', 'xargs', 'stat', 'sh'].map((name, i) => `${name} (${fields[i] === '' ? 'not found' : fields[i]})`)
+    return { available: false, reason: `${NEEDS}; tried ${tried.join(', ')}. Install GNU findutils (>= 4.9) or coreutils.` }
+  }
+  return { available: false, reason: `${NEEDS}; the probe printed ${JSON.stringify(run.stdout.text.slice(0, 80))}.` }
 }

@@ -1,7 +1,7 @@
 // Which ripgrep the tools run: each candidate probed in the executor, the first real rg chosen.
 import type { BashExecutor, BashRunResult, BashSpec, Logger } from '@dsh/core'
 import { shellCommand } from '../shared/shell-quote.js'
-import { LOOKUP, runProbe } from './script.js'
+import { LOOKUP, runProbe, type ProbeChoice } from './script.js'
 
 /** The packaged ripgrep (`@vscode/ripgrep`), or undefined where its platform package is missing. */
 export async function packagedRgPath(): Promise<string | undefined> {
@@ -48,21 +48,23 @@ function judgeRgProbe(run: BashRunResult, spec: BashSpec): RgVerdict {
 
 /**
  * Probes each candidate through the executor (docs/design.md#the-bash-seam): a remote executor has no
- * packaged binary, so only the executor can say what it can run. Returns the absolute path of the
- * first candidate that is ripgrep, or undefined after a warning when none is. A probe that cannot start, times out, is aborted
- * or has no exit code is a broken executor, not a missing rg: it throws.
+ * packaged binary, so only the executor can say what it can run. Chooses the absolute path of the
+ * first candidate that is ripgrep, or says what it tried and how to fix it when none is. A probe that
+ * cannot start, times out, is aborted or has no exit code is a broken executor, not a missing rg: it throws.
  */
-export async function chooseRg(bash: BashExecutor, candidates: readonly string[], logger: Logger): Promise<string | undefined> {
+export async function chooseRg(bash: BashExecutor, candidates: readonly string[], logger: Logger): Promise<ProbeChoice<string>> {
   const tried: string[] = []
   for (const rg of candidates) {
     const { run, spec } = await runProbe(bash, { command: buildProbeCommand(rg), what: 'ripgrep', subject: ` for ${rg}` })
     const judged = judgeRgProbe(run, spec)
     if (judged.verdict === 'ripgrep') {
       if (tried.length > 0) logger.warn(`tool-fs-search: using ${judged.path}; not runnable in the executor: ${tried.join(', ')}`)
-      return judged.path
+      return { available: true, chosen: judged.path }
     }
     tried.push(judged.verdict === 'refused' ? `${rg} (${judged.reason})` : rg)
   }
-  logger.warn(`tool-fs-search: ripgrep is not runnable in the bash executor (tried ${tried.join(', ')}); glob and grep are not registered`)
-  return undefined
+  return {
+    available: false,
+    reason: `ripgrep is not runnable in the bash executor (tried ${tried.join(', ')}). Install ripgrep (e.g. apt-get install ripgrep), or set rgPath in the tool-fs-search config to an rg binary.`,
+  }
 }

@@ -29,6 +29,9 @@ export const LOOKUP = [
   '}',
 ].join('\n')
 
+/** What a probe chose: the program to run, or why there is none, in words that say how to fix it. */
+export type ProbeChoice<T> = { available: true; chosen: T } | { available: false; reason: string }
+
 /** One probe: its script, what it probes for, and whom (` for /opt/rg`) when that is not the helper itself. */
 export interface Probe {
   command: string

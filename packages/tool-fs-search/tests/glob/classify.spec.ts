@@ -57,7 +57,11 @@ describe('glob exit statuses through the registry', () => {
       'SEARCH_FAILED',
       /^glob cannot search nope: no such file or directory \(or a directory above it cannot be entered\)\. Check the path\.$/,
     ],
-    [{ exitCode: 125 }, 'SEARCH_FAILED', /^glob needs GNU find/],
+    [
+      { exitCode: 125 },
+      'SEARCH_FAILED',
+      /^glob could not run its modification-time helper \(\/usr\/bin\/find\), which worked when the tools loaded; it needs GNU find/,
+    ],
     [{ exitCode: null, signal: 'SIGKILL' }, 'SEARCH_FAILED', /^glob failed: rg exited with status signal SIGKILL\./],
   ])('answers %j with %s', async (scripted, errorCode, content) => {
     const { glob } = await fakeHarness(() => scripted)

@@ -1,8 +1,10 @@
-import { writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { existsSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { loadHarness, type Logger } from '@dsh/core'
 import * as toolFsSearch from '@dsh/tool-fs-search'
+import { buildMtimeProbeCommand } from '../../src/probe/mtime-helper.js'
 import { FakeBash, isMtimeProbe, isProbe } from '../fake-bash.js'
 import { callTool, loadRealHarness, scratchDirs, writeMtimeTree } from '../real-harness.js'
 
@@ -27,12 +29,48 @@ describe("glob's mtime helper probe", () => {
     )
   })
 
+  it('runs a stat that prints whole seconds under sh, in the batches xargs makes, and names what it could not stat without its program name', async () => {
+    const bash = new FakeBash((command) =>
+      isMtimeProbe(command)
+        ? { stdout: 'stat-lines\0/bb/xargs\0/bb/stat\0/bin/sh\0-c' }
+        : isProbe(command)
+          ? {}
+          : { exitCode: 7, stdout: '2\tnew.ts\x001\told.ts\0', stderr: "stat: can't stat 'gone.ts': No such file or directory\n" },
+    )
+    const harness = await loadHarness({ plugins: [toolFsSearch], services: { bash }, config: { 'tool-fs-search': { rgPath: '/opt/rg' } } })
+    const result = await harness.registry.execute('glob', { pattern: '*' })
+    expect(bash.searches().at(-1)).toContain(
+      "| { /bb/xargs -0 /bin/sh -c '[ $# -gt 0 ] || exit 0\nif t=$(/bb/stat -c '\\''%Y'\\'' -- \"$@\" 2>/dev/null)",
+    )
+    expect(result.content).toBe(
+      "new.ts\nold.ts\n\n(Listing incomplete: 1 file rg listed could not be examined for its modification time, so it is not shown: can't stat 'gone.ts': No such file or directory.)",
+    )
+  })
+
   it.each([
-    ['no helper is runnable', { exitCode: 1 }],
-    ['the helper probe prints nonsense', { stdout: 'find\0' }],
-    ['the helper probe prints an unknown kind', { stdout: 'ls\0/bin/ls' }],
-    ['the helper probe output was cut', { stdout: 'find\0/usr/bin/fi', stdoutTruncated: true }],
-  ])('registers grep but not glob, with a warning, when %s', async (_case, scripted) => {
+    [
+      'no helper is runnable',
+      { exitCode: 1, stdout: 'none\0/bin/busybox\0\0/usr/bin/stat\0/bin/sh' },
+      'tried find (/bin/busybox), xargs (not found), stat (/usr/bin/stat), sh (/bin/sh). Install GNU findutils (>= 4.9) or coreutils.',
+    ],
+    ['the helper probe prints nonsense', { stdout: 'find\0' }, 'the probe printed "find\\u0000".'],
+    [
+      'the helper probe prints a relative path',
+      { stdout: 'stat\0xargs\0/bin/stat' },
+      'the probe printed "stat\\u0000xargs\\u0000/bin/stat".',
+    ],
+    ['the helper probe prints an unknown kind', { stdout: 'ls\0/bin/ls' }, 'the probe printed "ls\\u0000/bin/ls".'],
+    [
+      'the helper probe names an unknown stat option',
+      { stdout: 'stat-lines\0/bin/xargs\0/bin/stat\0/bin/sh\0-x' },
+      'the probe printed "stat-lines\\u0000/bin/xargs\\u0000/bin/stat\\u0000/bin/sh\\u0000-x".',
+    ],
+    [
+      'the helper probe output was cut',
+      { stdout: 'find\0/usr/bin/fi', stdoutTruncated: true },
+      "the probe's answer was cut by the executor.",
+    ],
+  ])('registers grep but withholds glob, with the reason and a warning, when %s', async (_case, scripted, why) => {
     const bash = new FakeBash((command) => (isMtimeProbe(command) ? scripted : {}))
     const log = logger()
     const harness = await loadHarness({
@@ -43,9 +81,9 @@ describe("glob's mtime helper probe", () => {
     })
     expect(harness.registry.list().map((t) => t.name)).toEqual(['grep'])
     expect(harness.systemPrompt().map((s) => s.tool)).toEqual(['grep'])
-    expect(log.warn).toHaveBeenCalledWith(
-      'tool-fs-search: glob is not registered: it needs GNU find (>= 4.9), or xargs and GNU stat, in the bash executor to order files by modification time',
-    )
+    const reason = `glob lists files newest first, and reads modification times in the bash executor with GNU find (>= 4.9), or xargs -0 and sh with a stat that prints them (GNU, BusyBox or BSD stat); ${why}`
+    expect(harness.get('toolAvailability')?.withheld()).toEqual([{ name: 'glob', reason }])
+    expect(log.warn).toHaveBeenCalledWith(`tool-fs-search: glob is not registered: ${reason}`)
   })
 
   it('fails the load loudly when the helper probe cannot run', async () => {
@@ -61,6 +99,75 @@ describe('the mtime helper through the real executor', () => {
   const spillRoot = scratchDir('spill')
   const tree = scratchDir('order')
   beforeAll(() => writeMtimeTree(tree))
+  const newestFirst = ['b-new.txt', 'tie-a.txt', 'tie-b.txt', 'a-mid.txt', 'c-old.txt'].join('\n')
+
+  /** A directory whose find, stat, xargs and env are BusyBox's, as on Alpine or in a minimal image. */
+  function busyboxBin(): string {
+    expect(existsSync('/bin/busybox'), 'install busybox (apt-get install busybox), as .ci/run does').toBe(true)
+    const bin = scratchDir('busybox')
+    for (const tool of ['find', 'stat', 'xargs', 'env']) symlinkSync('/bin/busybox', join(bin, tool))
+    return bin
+  }
+
+  it('with BusyBox find, stat and xargs first on PATH, glob orders newest first by whole seconds through BusyBox stat', async () => {
+    const bin = busyboxBin()
+    const PATH = `${bin}:/usr/bin:/bin`
+    const probe = execFileSync('/bin/sh', ['-c', buildMtimeProbeCommand()], { env: { PATH }, encoding: 'utf8' })
+    expect(probe).toBe(`stat-lines\0${bin}/xargs\0${bin}/stat\0/usr/bin/sh\0-c`)
+    const busybox = await loadRealHarness({ spillRoot, bash: { envSet: { PATH } } })
+    expect(await callTool(busybox, 'glob', { pattern: '*.txt' }, tree)).toMatchObject({ isError: false, content: newestFirst })
+  })
+
+  it('with BusyBox first on PATH, a file rg listed that stat cannot read is named, and the rest still listed', async () => {
+    const PATH = `${busyboxBin()}:/usr/bin:/bin`
+    const rg = join(scratchDir('lying-rg'), 'rg')
+    // An rg that lists a file that is not there: the stat of its batch fails, and each name is tried alone.
+    writeFileSync(
+      rg,
+      `#!/bin/sh\ncase $1 in --version) echo 'ripgrep 15.0.0' ;; *) printf 'c-old.txt\\0gone.txt\\0b-new.txt\\0' ;; esac\n`,
+      {
+        mode: 0o755,
+      },
+    )
+    const busybox = await loadRealHarness({ spillRoot, bash: { envSet: { PATH } }, search: { rgPath: rg } })
+    expect((await callTool(busybox, 'glob', { pattern: '*.txt' }, tree)).content).toBe(
+      "b-new.txt\nc-old.txt\n\n(Listing incomplete: 1 file rg listed could not be examined for its modification time, so it is not shown: can't stat 'gone.txt': No such file or directory.)",
+    )
+  })
+
+  it('with a BSD-style stat (-f %m, no --printf or -c) first on PATH, glob orders newest first', async () => {
+    const bin = scratchDir('bsd')
+    writeFileSync(join(bin, 'find'), '#!/bin/sh\necho "find: -files0-from: unknown primary or operator" >&2\nexit 1\n', { mode: 0o755 })
+    writeFileSync(
+      join(bin, 'stat'),
+      '#!/bin/sh\n[ "$1" = -f ] && [ "$2" = %m ] && [ "$3" = -- ] || { echo "stat: illegal option" >&2; exit 1; }\nshift 3\nexec /usr/bin/stat -c %Y -- "$@"\n',
+      { mode: 0o755 },
+    )
+    const PATH = `${bin}:/usr/bin:/bin`
+    expect(execFileSync('/bin/sh', ['-c', buildMtimeProbeCommand()], { env: { PATH }, encoding: 'utf8' })).toMatch(/^stat-lines\0.*\0-f$/)
+    const bsd = await loadRealHarness({ spillRoot, bash: { envSet: { PATH } } })
+    expect((await callTool(bsd, 'glob', { pattern: '*.txt' }, tree)).content).toBe(newestFirst)
+  })
+
+  it('with no usable helper on PATH, glob is withheld, naming what the probe found', async () => {
+    const bin = busyboxBin()
+    // BusyBox's stat without -c: no helper prints a modification time.
+    writeFileSync(join(bin, 'nostat'), '#!/bin/sh\nexit 1\n', { mode: 0o755 })
+    execFileSync('ln', ['-sf', join(bin, 'nostat'), join(bin, 'stat')])
+    const warnings: string[] = []
+    const none = await loadRealHarness({
+      spillRoot,
+      bash: { envSet: { PATH: `${bin}:/usr/bin:/bin` } },
+      logger: { warn: (m) => warnings.push(m), info: () => undefined },
+    })
+    expect(none.registry.list().map((t) => t.name)).toEqual(['grep'])
+    expect(none.get('toolAvailability')?.withheld()[0]?.reason).toMatch(
+      new RegExp(
+        `; tried find \\(${bin}/find\\), xargs \\(${bin}/xargs\\), stat \\(${bin}/stat\\), sh \\(/usr/bin/sh\\)\\. Install GNU findutils`,
+      ),
+    )
+    expect(warnings).toEqual([expect.stringMatching(/^tool-fs-search: glob is not registered: glob lists files newest first/)])
+  })
 
   it('glob orders by mtime the same way through the xargs/stat fallback, where find is older than 4.9', async () => {
     const bin = scratchDir('old-find')

@@ -1,0 +1,60 @@
+// `--format lines`: a result as scripts read rg's and fd's output, from the tool's value rather than its page.
+import type { GlobValue, GrepValue } from '@dsh/tool-fs-search'
+import type { ReadValue } from '@dsh/tool-fs'
+import { UsageError } from './command-line.js'
+
+/** What one result prints in lines: its records for stdout, and what they leave out, one note a line, for stderr. */
+export interface LinesOutput {
+  records: string
+  notes: string[]
+}
+
+/** How one tool's value prints as lines, and whether `-0` applies to it. */
+export interface LinesFormat {
+  takesNul: boolean
+  print(value: unknown, nul: boolean): LinesOutput
+}
+
+/**
+ * The tools `--format lines` prints, by name. Every record is in it, not only the page's: the caps
+ * that keep a page within a model's budget do not apply to a script, which reads on or pipes to head.
+ */
+export const LINES_FORMATS: Readonly<Record<string, LinesFormat>> = {
+  glob: {
+    takesNul: true,
+    print: (value, nul) => {
+      const { paths, incomplete } = value as GlobValue
+      return { records: paths.map((path) => `${path}${nul ? '\0' : '\n'}`).join(''), notes: incompleteNotes(incomplete) }
+    },
+  },
+  grep: {
+    takesNul: true,
+    print: (value, nul) => {
+      const { matches, incomplete } = value as GrepValue
+      const records = matches.map((match) => `${match.path}${nul ? '\0' : ':'}${match.lineNumber}:${match.line}\n`).join('')
+      return { records, notes: incompleteNotes(incomplete) }
+    },
+  },
+  read: {
+    takesNul: false,
+    print: (value) => {
+      const { path, lineTexts, nextOffset } = value as ReadValue
+      const notes = nextOffset === undefined ? [] : [`${path} continues: read on with --offset ${nextOffset}`]
+      return { records: lineTexts.map((text) => `${text}\n`).join(''), notes }
+    },
+  },
+}
+
+/** The lines format of a tool, checked before the call runs: a usage error when it has none, or takes no `-0` that was given. */
+export function linesFormatFor(tool: string, nul: boolean): LinesFormat {
+  const format = LINES_FORMATS[tool]
+  if (format === undefined) {
+    throw new UsageError(`--format lines prints ${Object.keys(LINES_FORMATS).join(', ')} and tools, not ${tool}`, { command: tool })
+  }
+  if (nul && !format.takesNul) throw new UsageError(`-0 (--null) ends paths, and ${tool} prints none`, { command: tool })
+  return format
+}
+
+function incompleteNotes(incomplete: readonly string[]): string[] {
+  return incomplete.map((gap) => `incomplete: ${gap}`)
+}

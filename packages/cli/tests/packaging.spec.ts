@@ -1,0 +1,211 @@
+// The packages as a consumer receives them: packed tarballs, linted, installed into a fresh TypeScript
+// project that runs the README's library example, and installed globally as the `dsh` command.
+import { execFile, execFileSync, spawnSync } from 'node:child_process'
+import { mkdirSync, readdirSync, readFileSync, rmSync, utimesSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { tempDir, writeTree } from './io.js'
+
+const repo = fileURLToPath(new URL('../../../', import.meta.url))
+const bin = (name: string) => join(repo, 'node_modules', '.bin', name)
+const run = promisify(execFile)
+const work = tempDir('packaging')
+afterAll(() => rmSync(work, { recursive: true, force: true }))
+
+// `npm test` sets npm_config_* (the repo's prefix among them): a nested npm must not inherit them.
+const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.toLowerCase().startsWith('npm_')))
+// From the local cache where it can: the registry only for what the cache lacks (zod, ripgrep, the MCP SDK).
+const npmInstall = ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error']
+
+interface Packed {
+  name: string
+  filename: string
+  files: { path: string }[]
+}
+
+let packed: Packed[]
+const tarball = (p: Packed) => join(work, 'packs', p.filename)
+
+beforeAll(() => {
+  mkdirSync(join(work, 'packs'))
+  // --ignore-scripts: `npm test` has just built, and prepack's rebuild would rewrite dist/ under the
+  // tests still reading it. That a plain `npm pack` builds is checked below.
+  const json = execFileSync('npm', ['pack', '--workspaces', '--ignore-scripts', '--json', '--pack-destination', join(work, 'packs')], {
+    cwd: repo,
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  packed = JSON.parse(json.slice(json.indexOf('['))) as Packed[]
+}, 120_000)
+
+const workspaces = readdirSync(join(repo, 'packages')).map((dir) => ({
+  dir,
+  pkg: JSON.parse(readFileSync(join(repo, 'packages', dir, 'package.json'), 'utf8')) as Record<string, unknown>,
+}))
+
+describe('each package is publishable', () => {
+  it('packs every workspace package', () => {
+    expect(packed.map((p) => p.name).sort()).toEqual(workspaces.map((w) => w.pkg.name).sort())
+  })
+
+  it.each(workspaces.map((w) => [w.dir, w.pkg] as const))(
+    'packages/%s: MIT, described, Node >= 20, zod 4 a peer, built before it packs',
+    (dir, pkg) => {
+      expect(pkg).toMatchObject({
+        license: 'MIT',
+        description: expect.any(String),
+        keywords: expect.arrayContaining(['ai-agent']),
+        repository: { type: 'git', url: 'git+https://example.invalid/dsh-search.git', directory: `packages/${dir}` },
+        engines: { node: '>=20' },
+        peerDependencies: { zod: '^4.0.0' },
+        // A plain `npm pack` builds from clean, so no tarball lacks dist/ or carries a deleted source's output.
+        scripts: { prepack: expect.stringMatching(/^rm -rf dist && tsc -b\b/) },
+      })
+      expect(pkg.private, 'only the root stays private').toBeUndefined()
+      expect(pkg.dependencies ?? {}).not.toHaveProperty('zod')
+    },
+  )
+
+  it('each tarball holds dist with its source maps, the src they point at, a README and the LICENSE, and no build state', () => {
+    const license = readFileSync(join(repo, 'LICENSE'), 'utf8')
+    for (const p of packed) {
+      const files = p.files.map((f) => f.path)
+      expect(files, p.name).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'dist/index.js', 'dist/index.d.ts']))
+      expect(
+        files.filter((f) => f.endsWith('.tsbuildinfo')),
+        p.name,
+      ).toEqual([])
+      const dir = workspaces.find((w) => w.pkg.name === p.name)!.dir
+      expect(readFileSync(join(repo, 'packages', dir, 'LICENSE'), 'utf8'), `packages/${dir}/LICENSE`).toBe(license)
+      // Source maps resolve: each names sources under src/, and every source file ships.
+      for (const map of files.filter((f) => f.endsWith('.js.map') || f.endsWith('.d.ts.map'))) {
+        const { sources } = JSON.parse(readFileSync(join(repo, 'packages', dir, map), 'utf8')) as { sources: string[] }
+        for (const source of sources) expect(join(dirname(map), source), `${p.name} ${map}`).toMatch(/^src\//)
+      }
+      const sources = execFileSync('find', ['src', '-name', '*.ts'], { cwd: join(repo, 'packages', dir), encoding: 'utf8' })
+      expect(files, p.name).toEqual(expect.arrayContaining(sources.trim().split('\n')))
+    }
+  })
+
+  it('publint --strict and attw (esm-only) find nothing wrong in any tarball', async () => {
+    const checks = packed.flatMap((p) => [
+      run(bin('publint'), ['run', '--strict', tarball(p)], { env }).then(({ stdout }) => [p.name, 'publint', stdout] as const),
+      run(bin('attw'), [tarball(p), '--profile', 'esm-only', '--format', 'ascii', '--no-emoji', '--no-color'], { env }).then(
+        ({ stdout }) => [p.name, 'attw', stdout] as const,
+      ),
+    ])
+    // Either tool exits non-zero on a problem, which rejects with its output.
+    for (const [name, tool, stdout] of await Promise.all(checks)) {
+      if (tool === 'publint') expect(stdout, name).toMatch(/All good!/)
+      else expect(stdout, name).toMatch(/node16 \(from ESM\): OK \(ESM\)\nbundler: OK/)
+    }
+  }, 120_000)
+})
+
+/** The ```ts blocks of a markdown file. */
+function tsBlocks(file: string): string[] {
+  return [...readFileSync(file, 'utf8').matchAll(/```ts\n([^]*?)```/g)].map((m) => m[1]!)
+}
+
+describe('a TypeScript project that installs the tarballs', () => {
+  const project = join(work, 'consumer')
+
+  beforeAll(async () => {
+    const readme = readFileSync(join(repo, 'README.md'), 'utf8')
+    const library = readme.slice(readme.indexOf('## Using it as a library'))
+    writeTree(project, {
+      'package.json': JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+      'tsconfig.json': JSON.stringify({
+        compilerOptions: { module: 'nodenext', target: 'es2022', strict: true, skipLibCheck: false, outDir: 'out', types: ['node'] },
+        include: ['*.ts'],
+      }),
+      'library.ts': /```ts\n([^]*?)```/.exec(library)![1]!,
+      ...Object.fromEntries(
+        workspaces.flatMap(({ dir }) => tsBlocks(join(repo, 'packages', dir, 'README.md')).map((code, i) => [`${dir}-${i}.ts`, code])),
+      ),
+      'src/a.ts': '// TODO: first\n',
+      'src/b.ts': 'export const b = 1 // TODO: second\n',
+    })
+    utimesSync(join(project, 'src', 'a.ts'), 1_700_000_000, 1_700_000_000)
+    await run('npm', [...npmInstall, ...packed.map(tarball), 'zod@^4', 'typescript@5.9', '@types/node@20'], { cwd: project, env })
+  }, 180_000)
+
+  it('holds one copy of zod, however many packages peer on it', () => {
+    const copies = execFileSync('find', [join(project, 'node_modules'), '-path', '*/node_modules/zod/package.json'], { encoding: 'utf8' })
+    expect(copies.trim().split('\n')).toEqual([join(project, 'node_modules', 'zod', 'package.json')])
+  })
+
+  it('type-checks every README example (nodenext, skipLibCheck off) and runs the library example', async () => {
+    await run(join(project, 'node_modules', '.bin', 'tsc'), ['-p', project], { cwd: project, env })
+    const { stdout } = await run(process.execPath, [join(project, 'out', 'library.js')], { cwd: project, env })
+    expect(stdout).toBe('2 TODO lines; the first: src/a.ts:1\nnewest .ts file: src/b.ts\n')
+  }, 120_000)
+})
+
+describe('dsh installed globally from the tarballs', () => {
+  const prefix = join(work, 'global')
+  const tree = join(work, 'tree')
+  // No rg on this PATH: grep and glob must run the ripgrep the package carries.
+  const PATH = `${dirname(process.execPath)}:/usr/bin:/bin`
+
+  beforeAll(async () => {
+    writeTree(tree, { 'a.txt': 'needle\n', 'sub/b.txt': 'needle again\n' })
+    await run('npm', [...npmInstall, '--global', '--prefix', prefix, ...packed.map(tarball)], { cwd: work, env })
+  }, 180_000)
+
+  /** Runs the installed `dsh` from `/`, far from any project. */
+  const dsh = (...argv: string[]) => {
+    const result = spawnSync(join(prefix, 'bin', 'dsh'), ['--spill-dir', join(work, 'spill'), ...argv], {
+      cwd: '/',
+      env: { ...env, PATH },
+      encoding: 'utf8',
+      timeout: 30_000,
+    })
+    return { code: result.status, stdout: result.stdout, stderr: result.stderr }
+  }
+
+  it('greps and globs from / with the packaged ripgrep', () => {
+    expect(spawnSync('sh', ['-c', 'command -v rg'], { env: { PATH } }).status, 'a system rg would hide the packaged one').not.toBe(0)
+    // Paths show relative to the session's cwd, here /.
+    const shown = tree.slice(1)
+    expect(dsh('grep', 'needle', tree, '--format', 'lines')).toEqual({
+      code: 0,
+      stdout: `${shown}/a.txt:1:needle\n${shown}/sub/b.txt:1:needle again\n`,
+      stderr: '',
+    })
+    expect(dsh('glob', '**/*.txt', tree, '--format', 'lines').stdout.split('\n').sort()).toEqual([
+      '',
+      `${shown}/a.txt`,
+      `${shown}/sub/b.txt`,
+    ])
+  })
+
+  it('serves the tools over MCP on stdio', () => {
+    const messages = [
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } },
+      },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ]
+    const result = spawnSync(join(prefix, 'bin', 'dsh'), ['mcp'], {
+      cwd: '/',
+      env: { ...env, PATH },
+      input: messages.map((m) => `${JSON.stringify(m)}\n`).join(''),
+      encoding: 'utf8',
+      timeout: 30_000,
+    })
+    expect(result.status).toBe(0)
+    const replies = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: number; result: { tools?: { name: string }[] } })
+    expect(replies.find((r) => r.id === 2)?.result.tools?.map((t) => t.name)).toEqual(['glob', 'grep', 'read'])
+  })
+})

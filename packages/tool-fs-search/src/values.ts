@@ -1,0 +1,25 @@
+// What glob and grep return as a result's `value`: the whole result, for a host (never sent to a model).
+import type { GrepMatch } from './grep/parse.js'
+
+export type { GrepMatch }
+
+/** A glob result's value: every path it listed, newest modified first, not only the page's. */
+export interface GlobValue {
+  /** Relative to the session's working directory, as the page shows them. */
+  paths: string[]
+  total: number
+  /** True when the page showed fewer paths than `paths` holds (the rest were spilled). */
+  truncated: boolean
+  /** What the listing left out: paths rg could not read, files whose modification time could not be read. */
+  incomplete: string[]
+}
+
+/** A grep result's value: every matched line, ordered by path then line, not only the page's. */
+export interface GrepValue {
+  matches: GrepMatch[]
+  total: number
+  /** True when the page showed fewer matches than `matches` holds (the rest were spilled). */
+  truncated: boolean
+  /** Paths rg could not read, or what it printed when it named none. */
+  incomplete: string[]
+}
