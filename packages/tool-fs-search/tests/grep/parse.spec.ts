@@ -26,6 +26,30 @@ describe('RgOutputParser', () => {
     ])
   })
 
+  it('parses the same records however the output is cut into chunks', () => {
+    // Every branch that waits for more bytes is taken whatever chunk sizes a pipe happens to deliver.
+    const stdout = Buffer.concat([
+      Buffer.from('D\0a.ts\u00001:plain\r\nsrc/b\nc.ts\u0000007:ctl\u001b[31m\n'),
+      Buffer.from('bin.dat: binary file matches (found "\\0" byte around offset 9)\n'),
+      Buffer.from('long.ts\u000012:abc [... 4 more matches]\nlong.ts\u000013:d\u00e9f \u00ef\u00bf\u00bd\n'),
+      Buffer.from([0x78, 0xff, 0x00, 0x39, 0x3a, 0x62, 0xfe, 0x0a]),
+      Buffer.from('last.ts\u00002:no newline'),
+    ])
+    const whole = parseOutput(stdout, { chunkBytes: stdout.length })
+    const expected = { matches: listMatches(shownOf(stdout, { chunkBytes: stdout.length })), binary: whole.binaryFiles }
+    for (let chunkBytes = 1; chunkBytes < stdout.length; chunkBytes += 1) {
+      const parsed = parseOutput(stdout, { chunkBytes })
+      expect({ matches: listMatches(shownOf(stdout, { chunkBytes })), binary: parsed.binaryFiles }, `chunks of ${chunkBytes}`).toEqual(
+        expected,
+      )
+    }
+    expect(expected.matches.map((m) => m.lineNumber)).toEqual([1, 2, 12, 13, 7, 9])
+    for (const bad of ['D', 'D\0a.ts\u0000x:y\n', 'Q\0']) {
+      for (const chunkBytes of [1, 2, 64])
+        expect(() => parseOutput(bad, { chunkBytes }), `${JSON.stringify(bad)} in ${chunkBytes}`).toThrow(/could not parse/)
+    }
+  })
+
   it('waits for the NUL of a path with a newline that arrives in a later chunk', () => {
     const stdout = 'D\0a\u00001:x\nname\nwith\nnewlines\u00002:y\n'
     for (const chunkBytes of [1, 9, 12, 64]) {
