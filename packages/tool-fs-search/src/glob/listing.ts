@@ -1,41 +1,292 @@
-// The glob script's output: `mtime TAB name NUL` records, parsed and ordered newest first.
+// The glob script's output as it arrives: `mtime TAB name NUL` records, parsed as bytes and ordered newest first.
+import type { BashRunResult } from '@dsh/core'
 import { SearchError } from '../errors.js'
+import { OutputBytes } from '../shared/output-bytes.js'
 
-/** One listed file with its modification time as whole seconds and nanoseconds. */
-export interface ListedFile {
-  name: string
-  seconds: number
-  nanos: number
+/** The listed files, as offsets into the output's bytes and their modification times. */
+export interface GlobListing {
+  /** The output's bytes, valid UTF-8. */
+  bytes: Buffer
+  count: number
+  /** Where each name starts and ends in `bytes`. */
+  nameStart: Uint32Array
+  nameEnd: Uint32Array
+  /** Each modification time as whole seconds and nanoseconds, both negative before 1970. */
+  seconds: Float64Array
+  nanos: Int32Array
+  /** Every name shows plain (`isPlainName`); when false, some may not. */
+  plainNames: boolean
+  /** The files whose names hold U+FFFD (most listings have none). */
+  replaced: ReadonlySet<number>
 }
 
+const NUL = 0x00
+const TAB = 0x09
+const MINUS = 0x2d
+const DOT = 0x2e
+const SLASH = 0x2f
 // find prints ten fractional digits, stat nine; nanoseconds are the first nine.
-const MTIME = /^(-?)(\d+)(?:\.(\d{1,9})\d?)?$/
+const FRACTION_MAX_DIGITS = 10
+// U+FFFD as UTF-8.
+const REPLACEMENT = Buffer.from('\ufffd')
+// Files the arrays first hold.
+const INITIAL_FILES = 4096
+// The shortest record: `0 TAB x NUL`.
+const MIN_RECORD_BYTES = 4
+// An excerpt shows 80 UTF-16 units, which never take more than 320 bytes.
+const EXCERPT_UNITS = 80
+const EXCERPT_BYTES = 320
 
 /**
- * Parses `mtime TAB name NUL` records; a record that does not parse fails the search. An mtime before
- * 1970 is negative, fraction and all (`-1.25` is 1.25 s before the epoch), so its nanoseconds are too.
+ * Parses the glob script's stdout chunk by chunk while it runs. A record that does not parse is not
+ * thrown at once: `finish` throws it, after the caller has read the exit status. An mtime before 1970
+ * is negative, fraction and all (`-1.25` is 1.25 s before the epoch), so its nanoseconds are too.
  */
-export function parseGlobListing(stdout: string): ListedFile[] {
-  const files: ListedFile[] = []
-  for (let pos = 0; pos < stdout.length;) {
-    const end = stdout.indexOf('\0', pos)
-    const tab = stdout.indexOf('\t', pos)
-    const time = end === -1 || tab === -1 || tab + 1 >= end ? null : MTIME.exec(stdout.slice(pos, tab))
-    if (time === null) {
-      throw new SearchError('SEARCH_FAILED', `glob could not parse the file listing near ${JSON.stringify(stdout.slice(pos, pos + 80))}`)
-    }
-    const sign = time[1] === '-' ? -1 : 1
-    const nanos = Number((time[3] ?? '').padEnd(9, '0'))
-    files.push({ name: stdout.slice(tab + 1, end), seconds: sign * Number(time[2]), nanos: sign * nanos })
-    pos = end + 1
+export class GlobListingParser {
+  readonly #output: OutputBytes
+  readonly #capacityBytes: number
+  /** No name holds a byte that could keep it from showing plain (`isPlainName`). */
+  #plainNames = true
+  #pos = 0
+  #failure: number | undefined
+  #count = 0
+  #nameStart = new Uint32Array(INITIAL_FILES)
+  #nameEnd = new Uint32Array(INITIAL_FILES)
+  #seconds = new Float64Array(INITIAL_FILES)
+  #nanos = new Int32Array(INITIAL_FILES)
+
+  /** `capacityBytes`: the raw output cap, which the buffer grows to once the listing outgrows its start. */
+  constructor(capacityBytes: number) {
+    this.#output = new OutputBytes(NUL, capacityBytes)
+    this.#capacityBytes = capacityBytes
   }
-  return files
+
+  /** Takes the next chunk of stdout (copied) and parses every record it completes. */
+  push(chunk: Uint8Array): void {
+    this.#output.append(chunk)
+    this.#parse(this.#output.checked)
+  }
+
+  /**
+   * The run with its stdout as an executor that kept it would report it: the text decoded from the
+   * bytes this parser kept, when it is read.
+   */
+  captured(run: BashRunResult): BashRunResult {
+    const output = this.#output
+    const { truncated, totalBytes } = run.stdout
+    return {
+      ...run,
+      stdout: {
+        get text(): string {
+          return output.text(0, output.length)
+        },
+        truncated,
+        totalBytes,
+      },
+    }
+  }
+
+  /** Parses the rest once the output has ended; throws SEARCH_FAILED for a record that does not parse. */
+  finish(): GlobListing {
+    this.#output.finish()
+    this.#parse(this.#output.length)
+    if (this.#failure !== undefined) {
+      const end = Math.min(this.#output.length, this.#failure + EXCERPT_BYTES)
+      const near = JSON.stringify(this.#output.text(this.#failure, end).slice(0, EXCERPT_UNITS))
+      throw new SearchError('SEARCH_FAILED', `glob could not parse the file listing near ${near}`)
+    }
+    const count = this.#count
+    return {
+      bytes: this.#output.bytes,
+      count,
+      nameStart: this.#nameStart.subarray(0, count),
+      nameEnd: this.#nameEnd.subarray(0, count),
+      seconds: this.#seconds.subarray(0, count),
+      nanos: this.#nanos.subarray(0, count),
+      plainNames: this.#plainNames,
+      replaced: this.#replaced(),
+    }
+  }
+
+  /** Parses records up to `limit`, which ends a checked record (or the output). */
+  #parse(limit: number): void {
+    const bytes = this.#output.bytes
+    let pos = this.#pos
+    while (this.#failure === undefined && pos < limit) {
+      let at = pos
+      const sign = bytes[at] === MINUS ? -1 : 1
+      if (sign === -1) at += 1
+      const digits = at
+      let seconds = 0
+      while (at < limit && bytes[at]! >= 0x30 && bytes[at]! <= 0x39) seconds = seconds * 10 + bytes[at++]! - 0x30
+      if (at - digits > 15) seconds = Number(bytes.toString('latin1', digits, at))
+      // Digits after a dot, or -1 for no dot: a dot needs one to ten of them.
+      let fraction = -1
+      let nanos = 0
+      if (at > digits && bytes[at] === DOT) {
+        for (fraction = 0, at += 1; at < limit && bytes[at]! >= 0x30 && bytes[at]! <= 0x39; at += 1, fraction += 1) {
+          if (fraction < 9) nanos = nanos * 10 + bytes[at]! - 0x30
+        }
+        for (let unit = fraction; unit < 9; unit += 1) nanos *= 10
+      }
+      const nameStart = at + 1
+      let nameEnd = nameStart
+      // While looking for the NUL, note any byte that could keep a name from showing plain (a control,
+      // DEL, a C1 lead, a dot after a dot, a slash first or after a slash): most listings have none, and
+      // then no name needs checking.
+      let odd = bytes[nameStart] === SLASH
+      for (let byte = bytes[nameEnd]; nameEnd < limit && byte !== NUL; byte = bytes[++nameEnd]) {
+        if (byte! < 0x20 || byte === 0x7f || byte === 0xc2 || ((byte === DOT || byte === SLASH) && bytes[nameEnd - 1] === byte)) odd = true
+      }
+      if (odd) this.#plainNames = false
+      const badFraction = fraction === 0 || fraction > FRACTION_MAX_DIGITS
+      if (at === digits || badFraction || bytes[at] !== TAB || nameEnd === nameStart || nameEnd === limit) {
+        this.#failure = pos
+        break
+      }
+      this.#add(nameStart, nameEnd, sign * seconds, sign * nanos)
+      pos = nameEnd + 1
+    }
+    this.#pos = pos
+  }
+
+  #add(nameStart: number, nameEnd: number, seconds: number, nanos: number): void {
+    const index = this.#count
+    if (index === this.#nameStart.length) this.#grow()
+    this.#nameStart[index] = nameStart
+    this.#nameEnd[index] = nameEnd
+    this.#seconds[index] = seconds
+    this.#nanos[index] = nanos
+    this.#count = index + 1
+  }
+
+  /** The files whose names hold U+FFFD: found by one native search of the bytes, since most listings hold none. */
+  #replaced(): Set<number> {
+    const bytes = this.#output.bytes.subarray(0, this.#output.length)
+    const replaced = new Set<number>()
+    let file = 0
+    for (let at = bytes.indexOf(REPLACEMENT); at !== -1; at = bytes.indexOf(REPLACEMENT, at + 1)) {
+      // Names lie in listing order, between times that hold only digits: the one that holds `at` is
+      // the first that ends past it.
+      while (this.#nameEnd[file]! <= at) file += 1
+      replaced.add(file)
+    }
+    return replaced
+  }
+
+  /**
+   * Grows the arrays: to what the raw output cap would hold at the records' average size so far, so a
+   * large listing grows once, or to twice their size when more.
+   */
+  #grow(): void {
+    const perRecord = Math.max(MIN_RECORD_BYTES, this.#pos / this.#count)
+    const size = Math.max(this.#nameStart.length * 2, Math.ceil(this.#capacityBytes / perRecord))
+    const grow = <T extends Uint32Array | Float64Array | Int32Array>(array: T, grown: T): T => {
+      grown.set(array)
+      return grown
+    }
+    this.#nameStart = grow(this.#nameStart, new Uint32Array(size))
+    this.#nameEnd = grow(this.#nameEnd, new Uint32Array(size))
+    this.#seconds = grow(this.#seconds, new Float64Array(size))
+    this.#nanos = grow(this.#nanos, new Int32Array(size))
+  }
 }
 
 /**
- * Newest modified first (docs/design.md#glob-lists-newest-first); ties by name, so identical calls
- * give identical pages (docs/design.md#deterministic-pages).
+ * The files newest modified first (docs/design.md#glob-lists-newest-first); ties by name, so identical
+ * calls give identical pages (docs/design.md#deterministic-pages). A tree shares few modification
+ * times (16k for 118k files), so files are bucketed by time through a hash table, the buckets sorted,
+ * and only a bucket's names compared, as UTF-8 bytes in the order JavaScript compares strings.
  */
-export function sortNewestFirst(files: ListedFile[]): ListedFile[] {
-  return files.sort((a, b) => b.seconds - a.seconds || b.nanos - a.nanos || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+export function sortNewestFirst(listing: GlobListing): Uint32Array {
+  const { count, seconds, nanos } = listing
+  const { bucketOf, first, buckets } = bucketByTime(listing)
+  // The buckets newest first; each is one time, so no two compare equal.
+  const byTime = Array.from({ length: buckets }, (_, bucket) => bucket).sort((a, b) => {
+    const x = first[a]!
+    const y = first[b]!
+    return seconds[y]! - seconds[x]! || nanos[y]! - nanos[x]!
+  })
+  const starts = new Uint32Array(buckets + 1)
+  const rank = new Uint32Array(buckets)
+  byTime.forEach((bucket, position) => (rank[bucket] = position))
+  for (let i = 0; i < count; i += 1) starts[rank[bucketOf[i]!]! + 1]! += 1
+  for (let position = 0; position < buckets; position += 1) starts[position + 1]! += starts[position]!
+  // Counting sort into buckets, each file in listing order, then each bucket by name.
+  const next = starts.slice(0, buckets)
+  const order = new Uint32Array(count)
+  for (let i = 0; i < count; i += 1) order[next[rank[bucketOf[i]!]!]!++] = i
+  for (let position = 0; position < buckets; position += 1) sortByName(listing, order, starts[position]!, starts[position + 1]!)
+  return order
+}
+
+/** Each file's bucket (one per distinct time), each bucket's first file, and how many buckets there are. */
+function bucketByTime({ count, seconds, nanos }: GlobListing): { bucketOf: Uint32Array; first: Uint32Array; buckets: number } {
+  // Open addressing, at most half full: a lookup takes a probe or two.
+  const mask = 2 ** Math.ceil(Math.log2(2 * count + 2)) - 1
+  const slots = new Int32Array(mask + 1).fill(-1)
+  const bucketOf = new Uint32Array(count)
+  const first = new Uint32Array(count)
+  let buckets = 0
+  for (let i = 0; i < count; i += 1) {
+    let slot = (Math.imul(seconds[i]! | 0, 0x9e3779b1) ^ Math.imul(nanos[i]!, 0x85ebca6b)) & mask
+    for (;;) {
+      const bucket = slots[slot]!
+      if (bucket === -1) {
+        slots[slot] = buckets
+        first[buckets] = i
+        bucketOf[i] = buckets++
+        break
+      }
+      const other = first[bucket]!
+      if (seconds[other] === seconds[i] && nanos[other] === nanos[i]) {
+        bucketOf[i] = bucket
+        break
+      }
+      slot = (slot + 1) & mask
+    }
+  }
+  return { bucketOf, first, buckets }
+}
+
+// Buckets up to this size are sorted by insertion, in place: a native sort costs more to set up.
+const INSERTION_MAX = 32
+
+/** Sorts `order[start, end)`, one bucket, by name. */
+function sortByName(listing: GlobListing, order: Uint32Array, start: number, end: number): void {
+  if (end - start > INSERTION_MAX) {
+    order.set(
+      Array.from(order.subarray(start, end)).sort((a, b) => compareNames(listing, a, b)),
+      start,
+    )
+    return
+  }
+  for (let i = start + 1; i < end; i += 1) {
+    const file = order[i]!
+    let at = i
+    for (; at > start && compareNames(listing, order[at - 1]!, file) > 0; at -= 1) order[at] = order[at - 1]!
+    order[at] = file
+  }
+}
+
+/**
+ * Compares two names as `<` compares their strings, by UTF-16 code units, on their UTF-8 bytes. The
+ * orders agree except where a character past U+FFFF (4 bytes, a surrogate pair in UTF-16) meets one
+ * from U+E000 to U+FFFF (3 bytes led by EE or EF): UTF-16 puts the pair first.
+ */
+export function compareNames({ bytes, nameStart, nameEnd }: GlobListing, a: number, b: number): number {
+  const aStart = nameStart[a]!
+  const bStart = nameStart[b]!
+  const aLength = nameEnd[a]! - aStart
+  const bLength = nameEnd[b]! - bStart
+  const common = Math.min(aLength, bLength)
+  for (let i = 0; i < common; i += 1) {
+    const x = bytes[aStart + i]!
+    const y = bytes[bStart + i]!
+    if (x === y) continue
+    if (x >= 0xf0 && (y === 0xee || y === 0xef)) return -1
+    if (y >= 0xf0 && (x === 0xee || x === 0xef)) return 1
+    return x - y
+  }
+  return aLength - bLength
 }

@@ -1,6 +1,5 @@
 // The glob page: the newest paths within the count and byte caps, then what the page does not show.
-import { ItemRetainer, type ItemRetention } from '@dsh/core'
-import { countWithinBytes } from '../shared/byte-budget.js'
+import type { ItemRetention } from '@dsh/core'
 import { incompleteNote, nameSome, spillSentence } from '../shared/footers.js'
 import type { SpillOutcome } from '../shared/spill.js'
 import type { GlobGaps } from './classify.js'
@@ -11,12 +10,20 @@ export interface GlobBudget {
   maxBytes: number
 }
 
-/** Keeps the head of the newest-first list within the item cap and the byte budget. */
-export function retainGlobPaths(paths: readonly string[], { maxResults, maxBytes }: GlobBudget): ItemRetention<string> {
-  const fits = countWithinBytes(paths, maxBytes, (shown) => Buffer.byteLength(shown) + 1)
-  const retainer = new ItemRetainer<string>({ maxItems: Math.min(maxResults, fits) })
-  for (const shown of paths) retainer.push(shown)
-  return retainer.result()
+/**
+ * Keeps the head of the newest-first list within the item cap and the byte budget: at least one path,
+ * so a page is never empty. Only the paths it keeps (and the one that did not fit) are made.
+ */
+export function retainGlobPaths(count: number, at: (index: number) => string, { maxResults, maxBytes }: GlobBudget): ItemRetention<string> {
+  const items: string[] = []
+  let bytes = 0
+  for (let index = 0; index < Math.min(count, maxResults); index += 1) {
+    const shown = at(index)
+    bytes += Buffer.byteLength(shown) + 1
+    if (bytes > maxBytes && index > 0) break
+    items.push(shown)
+  }
+  return { items, kept: items.length, total: count, truncated: items.length < count }
 }
 
 /** What the page must say besides its paths. */

@@ -1,45 +1,60 @@
-// The glob tool: plan the pattern, run the script through the seam, classify, order, retain once, spill.
+// The glob tool: plan the pattern, run the script through the seam while parsing its listing, classify, order, retain once, spill.
 import path from 'node:path'
 import { defineTool, type ToolExecContext, type ToolOutput } from '@dsh/core'
 import { GLOB_DESCRIPTION } from '../prompts.js'
 import { searchExclusions } from '../shared/access.js'
 import { TIMEOUT_BACKSTOP_MS, type SearchContext } from '../shared/context.js'
-import { displayFrom } from '../shared/display-path.js'
+import { nameDisplay } from '../shared/display-path.js'
 import { listGaps } from '../shared/exit-2.js'
 import { runSearchCommand } from '../shared/run.js'
 import { saveFormattedResult } from '../shared/spill.js'
+import type { GlobValue } from '../values.js'
 import { GlobArgs } from './args.js'
 import { classifyGlobRun } from './classify.js'
 import { buildGlobCommand, type MtimeLister } from './command.js'
-import { parseGlobListing, sortNewestFirst } from './listing.js'
+import { GlobListingParser, sortNewestFirst } from './listing.js'
 import { formatGlobPage, retainGlobPaths } from './page.js'
+import { pathBlocks, showPaths } from './paths.js'
 import { planGlob } from './pattern.js'
-import type { GlobValue } from '../values.js'
 
 /** What glob needs at run time: the shared context and the mtime helper the load-time probe chose. */
 export interface GlobContext extends SearchContext {
   lister: MtimeLister
 }
 
-/** Runs one glob call end to end (docs/design.md#the-search-tools). */
+/**
+ * Runs one glob call end to end (docs/design.md#the-search-tools). The listing is parsed as it arrives,
+ * sorted as numbers and bytes, and only the paths a page shows become strings; the complete result is
+ * streamed to the spill.
+ */
 export async function executeGlob(ctx: GlobContext, args: GlobArgs, exec: ToolExecContext): Promise<ToolOutput> {
   const { root, glob } = planGlob(args)
   const excludes = await searchExclusions(ctx.access(), root, exec)
   const command = buildGlobCommand({ rg: ctx.rg, lister: ctx.lister, root, glob, excludes })
-  const { run, workdir } = await runSearchCommand(ctx, exec, { command, narrow: 'pattern, path' })
-  const gaps = classifyGlobRun(run, { workdir, root, lister: ctx.lister })
-  const shown = displayFrom(workdir, path.resolve(workdir, root))
-  const paths = sortNewestFirst(parseGlobListing(run.stdout.text)).map((file) => shown(file.name))
-  const retained = retainGlobPaths(paths, { maxResults: ctx.config.globMaxResults, maxBytes: ctx.config.inlineMaxBytes })
-  const lossy = paths.filter((shownPath) => shownPath.includes('\ufffd')).length
+  const parser = new GlobListingParser(ctx.config.rawOutputMaxBytes)
+  const { run, workdir } = await runSearchCommand(ctx, exec, {
+    command,
+    narrow: 'pattern, path',
+    stdoutSink: (chunk) => parser.push(chunk),
+  })
+  const gaps = classifyGlobRun(parser.captured(run), { workdir, root, lister: ctx.lister })
+  const listing = parser.finish()
+  const order = sortNewestFirst(listing)
+  const display = nameDisplay(workdir, path.resolve(workdir, root))
+  const shown = showPaths(listing, order, display)
+  const retained = retainGlobPaths(shown.count, shown.at, { maxResults: ctx.config.globMaxResults, maxBytes: ctx.config.inlineMaxBytes })
   const spill = retained.truncated
-    ? await saveFormattedResult(ctx.spillStore(), exec, () => `${paths.join('\n')}\n`, 'glob-results.txt')
+    ? await saveFormattedResult(ctx.spillStore(), exec, () => pathBlocks(listing, order, display), 'glob-results.txt')
     : undefined
+  let paths: string[] | undefined
   return {
-    content: formatGlobPage(retained, spill, { gaps, stderrCut: run.stderr.truncated, lossy }),
+    content: formatGlobPage(retained, spill, { gaps, stderrCut: run.stderr.truncated, lossy: shown.lossy }),
     value: {
-      paths,
-      total: paths.length,
+      // Every path as a string only when a host reads them.
+      get paths(): string[] {
+        return (paths ??= Array.from({ length: shown.count }, (_, index) => shown.at(index)))
+      },
+      total: shown.count,
       truncated: retained.truncated,
       incomplete: [...listGaps(gaps.rg), ...gaps.unstatted],
     } satisfies GlobValue,

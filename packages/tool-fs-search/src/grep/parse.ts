@@ -27,14 +27,6 @@ export interface ParsedOutput {
   binaryStopped: string[]
 }
 
-/** What the parser needs to know before the first byte. */
-export interface ParserOptions {
-  /** The raw output cap: the buffers are allocated at it. */
-  capacityBytes: number
-  /** Bytes of a line shown; a longer one is cut on a character boundary. */
-  maxLineBytes: number
-}
-
 const NUL = 0x00
 const LF = 0x0a
 const CR = 0x0d
@@ -79,8 +71,12 @@ export class RgOutputParser {
   #runPathPlain = false
   #lastLine = 0
 
-  constructor({ capacityBytes, maxLineBytes }: ParserOptions) {
-    this.#output = new OutputBytes(capacityBytes, LF)
+  /**
+   * `maxLineBytes`: the bytes of a line shown, a longer one cut on a character boundary;
+   * `capacityBytes`: the raw output cap, which the buffer grows to once the output outgrows its start.
+   */
+  constructor(maxLineBytes: number, capacityBytes: number) {
+    this.#output = new OutputBytes(LF, capacityBytes)
     this.#maxLineBytes = maxLineBytes
   }
 

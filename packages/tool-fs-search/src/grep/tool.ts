@@ -19,8 +19,9 @@ import { retainGrepMatches } from './retain.js'
 
 /**
  * Runs one grep call end to end (docs/design.md#the-search-tools). rg's output is parsed as it
- * arrives into a table of offsets, files are sorted rather than matches, and the complete result is
- * streamed to the spill: a match never becomes an object unless a host reads `value.matches`.
+ * arrives and compacted to the bytes its rows show, files are sorted rather than matches, and the
+ * complete result is streamed to the spill (docs/design.md#grep-keeps-bytes-not-matches): a match
+ * never becomes an object unless a host reads `value.matches`.
  */
 export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: ToolExecContext): Promise<ToolOutput> {
   const { config } = ctx
@@ -28,7 +29,7 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
   const plan = planInclude(args.include)
   const excludes = await searchExclusions(ctx.access(), target, exec)
   const command = buildGrepCommand({ rg: ctx.rg, pattern: args.pattern, target, plan, excludes, maxLineBytes: config.grepMaxLineBytes })
-  const parser = new RgOutputParser({ capacityBytes: config.rawOutputMaxBytes, maxLineBytes: config.grepMaxLineBytes })
+  const parser = new RgOutputParser(config.grepMaxLineBytes, config.rawOutputMaxBytes)
   const { run, workdir } = await runSearchCommand(ctx, exec, {
     command,
     narrow: 'pattern, path or include',

@@ -1,24 +1,32 @@
 // A script's stdout as it arrives, kept as bytes that are valid UTF-8 up to the last complete record.
 import { isUtf8 } from 'node:buffer'
 
+// The buffer's first size, enough for most searches.
+const INITIAL_BYTES = 64 * 1024
+
 /**
- * The bytes of a search script's stdout, appended chunk by chunk into one buffer allocated at the raw
- * output cap (pages it never touches cost no memory). Each complete record (up to a `boundary` byte:
- * grep's line feed, glob's NUL) is checked as it arrives; a stretch that is not valid UTF-8 is replaced
- * by its lossy decoding, re-encoded, so every reader sees exactly the text a whole-output decode would
- * give (docs/design.md#one-bad-record-never-sinks-a-search). A stretch may be decoded apart from the
- * rest because it begins and ends at an ASCII boundary, where a decoder holds no partial character. A
+ * The bytes of a search script's stdout, appended chunk by chunk into one buffer. It starts small and,
+ * once the output outgrows that, is allocated at the raw output cap: pages no byte reaches cost no
+ * memory, and one move beats doubling, which would touch every page again at each step. (A buffer the
+ * size of the cap on every call would push V8, which counts buffers toward its next full collection,
+ * into one every few calls.) Each complete record (up to a `boundary` byte: grep's line feed, glob's
+ * NUL) is checked as it arrives; a stretch that is not valid UTF-8 is replaced by its lossy decoding,
+ * re-encoded, so every reader sees exactly the text a whole-output decode would give
+ * (docs/design.md#one-bad-record-never-sinks-a-search). A stretch may be decoded apart from the rest
+ * because it begins and ends at an ASCII boundary, where a decoder holds no partial character. A
  * parser may compact what it has read (`keep`), so the buffer holds its records, not the raw output.
  */
 export class OutputBytes {
-  #bytes: Buffer
+  #bytes = Buffer.allocUnsafe(INITIAL_BYTES)
   readonly #boundary: number
+  readonly #capacityBytes: number
   #length = 0
   #checked = 0
 
-  constructor(capacityBytes: number, boundary: number) {
-    this.#bytes = Buffer.allocUnsafe(capacityBytes)
+  /** `boundary`: the byte that ends a record (the output is checked a record at a time); `capacityBytes`: the raw output cap. */
+  constructor(boundary: number, capacityBytes: number) {
     this.#boundary = boundary
+    this.#capacityBytes = capacityBytes
   }
 
   /** The buffer; valid until the next `append`, `finish` or `keep`, which may replace it. */
@@ -84,11 +92,15 @@ export class OutputBytes {
     this.#checked = end
   }
 
-  /** Grows the buffer when `more` bytes would not fit: only replaced bytes, or an executor past its cap, need it. */
+  /**
+   * Grows the buffer when `more` bytes would not fit: to the raw output cap the first time, then (for
+   * replaced bytes, or an executor past its cap) to twice its size; to what is needed, when more.
+   */
   #reserve(more: number): void {
     const needed = this.#length + more
     if (needed <= this.#bytes.length) return
-    const grown = Buffer.allocUnsafe(Math.max(needed, this.#bytes.length * 2))
+    const size = this.#bytes.length === INITIAL_BYTES ? this.#capacityBytes : this.#bytes.length * 2
+    const grown = Buffer.allocUnsafe(Math.max(needed, size))
     this.#bytes.copy(grown, 0, 0, this.#length)
     this.#bytes = grown
   }

@@ -18,8 +18,8 @@ export interface SearchScript {
   command: string
   /** The arguments an overflow message tells the model to narrow, e.g. "pattern, path or include". */
   narrow: string
-  /** Takes stdout as it arrives instead of the executor keeping it (docs/design.md#streamed-stdout). */
-  stdoutSink?: (chunk: Uint8Array) => void
+  /** Takes stdout as it arrives: the executor keeps none of it (docs/design.md#streamed-stdout). */
+  stdoutSink: (chunk: Uint8Array) => void
 }
 
 // The end of an error is what explains it; 16 KiB holds dozens of rg's one-line errors.
@@ -49,7 +49,7 @@ export async function runSearchCommand(
     // Output past the cap is discarded anyway: stop rg at once instead of paying for the whole search.
     onStdoutOverflow: 'kill' as const,
     signal: exec.signal,
-    ...(stdoutSink === undefined ? {} : { stdoutSink }),
+    stdoutSink,
   }
   let spec: BashSpec | undefined
   let run: BashRunResult

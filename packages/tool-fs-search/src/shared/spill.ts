@@ -6,16 +6,16 @@ import { throwIfAborted } from './abort.js'
 export type SpillOutcome = { saved: true; locator: string; retrievalHint: string } | { saved: false; reason: string }
 
 /**
- * Saves a capped search's complete formatted result in the tool-owned spill: a text, or blocks of its
- * UTF-8 bytes streamed to the store (docs/design.md#streamed-spills). A missing store, a missing
- * owner or a failed save is not an error: the inline page stands and the footer says so. The content
- * is made only when it can be saved: for a million matches it is the largest thing a call makes. An
+ * Saves a capped search's complete formatted result in the tool-owned spill, as blocks of its UTF-8
+ * bytes streamed to the store (docs/design.md#streamed-spills). A missing store, a missing owner or a
+ * failed save is not an error: the inline page stands and the footer says so. The blocks are made only
+ * when they can be saved: for a million matches the result is the largest thing a call makes. An
  * aborted call fails instead: the registry discards its result, so a file saved for it would be an orphan.
  */
 export async function saveFormattedResult(
   store: SpillStore | undefined,
   exec: ToolExecContext,
-  content: () => string | Iterable<Uint8Array>,
+  blocks: () => Iterable<Uint8Array>,
   filename: 'grep-results.txt' | 'glob-results.txt',
 ): Promise<SpillOutcome> {
   throwIfAborted(exec)
@@ -23,10 +23,12 @@ export async function saveFormattedResult(
   const owner = exec.agent?.session.header.id
   if (owner === undefined || owner === '') return { saved: false, reason: 'the call has no session to own the file' }
   try {
-    const request = { owner, source: { toolName: exec.name, callId: exec.callId, label: 'result' }, filename }
-    const made = content()
-    const { locator, retrievalHint } =
-      typeof made === 'string' ? await store.saveText({ ...request, text: made }) : await store.saveStream({ ...request, blocks: made })
+    const { locator, retrievalHint } = await store.saveStream({
+      owner,
+      source: { toolName: exec.name, callId: exec.callId, label: 'result' },
+      blocks: blocks(),
+      filename,
+    })
     return { saved: true, locator, retrievalHint }
   } catch (error) {
     return { saved: false, reason: `saving failed: ${error instanceof Error ? error.message : String(error)}` }

@@ -1,6 +1,8 @@
+import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Harness } from '@dsh/core'
-import { parseGlobListing, sortNewestFirst } from '../../src/glob/listing.js'
+import { GlobListingParser, sortNewestFirst, type GlobListing } from '../../src/glob/listing.js'
+import { isPlainName } from '../../src/shared/display-path.js'
 import { statRecords } from '../fake-bash.js'
 import { fakeHarness } from '../fake-harness.js'
 import { callTool, loadRealHarness, NAMES_TREE, pageOf, scratchDirs, writeMtimeTree, writeTree } from '../real-harness.js'
@@ -12,32 +14,58 @@ beforeAll(async () => {
   harness = await loadRealHarness({ spillRoot })
 })
 
+/** A listing parsed as it would arrive, in chunks of `chunkBytes`. */
+function parsed(stdout: string | Buffer, chunkBytes = 3): GlobListing {
+  const bytes = Buffer.from(stdout)
+  const parser = new GlobListingParser(1 << 20)
+  for (let at = 0; at < bytes.length; at += chunkBytes) parser.push(bytes.subarray(at, at + chunkBytes))
+  return parser.finish()
+}
+
+/** Each file of a listing: its name, whole seconds and nanoseconds, in `order`. */
+function files(listing: GlobListing, order: ArrayLike<number> = Array.from({ length: listing.count }, (_, i) => i)) {
+  return Array.from(order, (i) => ({
+    name: listing.bytes.toString('utf8', listing.nameStart[i], listing.nameEnd[i]),
+    seconds: listing.seconds[i]!,
+    nanos: listing.nanos[i]!,
+  }))
+}
+
+const names = (listing: GlobListing): string[] => files(listing, sortNewestFirst(listing)).map((f) => f.name)
+
 describe('the glob listing', () => {
   it('parses mtime records, including names with tabs and newlines', () => {
-    expect(parseGlobListing(statRecords(['1700000000.5', 'a\tb'], ['1700000001', 'new\nline'], ['1700000002.1234567890', 'find']))).toEqual(
-      [
-        { name: 'a\tb', seconds: 1_700_000_000, nanos: 500_000_000 },
-        { name: 'new\nline', seconds: 1_700_000_001, nanos: 0 },
-        { name: 'find', seconds: 1_700_000_002, nanos: 123_456_789 },
-      ],
-    )
+    expect(files(parsed(statRecords(['1700000000.5', 'a\tb'], ['1700000001', 'new\nline'], ['1700000002.1234567890', 'find'])))).toEqual([
+      { name: 'a\tb', seconds: 1_700_000_000, nanos: 500_000_000 },
+      { name: 'new\nline', seconds: 1_700_000_001, nanos: 0 },
+      { name: 'find', seconds: 1_700_000_002, nanos: 123_456_789 },
+    ])
   })
 
-  it.each(['1\tno-terminator', '1\t\0', 'x\0y\tz\0', 'soon\tname\0'])('fails on the malformed listing %j', (listing) => {
-    expect(() => parseGlobListing(listing)).toThrow(/^glob could not parse the file listing near /)
+  it.each(['1\tno-terminator', '1\t\0', 'x\0y\tz\0', 'soon\tname\0', '1.\tx\0', '1.12345678901\tx\0', '-\tx\0'])(
+    'fails on the malformed listing %j',
+    (listing) => {
+      expect(() => parsed(listing)).toThrow(/^glob could not parse the file listing near /)
+    },
+  )
+
+  it('quotes 80 characters of what does not parse', () => {
+    expect(() => parsed(`1\tok\0${'é'.repeat(200)}\0`)).toThrow(`near "${'é'.repeat(80)}"`)
   })
 
-  it('reads an mtime before 1970 as negative, fraction and all', () => {
-    expect(parseGlobListing(statRecords(['-315619200.25', 'old']))).toEqual([{ name: 'old', seconds: -315_619_200, nanos: -250_000_000 }])
-    const files = parseGlobListing(statRecords(['-1.25', 'a'], ['-1.5', 'b'], ['0', 'c']))
-    expect(sortNewestFirst(files).map((f) => f.name)).toEqual(['c', 'a', 'b'])
+  it('reads an mtime before 1970 as negative, fraction and all, and more than 15 digits as Number does', () => {
+    expect(files(parsed(statRecords(['-315619200.25', 'old'], ['12345678901234567890', 'far'])))).toEqual([
+      { name: 'old', seconds: -315_619_200, nanos: -250_000_000 },
+      { name: 'far', seconds: 12345678901234567000, nanos: 0 },
+    ])
+    expect(names(parsed(statRecords(['-1.25', 'a'], ['-1.5', 'b'], ['0', 'c'])))).toEqual(['c', 'a', 'b'])
   })
 
   it('sorts newest first, then by name, deterministically', () => {
-    const files = parseGlobListing(
+    const listing = parsed(
       statRecords(['10.000000001', 'b'], ['10.000000002', 'a'], ['11', 'z'], ['10.000000001', 'a'], ['10.000000001', 'a']),
     )
-    expect(sortNewestFirst(files).map((f) => `${f.seconds}.${f.nanos}:${f.name}`)).toEqual([
+    expect(files(listing, sortNewestFirst(listing)).map((f) => `${f.seconds}.${f.nanos}:${f.name}`)).toEqual([
       '11.0:z',
       '10.2:a',
       '10.1:a',
@@ -46,10 +74,73 @@ describe('the glob listing', () => {
     ])
   })
 
-  it('orders equal mtimes by name whichever way they arrive', () => {
-    const at = (name: string) => ({ name, seconds: 5, nanos: 0 })
-    expect(sortNewestFirst([at('b'), at('a'), at('c')]).map((f) => f.name)).toEqual(['a', 'b', 'c'])
-    expect(sortNewestFirst([at('c'), at('a'), at('b')]).map((f) => f.name)).toEqual(['a', 'b', 'c'])
+  it('orders equal mtimes by name whichever way they arrive, as JavaScript compares strings', () => {
+    expect(names(parsed(statRecords(['5', 'b'], ['5', 'a'], ['5', 'c'])))).toEqual(['a', 'b', 'c'])
+    expect(names(parsed(statRecords(['5', 'c'], ['5', 'a'], ['5', 'b'])))).toEqual(['a', 'b', 'c'])
+    // UTF-16 puts a character past U+FFFF (a surrogate pair) before U+E000, where UTF-8 would not.
+    const mixed = ['\uffee', '😀', '\ue000', 'z', 'é']
+    expect(names(parsed(statRecords(...mixed.map((name): [string, string] => ['5', name]))))).toEqual([...mixed].sort())
+  })
+
+  it('sorts a bucket of many names as it sorts a few', () => {
+    const many = Array.from({ length: 100 }, (_, i) => `f${(i * 37) % 100}`)
+    expect(names(parsed(statRecords(...many.map((name): [string, string] => ['7', name]))))).toEqual([...many].sort())
+  })
+
+  it('sorts thousands of distinct times, probing past hash collisions', () => {
+    const times = Array.from({ length: 3000 }, (_, i) => [`${(i * 7919) % 3000}.${i % 3}`, `n${i}`] as [string, string])
+    const listing = parsed(statRecords(...times), 4096)
+    const sorted = files(listing, sortNewestFirst(listing))
+    expect(sorted.every((f, i) => i === 0 || sorted[i - 1]!.seconds + sorted[i - 1]!.nanos / 1e9 >= f.seconds + f.nanos / 1e9)).toBe(true)
+  })
+
+  it.each([
+    [['a', './b/c.ts', 'a.b'], true],
+    [['a..b'], false],
+    [['.//x'], false],
+    [['a//b'], false],
+    [['/abs'], false],
+    [['a/../b'], false],
+    [['e\u001bsc'], false],
+    [['tab\there'], false],
+    [['nel\u0085'], false],
+    [['del\u007f'], false],
+  ])('says every name of %j shows plain: %s (any dot after a dot, or slash after a slash, means check each)', (names, plain) => {
+    expect(parsed(statRecords(...names.map((name): [string, string] => ['1', name]))).plainNames).toBe(plain)
+  })
+
+  it('never says every name shows plain when one does not', () => {
+    const pieces = ['a', '/', '.', '..', './', '\t', '\u001b', '\u0085', 'é', '😀']
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.constantFrom(...pieces), { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 4 }),
+        (names) => {
+          const listing = parsed(statRecords(...names.map((parts): [string, string] => ['1', parts.join('')])))
+          const every = Array.from({ length: listing.count }, (_, i) =>
+            isPlainName(listing.bytes, listing.nameStart[i]!, listing.nameEnd[i]!),
+          )
+          if (listing.plainNames) expect(every.every(Boolean)).toBe(true)
+        },
+      ),
+      { numRuns: 2000 },
+    )
+  })
+
+  it('finds the names that hold U+FFFD', () => {
+    const listing = parsed(
+      Buffer.concat([
+        Buffer.from(statRecords(['1', './plain'], ['1', 'e\u001bsc'])),
+        Buffer.from('1\tbad'),
+        Buffer.from([0xff, 0]),
+        Buffer.from(statRecords(['1', 'r\ufffd\ufffd'])),
+      ]),
+    )
+    expect([...listing.replaced]).toEqual([2, 3])
+  })
+
+  it('grows past the files its arrays first hold', () => {
+    const listing = parsed(statRecords(...Array.from({ length: 5000 }, (_, i): [string, string] => ['1', `f${i}`])), 65_536)
+    expect([listing.count, listing.bytes.toString('utf8', listing.nameStart[4999], listing.nameEnd[4999])]).toEqual([5000, 'f4999'])
   })
 
   it.each([[{ stdout: 'no-tab-here\0' }, 'SEARCH_FAILED', /^glob could not parse the file listing near "no-tab-here\\u0000"/]])(

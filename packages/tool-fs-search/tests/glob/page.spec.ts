@@ -15,7 +15,8 @@ beforeAll(async () => {
 
 describe('retainGlobPaths', () => {
   it('keeps at least one path even when it alone passes the byte budget', () => {
-    expect(retainGlobPaths(['a-very-long-path', 'b'], { maxResults: 10, maxBytes: 4 })).toEqual({
+    const paths = ['a-very-long-path', 'b']
+    expect(retainGlobPaths(paths.length, (index) => paths[index]!, { maxResults: 10, maxBytes: 4 })).toEqual({
       items: ['a-very-long-path'],
       kept: 1,
       total: 2,

@@ -8,17 +8,12 @@ export interface ParseOptions {
   chunkBytes?: number
   /** @default 2000 */
   maxLineBytes?: number
-  /** @default 4096 */
-  capacityBytes?: number
 }
 
 /** The script's stdout parsed as it would arrive, in chunks; throws what `finish` throws. */
-export function parseOutput(
-  stdout: string | Buffer,
-  { chunkBytes = 3, maxLineBytes = 2000, capacityBytes = 4096 }: ParseOptions = {},
-): ParsedOutput {
+export function parseOutput(stdout: string | Buffer, { chunkBytes = 3, maxLineBytes = 2000 }: ParseOptions = {}): ParsedOutput {
   const bytes = Buffer.from(stdout)
-  const parser = new RgOutputParser({ capacityBytes, maxLineBytes })
+  const parser = new RgOutputParser(maxLineBytes, 1 << 20)
   for (let at = 0; at < bytes.length; at += chunkBytes) parser.push(bytes.subarray(at, at + chunkBytes))
   return parser.finish()
 }

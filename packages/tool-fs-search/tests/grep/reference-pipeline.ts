@@ -4,7 +4,6 @@
 import path from 'node:path'
 import { ItemRetainer, TextRetainer } from '@dsh/core'
 import { SearchError } from '../../src/errors.js'
-import { countWithinBytes } from '../../src/shared/byte-budget.js'
 import { displayFrom } from '../../src/shared/display-path.js'
 import { escapeLineControls } from '../../src/shared/escape-controls.js'
 import type { SearchGaps } from '../../src/shared/exit-2.js'
@@ -214,6 +213,17 @@ function retainGrepMatches(matches: readonly Match[], budget: { maxMatches: numb
     ? [...perFile].filter(([, total]) => total > budget.maxPerFile).map(([path, total]) => ({ path, shown: shown.get(path) ?? 0, total }))
     : []
   return { files: groupByFile(kept), kept: kept.length, total: matches.length, truncated: kept.length < matches.length, cutFiles }
+}
+
+function countWithinBytes<T>(items: readonly T[], maxBytes: number, cost: (item: T) => number): number {
+  let bytes = 0
+  let count = 0
+  for (const item of items) {
+    bytes += cost(item)
+    if (bytes > maxBytes && count > 0) break
+    count += 1
+  }
+  return count
 }
 
 function retainEveryMatch(matches: readonly Match[]): Retained {

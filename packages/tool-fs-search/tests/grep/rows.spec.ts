@@ -25,7 +25,6 @@ describe('groupBlocks', () => {
     ]
     const matches = shownOf(`D\0${records.map(([path, line, text]) => `${path}\0${line}:${text}\n`).join('')}`, {
       chunkBytes: 65_536,
-      capacityBytes: 4_000_000,
     })
     const { text, sizes } = joinedBlocks(matches)
     expect(text).toBe(formatGroups(matches, retainEveryMatch(matches).groups))
@@ -37,7 +36,6 @@ describe('groupBlocks', () => {
     const long = 'z'.repeat(1_100_000)
     const matches = shownOf(rgLines(['a', 1, 'short'], [`m${long}`, 2, 'x'], ['n', 1, long]), {
       chunkBytes: 65_536,
-      capacityBytes: 5_000_000,
       maxLineBytes: 2_000_000,
     })
     const { text, sizes } = joinedBlocks(matches)

@@ -1,8 +1,40 @@
 import path, { join } from 'node:path'
+import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Harness } from '@dsh/core'
-import { displayFrom, displayPath } from '../../src/shared/display-path.js'
+import { displayFrom, displayPath, isPlainName, nameDisplay } from '../../src/shared/display-path.js'
 import { callTool, loadRealHarness, scratchDirs, writeTree } from '../real-harness.js'
+
+describe('isPlainName', () => {
+  it('holds only for names that show as the prefix joined to them, their ./ dropped', () => {
+    const pieces = ['a', '/', '.', '..', './', '\t', '\n', '\u001b', '\u0085', '\u007f', 'é', '\ufffd', '😀']
+    const display = nameDisplay('/w', '/w/sub')
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 8 }), (parts) => {
+        const name = parts.join('')
+        const bytes = Buffer.from(`x${name}y`)
+        if (isPlainName(bytes, 1, bytes.length - 1)) expect(display.show(name)).toBe(`sub/${name.startsWith('./') ? name.slice(2) : name}`)
+      }),
+      { numRuns: 3000 },
+    )
+  })
+
+  it.each([
+    ['a plain name', 'a/b.ts', true],
+    ['a name after ./', './a', true],
+    ['dots that are not a segment', 'a..b/..c', true],
+    ['a leading slash', '/abs', false],
+    ['a parent segment', 'a/../b', false],
+    ['a name that is a parent', '..', false],
+    ['a trailing parent', 'a/..', false],
+    ['a control character', 'e\u001bsc', false],
+    ['a C1 control', 'nel\u0085', false],
+    ['DEL', 'del\u007f', false],
+  ])('says %s is %s', (_label, name, plain) => {
+    const bytes = Buffer.from(name)
+    expect(isPlainName(bytes, 0, bytes.length)).toBe(plain)
+  })
+})
 
 describe('displayPath and displayFrom', () => {
   it('displays paths relative inside the workdir and absolute outside it', () => {

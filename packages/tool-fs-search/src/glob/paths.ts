@@ -1,0 +1,106 @@
+// The sorted listing as the model sees it: display paths made for the page, bytes written for the spill.
+import { isPlainName, type NameDisplay } from '../shared/display-path.js'
+import type { GlobListing } from './listing.js'
+
+/** The listing in page order, shown: each path made only when something reads it. */
+export interface ShownPaths {
+  count: number
+  /** The `index`th path, newest first. */
+  at: (index: number) => string
+  /** Paths holding U+FFFD. */
+  lossy: number
+}
+
+/**
+ * The listing in `order`, as `display` shows its names. A shown path holds U+FFFD only when its name
+ * or what it is shown from does, so a listing without any (one search of its bytes found none) counts
+ * none without showing a path.
+ */
+export function showPaths(listing: GlobListing, order: Uint32Array, display: NameDisplay): ShownPaths {
+  const { bytes, nameStart, nameEnd, replaced } = listing
+  const name = (file: number): string => bytes.toString('utf8', nameStart[file], nameEnd[file])
+  let lossy = 0
+  if (display.baseReplaced || replaced.size > 0) {
+    const prefixLossy = display.prefix?.includes('\ufffd') ?? false
+    for (let file = 0; file < listing.count; file += 1) {
+      const plain = display.prefix !== undefined && isPlain(listing, nameStart[file]!, nameEnd[file]!)
+      if (plain ? prefixLossy || replaced.has(file) : display.show(name(file)).includes('\ufffd')) lossy += 1
+    }
+  }
+  return { count: listing.count, at: (index) => display.show(name(order[index]!)), lossy }
+}
+
+/** Whether a name shows plain: known for all at once when the parser saw nothing that could say no. */
+function isPlain(listing: GlobListing, start: number, end: number): boolean {
+  return listing.plainNames || isPlainName(listing.bytes, start, end)
+}
+
+// Blocks of the complete listing as the spill store writes them.
+const BLOCK_BYTES = 1 << 18
+const LF = 0x0a
+
+/**
+ * Every path, one per line, as blocks of UTF-8 bytes: what `paths.join('\n') + '\n'` gives, without a
+ * string per path. A plain name is its display prefix and its own bytes; any other goes through
+ * `display.show`. One buffer is refilled for each block (the store is done with a block before it
+ * asks for the next).
+ */
+export function* pathBlocks(listing: GlobListing, order: Uint32Array, display: NameDisplay): Generator<Uint8Array> {
+  const block = Buffer.allocUnsafe(BLOCK_BYTES)
+  const prefix = display.prefix === undefined ? undefined : Buffer.from(display.prefix)
+  const cursor = { index: 0, used: 0 }
+  while (cursor.index < order.length) {
+    writePlainPaths(listing, order, prefix, block, cursor)
+    if (cursor.index === order.length) break
+    const file = order[cursor.index]!
+    const start = listing.nameStart[file]!
+    const end = listing.nameEnd[file]!
+    if (prefix !== undefined && isPlain(listing, start, end) && prefix.length + end - start < BLOCK_BYTES) {
+      // A plain path that an empty block holds: this one is full.
+      yield block.subarray(0, cursor.used)
+      cursor.used = 0
+      continue
+    }
+    const shown = Buffer.from(`${display.show(listing.bytes.toString('utf8', start, end))}\n`)
+    if (cursor.used > 0 && cursor.used + shown.length > BLOCK_BYTES) {
+      yield block.subarray(0, cursor.used)
+      cursor.used = 0
+    }
+    if (shown.length > BLOCK_BYTES) yield shown
+    else cursor.used += shown.copy(block, cursor.used)
+    cursor.index += 1
+  }
+  if (cursor.used > 0) yield block.subarray(0, cursor.used)
+}
+
+/**
+ * Writes plain paths from `cursor` into `block` until one is not plain or would not fit; moves the
+ * cursor past those written. A plain function, not part of the generator, since only a plain
+ * function's loop is optimized while it runs.
+ */
+function writePlainPaths(
+  listing: GlobListing,
+  order: Uint32Array,
+  prefix: Buffer | undefined,
+  block: Buffer,
+  cursor: { index: number; used: number },
+): void {
+  if (prefix === undefined) return
+  const { bytes, nameStart, nameEnd } = listing
+  let { index, used } = cursor
+  for (; index < order.length; index += 1) {
+    const file = order[index]!
+    let start = nameStart[file]!
+    const end = nameEnd[file]!
+    if (!isPlain(listing, start, end)) break
+    // Shown without the `./` rg may print.
+    if (end - start >= 2 && bytes[start] === 0x2e && bytes[start + 1] === 0x2f) start += 2
+    if (used + prefix.length + end - start + 1 > BLOCK_BYTES) break
+    for (let k = 0; k < prefix.length; k += 1) block[used++] = prefix[k]!
+    if (end - start > 128) used += bytes.copy(block, used, start, end)
+    else for (let at = start; at < end; at += 1) block[used++] = bytes[at]!
+    block[used++] = LF
+  }
+  cursor.index = index
+  cursor.used = used
+}

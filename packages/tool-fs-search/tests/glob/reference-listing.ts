@@ -1,0 +1,89 @@
+// The glob listing as it was before it parsed bytes: the output decoded whole, an object per file, a
+// comparator sort, and every path shown and joined as strings. Kept as the oracle that the byte
+// listing must match output for output (tests/glob/equivalence.spec.ts).
+import path from 'node:path'
+import { SearchError } from '../../src/errors.js'
+import { displayPath } from '../../src/shared/display-path.js'
+import { quoteName } from '../../src/shared/escape-controls.js'
+
+interface ListedFile {
+  name: string
+  seconds: number
+  nanos: number
+}
+
+const MTIME = /^(-?)(\d+)(?:\.(\d{1,9})\d?)?$/
+
+function parseGlobListing(stdout: string): ListedFile[] {
+  const files: ListedFile[] = []
+  for (let pos = 0; pos < stdout.length;) {
+    const end = stdout.indexOf('\0', pos)
+    const tab = stdout.indexOf('\t', pos)
+    const time = end === -1 || tab === -1 || tab + 1 >= end ? null : MTIME.exec(stdout.slice(pos, tab))
+    if (time === null) {
+      throw new SearchError('SEARCH_FAILED', `glob could not parse the file listing near ${JSON.stringify(stdout.slice(pos, pos + 80))}`)
+    }
+    const sign = time[1] === '-' ? -1 : 1
+    const nanos = Number((time[3] ?? '').padEnd(9, '0'))
+    files.push({ name: stdout.slice(tab + 1, end), seconds: sign * Number(time[2]), nanos: sign * nanos })
+    pos = end + 1
+  }
+  return files
+}
+
+function sortNewestFirst(files: ListedFile[]): ListedFile[] {
+  return files.sort((a, b) => b.seconds - a.seconds || b.nanos - a.nanos || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+}
+
+function displayFrom(workdir: string, dir: string): (name: string) => string {
+  const base = displayPath(workdir, dir)
+  const slow = (name: string): string => displayPath(workdir, path.resolve(dir, name))
+  if (base.startsWith('"')) return slow
+  const prefix = base === '.' ? '' : base.endsWith('/') ? base : `${base}/`
+  return (name) => {
+    const relative = name.startsWith('./') ? name.slice(2) : name
+    if (
+      relative.startsWith('/') ||
+      relative.startsWith('../') ||
+      relative.includes('/../') ||
+      relative === '..' ||
+      relative.endsWith('/..')
+    )
+      return slow(name)
+    return quoteName(prefix + relative)
+  }
+}
+
+/** What the old listing made of one output: every path shown, the page's head, the lossy count, the spill text. */
+export interface ReferenceListing {
+  paths: string[]
+  items: string[]
+  truncated: boolean
+  lossy: number
+  spill: string | undefined
+}
+
+/** The old listing, from the script's decoded stdout; throws as it did. */
+export function referenceListing(
+  stdout: string,
+  { workdir, root, maxResults, maxBytes }: { workdir: string; root: string; maxResults: number; maxBytes: number },
+): ReferenceListing {
+  const shown = displayFrom(workdir, path.resolve(workdir, root))
+  const paths = sortNewestFirst(parseGlobListing(stdout)).map((file) => shown(file.name))
+  let bytes = 0
+  let fits = 0
+  for (const shownPath of paths) {
+    bytes += Buffer.byteLength(shownPath) + 1
+    if (bytes > maxBytes && fits > 0) break
+    fits += 1
+  }
+  const items = paths.slice(0, Math.min(maxResults, fits))
+  const truncated = items.length < paths.length
+  return {
+    paths,
+    items,
+    truncated,
+    lossy: paths.filter((shownPath) => shownPath.includes('\ufffd')).length,
+    spill: truncated ? `${paths.join('\n')}\n` : undefined,
+  }
+}
