@@ -5,7 +5,19 @@ import path from 'node:path'
 import * as toolFsSearch from '@dsh/tool-fs-search'
 import { splitToolTime } from './breakdown.js'
 import { benchCacheDir } from './cache-dir.js'
-import { cliCase, globCase, grepCase, overflowCase, type BenchContext, type CaseResult, type Corpus } from './cases.js'
+import {
+  cliCase,
+  cliGrepCase,
+  globCase,
+  grepCase,
+  grepPatternCase,
+  overflowCase,
+  type BenchContext,
+  type CaseResult,
+  type Corpus,
+  type GrepSearch,
+} from './cases.js'
+import { ensureManyMatchTree, MANY_MATCH_CASES } from './corpus-many.js'
 import { ensureGeneratedTree, GENERATED_PATTERNS, SMALL_TREE, TINY_TREE } from './corpus-generated.js'
 import { ensureNpmTree } from './corpus-npm.js'
 import { loadCliHarness, loadRecordingHarness } from './harness.js'
@@ -19,6 +31,8 @@ import { warmPageCache } from './warm.js'
 /** Patterns sized on the npm tree with rg 15 (counts in docs/performance.md): < 10, ~3k, ~20k matches, and > 20 MB of grep's raw output. */
 const NPM_PATTERNS = { narrow: 'SvgIconTypeMap', medium: 'Paginator', broad: 'export declare', overflow: 'return' }
 const GLOB_PATTERNS = ['**/*.ts', '**/*'] as const
+/** The corpus name the many-match cases report under. */
+const MANY = 'many-match'
 
 /** Rounds per kind of case; the full run's sorted-glob baseline (~3 s a call) is why glob gets fewer. */
 const ROUNDS = {
@@ -67,21 +81,40 @@ export async function runBench(quick: boolean): Promise<void> {
       report(results, await overflowCase(ctx, corpus, rounds.grep))
       for (const pattern of GLOB_PATTERNS) report(results, await globCase(ctx, corpus, pattern, rounds.glob))
     }
+    // The cases whose cost is their matches (full run only: each call takes about a second).
+    const many: GrepSearch[] = quick
+      ? []
+      : MANY_MATCH_CASES.map((c) => ({ corpus: MANY, root: ensureManyMatchTree(cacheDir, c.tree), name: c.name, pattern: c.pattern }))
+    if (many.length > 0) {
+      for (const root of new Set(many.map((search) => search.root))) await warmPageCache(rg, root)
+      print(`\n== many matches (in process, interleaved; tool vs it = median of per-round tool/baseline)\n${CASE_HEADER}`)
+      for (const search of many) report(results, await grepPatternCase(ctx, search, rounds.grep))
+      print(`\n== many matches as processes (dsh grep vs rg, interleaved; tool vs it = median of per-round ratios)\n${CASE_HEADER}`)
+      for (const search of many) {
+        const detail = `\`${search.pattern}\` on ${path.basename(search.root)}`
+        report(results, await cliGrepCase(ctx, { ...search, name: `dsh ${search.name} (process)` }, spillRoot, rounds.grep, detail))
+      }
+    }
+
     print(`\n== per-call fixed cost (processes; tool vs it = median of per-round differences)\n${CASE_HEADER}`)
     const cli = await cliCase(ctx, tiny, spillRoot, rounds.cli)
     report(results, cli)
     const mcp = await mcpCase(ctx, tiny, spillRoot, rounds.mcp)
     report(results, mcp)
 
-    print(`\n== peak RSS of the dsh process (MB), ${main.name}, one fresh process per case`)
-    const rss = await measurePeakRss(main, tiny, GLOB_PATTERNS, spillRoot, (name, mb) =>
+    print(
+      `\n== peak RSS of the dsh process (MB), ${main.name}${many.length > 0 ? ' and the many-match trees' : ''}, one fresh process per case`,
+    )
+    const rss = await measurePeakRss(main, tiny, GLOB_PATTERNS, many, spillRoot, (name, mb) =>
       print(`    ${name.padEnd(32)} ${mb.toFixed(1).padStart(7)}`),
     )
 
-    print(`\n== where the time goes, ${main.name} (medians of 3 calls through a recording executor)`)
-    print(formatSplits(await splitToolTime(ctx, main, GLOB_PATTERNS, 3)))
+    print(
+      `\n== where the time goes, ${main.name}${many.length > 0 ? ' and many matches' : ''} (medians of 3 calls through a recording executor)`,
+    )
+    print(formatSplits(await splitToolTime(ctx, main, GLOB_PATTERNS, many, 3)))
 
-    const checks = checkTargets((name) => results.get(`${main.name}/${name}`)!, rss, cli, mcp)
+    const checks = checkTargets((corpus, name) => results.get(`${corpus ?? main.name}/${name}`)!, rss, cli, mcp, many.length > 0)
     print(
       `\n== targets (${main.name}${quick ? '; --quick: indicative only, the targets are for the npm tree' : ''})\n${formatTargets(checks)}`,
     )

@@ -1,5 +1,5 @@
 import { callTool } from './harness.js'
-import type { BenchContext, Corpus } from './cases.js'
+import type { BenchContext, Corpus, GrepSearch } from './cases.js'
 import { elapsedMs } from './processes.js'
 import { median } from './measure.js'
 
@@ -11,7 +11,8 @@ export interface TimeSplit {
 }
 
 /**
- * Splits each main case's time through the recording harness (medians of `calls` calls). `runMs` is
+ * Splits each main case's time, and each of the `more` searches', through the recording harness
+ * (medians of `calls` calls). `runMs` is
  * `bash.run` from spawn to close; the rest is the tool: resolve, parsing, sorting, retention,
  * formatting and the spill write.
  */
@@ -19,6 +20,7 @@ export async function splitToolTime(
   ctx: BenchContext,
   corpus: Corpus,
   globPatterns: readonly string[],
+  more: readonly GrepSearch[],
   calls: number,
 ): Promise<TimeSplit[]> {
   const overflow = 'SEARCH_RAW_OUTPUT_OVERFLOW'
@@ -34,6 +36,10 @@ export async function splitToolTime(
     ...globPatterns.map((pattern) => ({
       name: `glob ${pattern}`,
       call: () => callTool(ctx.recording.harness, 'glob', { pattern }, corpus.root),
+    })),
+    ...more.map((search) => ({
+      name: search.name,
+      call: () => callTool(ctx.recording.harness, 'grep', { pattern: search.pattern }, search.root),
     })),
   ]
   const splits: TimeSplit[] = []

@@ -39,13 +39,26 @@ export async function grepCase(
   size: 'narrow' | 'medium' | 'broad',
   rounds: Rounds,
 ): Promise<CaseResult> {
-  const pattern = corpus.patterns[size]
-  const argv = [ctx.rg, '--no-config', '--no-heading', '--with-filename', '-n', '-e', pattern, '--', corpus.root]
+  return grepPatternCase(ctx, { corpus: corpus.name, root: corpus.root, name: `grep ${size}`, pattern: corpus.patterns[size] }, rounds)
+}
+
+/** One grep search to compare: where, under which case name, for what. */
+export interface GrepSearch {
+  corpus: string
+  root: string
+  name: string
+  pattern: string
+}
+
+/** `grepCase` for any pattern: the many-match cases run through it too. */
+export async function grepPatternCase(ctx: BenchContext, search: GrepSearch, rounds: Rounds): Promise<CaseResult> {
+  const { pattern, root } = search
+  const argv = [ctx.rg, '--no-config', '--no-heading', '--with-filename', '-n', '-e', pattern, '--', root]
   let toolTotal = 0
   let rgOut = { lines: 0, bytes: 0 }
   const contenders: Contender[] = [
     timed('tool', async () => {
-      const result = await callTool(ctx.harness, 'grep', { pattern }, corpus.root)
+      const result = await callTool(ctx.harness, 'grep', { pattern }, root)
       toolTotal = (result.value as { total: number }).total
     }),
     {
@@ -59,7 +72,7 @@ export async function grepCase(
   ]
   const times = await runInterleaved(contenders, rounds)
   const detail = `\`${pattern}\`: tool ${toolTotal.toLocaleString('en')} matches; rg ${rgOut.lines.toLocaleString('en')} lines, ${mb(rgOut.bytes)}`
-  return { corpus: corpus.name, name: `grep ${size}`, detail, labels: ['tool', 'rg'], times }
+  return { corpus: search.corpus, name: search.name, detail, labels: ['tool', 'rg'], times }
 }
 
 /**
@@ -124,15 +137,26 @@ export async function globCase(ctx: BenchContext, corpus: Corpus, pattern: strin
 
 /** `dsh grep` as a process vs rg as a process on a tiny tree: the per-call fixed cost. */
 export async function cliCase(ctx: BenchContext, corpus: Corpus, spillRoot: string, rounds: Rounds): Promise<CaseResult> {
-  const pattern = corpus.patterns.narrow
-  const dsh = [path.join(REPO_ROOT, 'node_modules', '.bin', 'dsh'), 'grep', pattern, '--cwd', corpus.root, '--spill-dir', spillRoot]
-  const rg = [ctx.rg, '--no-config', '--no-heading', '--with-filename', '-n', '-e', pattern, '--', corpus.root]
+  const search = { corpus: corpus.name, root: corpus.root, name: 'cli grep (process)', pattern: corpus.patterns.narrow }
+  return cliGrepCase(ctx, search, spillRoot, rounds, `\`${search.pattern}\` on ${corpus.name}`)
+}
+
+/** `dsh grep` as a process vs rg as a process: what a person who types the command waits for. */
+export async function cliGrepCase(
+  ctx: BenchContext,
+  search: GrepSearch,
+  spillRoot: string,
+  rounds: Rounds,
+  detail: string,
+): Promise<CaseResult> {
+  const dsh = [path.join(REPO_ROOT, 'node_modules', '.bin', 'dsh'), 'grep', search.pattern, '--cwd', search.root, '--spill-dir', spillRoot]
+  const rg = [ctx.rg, '--no-config', '--no-heading', '--with-filename', '-n', '-e', search.pattern, '--', search.root]
   const contenders: Contender[] = [
     { label: 'dsh grep', run: async () => (await drainProcess(dsh)).ms },
     { label: 'rg', run: async () => (await drainProcess(rg)).ms },
   ]
   const times = await runInterleaved(contenders, rounds)
-  return { corpus: corpus.name, name: 'cli grep (process)', detail: `\`${pattern}\` on ${corpus.name}`, labels: ['dsh grep', 'rg'], times }
+  return { corpus: search.corpus, name: search.name, detail, labels: ['dsh grep', 'rg'], times }
 }
 
 /** A contender timed in this process: the tool call, from the registry's `execute` to its result. */

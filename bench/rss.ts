@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import path from 'node:path'
 import { REPO_ROOT } from './build.js'
-import type { Corpus } from './cases.js'
+import type { Corpus, GrepSearch } from './cases.js'
 
 const MARKER = 'DSH_BENCH_MAX_RSS_KB='
 
@@ -35,13 +35,15 @@ export async function dshPeakRssMb(dshArgs: readonly string[]): Promise<number> 
 }
 
 /**
- * Peak RSS of `dsh` for each main case (grep narrow to overflow, each glob) and, for reference, a
- * narrow grep on the tiny tree: what Node and the loaded harness cost before any result.
+ * Peak RSS of `dsh` for each main case (grep narrow to overflow, each glob, the `more` searches: the
+ * many-match cases) and, for reference, a narrow grep on the tiny tree: what Node and the loaded
+ * harness cost before any result.
  */
 export async function measurePeakRss(
   main: Corpus,
   tiny: Corpus,
   globPatterns: readonly string[],
+  more: readonly GrepSearch[],
   spillRoot: string,
   onResult: (name: string, mb: number) => void,
 ): Promise<Map<string, number>> {
@@ -52,6 +54,7 @@ export async function measurePeakRss(
       ['grep', main.patterns[size], '--cwd', main.root],
     ]),
     ...globPatterns.map((pattern): [string, string[]] => [`glob ${pattern}`, ['glob', pattern, '--cwd', main.root]]),
+    ...more.map((search): [string, string[]] => [search.name, ['grep', search.pattern, '--cwd', search.root]]),
   ]
   const peaks = new Map<string, number>()
   for (const [name, args] of runs) {
