@@ -1,29 +1,119 @@
-// Bundles the dsh command (packages/cli/dist/dsh.mjs and its chunks/) after `tsc -b`.
-// Loading the workspace's ~150 separate ES modules (zod's alone are ~100) costs ~70 ms on every
-// call; a bundle saves most of it. What only `dsh mcp` needs (the MCP SDK, ~0.6 MB) is split into a
-// chunk that other commands never parse: 40–90 ms off every other call. @vscode/ripgrep stays
+// Bundles the dsh command after `tsc -b`: packages/cli/dist/dsh.mjs runs bin.ts, and loads the rest of
+// the program (dist/chunks/dsh-program.cjs) through V8's code cache (dist/chunks/dsh-program.cache).
+//
+// Loading the workspace's ~150 separate ES modules (zod's alone are ~100) costs ~70 ms on every call;
+// one bundle saves most of it. Compiling the bundle's functions costs most of the rest, and Node 20
+// caches compiled code only for a script (`vm.Script` `cachedData`), not for an ES module: so the
+// program is a CommonJS script, and bin.ts (whose top-level await a script cannot hold) a small
+// module that loads it. The cache is written by running the command once, through bin/dsh.js so that
+// V8 runs with the flags it runs with for a user (a cache made under other flags is rejected). A
+// missing or rejected cache only costs the compile it would have saved. @vscode/ripgrep stays
 // external: it resolves its platform binary relative to its own location in node_modules.
-import { rmSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 
-// Chunk names carry a content hash: clear the last build's, or they pile up in every package.
-rmSync(new URL('../packages/cli/dist/chunks', import.meta.url), { recursive: true, force: true })
+const repo = fileURLToPath(new URL('..', import.meta.url))
+const dist = path.join(repo, 'packages', 'cli', 'dist')
+const PROGRAM = 'chunks/dsh-program.cjs'
+const CACHE = 'chunks/dsh-program.cache'
 
-await build({
-  entryPoints: [new URL('../packages/cli/src/bin.ts', import.meta.url).pathname],
-  outdir: new URL('../packages/cli/dist', import.meta.url).pathname,
-  entryNames: 'dsh',
-  chunkNames: 'chunks/[name]-[hash]',
-  outExtension: { '.js': '.mjs' },
-  splitting: true,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  external: ['@vscode/ripgrep'],
-  // Bundled CommonJS dependencies may call require; give the ES module one.
-  banner: {
-    js: "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);",
+// zod re-exports every one of its ~60 message locales (`z.locales`); dsh uses only English, which
+// zod imports itself. Parsing the rest cost every call ~40 ms here; they stay out of the bundle.
+const englishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => ({
+      contents: "export { default as en } from './en.js'",
+      resolveDir: path.dirname(args.path),
+      loader: 'js',
+    }))
   },
-  logLevel: 'warning',
+}
+
+// What bin.ts imports, served from the program script instead of bundled into the module.
+const LOAD_PROGRAM = `
+import { readFileSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Script } from 'node:vm'
+
+const program = fileURLToPath(new URL(${JSON.stringify(`./${PROGRAM}`)}, import.meta.url))
+const cache = fileURLToPath(new URL(${JSON.stringify(`./${CACHE}`)}, import.meta.url))
+let cachedData
+try {
+  cachedData = readFileSync(cache)
+} catch {
+  // No cache: V8 compiles from source.
+}
+const script = new Script('(function (exports, require, module, __filename, __dirname) {' + readFileSync(program, 'utf8') + '\\n})', {
+  filename: program,
+  ...(cachedData === undefined ? {} : { cachedData }),
 })
+// The build runs the command once with this set, to write the code it compiled; a cache that cannot
+// be written is no failure of the command.
+if (process.env.DSH_WRITE_CODE_CACHE === '1') {
+  process.once('exit', () => {
+    try {
+      writeFileSync(cache, script.createCachedData())
+    } catch {
+      // Left without a cache: the next call compiles from source.
+    }
+  })
+}
+const loaded = { exports: {} }
+script.runInThisContext()(loaded.exports, createRequire(program), loaded, program, path.dirname(program))
+export const { runCli, errorMessage } = loaded.exports
+`
+const programShim = {
+  name: 'dsh-program',
+  setup(build) {
+    build.onResolve({ filter: /^(\.\/cli\.js|@dsh\/core)$/ }, (args) =>
+      args.importer.endsWith(path.join('cli', 'src', 'bin.ts')) ? { path: 'load-program', namespace: 'dsh-program' } : undefined,
+    )
+    build.onLoad({ filter: /.*/, namespace: 'dsh-program' }, () => ({ contents: LOAD_PROGRAM, loader: 'js', resolveDir: repo }))
+  },
+}
+
+rmSync(path.join(dist, 'chunks'), { recursive: true, force: true })
+rmSync(path.join(dist, 'dsh.mjs'), { force: true })
+const shared = { bundle: true, platform: 'node', target: 'node20', logLevel: 'warning', absWorkingDir: repo }
+await build({
+  ...shared,
+  stdin: {
+    contents: "export { runCli } from './packages/cli/src/cli.ts'\nexport { errorMessage } from '@dsh/core'",
+    resolveDir: repo,
+    loader: 'ts',
+  },
+  outfile: path.join(dist, PROGRAM),
+  format: 'cjs',
+  external: ['@vscode/ripgrep'],
+  // A script run by vm.Script has no loader for import(): `import('@vscode/ripgrep')` becomes a require.
+  supported: { 'dynamic-import': false },
+  plugins: [englishOnly],
+})
+await build({
+  ...shared,
+  entryPoints: [path.join(repo, 'packages', 'cli', 'src', 'bin.ts')],
+  outfile: path.join(dist, 'dsh.mjs'),
+  format: 'esm',
+  plugins: [programShim],
+})
+
+// One grep of a small tree compiles what most calls run: the harness, the probes, a search and its page.
+const tree = mkdtempSync(path.join(os.tmpdir(), 'dsh-code-cache-'))
+try {
+  for (let i = 0; i < 20; i += 1) writeFileSync(path.join(tree, `f${i}.ts`), `const value${i} = ${i}\n// needle ${i}\n`)
+  const run = spawnSync(path.join(repo, 'packages', 'cli', 'bin', 'dsh.js'), ['grep', 'needle', '--cwd', tree, '--spill-dir', tree], {
+    env: { ...process.env, DSH_WRITE_CODE_CACHE: '1' },
+    encoding: 'utf8',
+  })
+  if (run.status !== 0)
+    process.stderr.write(`bundle-cli: no code cache (dsh grep exited ${run.status}): ${run.stderr}${run.error?.message ?? ''}\n`)
+} finally {
+  rmSync(tree, { recursive: true, force: true })
+}
