@@ -31,6 +31,10 @@ const design = readFileSync(join(repo, 'docs', 'design.md'), 'utf8')
 const anchors = new Set([...design.matchAll(/^#{1,6} (.+)$/gm)].map((m) => anchorOf(m[1]!)))
 const files = projectFiles().map((path) => ({ path: relative(repo, path), text: readFileSync(path, 'utf8') }))
 
+// How the planning documents outside the repository were cited; spelled in pieces so this file is
+// not itself a citation of them.
+const OUTSIDE_CITATION = new RegExp(['amend' + 'ment', 'se' + 'ed 00', 'DES' + 'IGN'].join('|'))
+
 describe('docs/design.md citations', () => {
   it('name headings that exist', () => {
     const cited = files.flatMap(({ path, text }) => [...text.matchAll(/design\.md#([a-z0-9-]+)/g)].map((m) => ({ path, anchor: m[1]! })))
@@ -38,11 +42,11 @@ describe('docs/design.md citations', () => {
     expect(cited.filter(({ anchor }) => !anchors.has(anchor))).toEqual([])
   })
 
-  it('are the only design references in packages: no seed, amendment or DESIGN a clone lacks', () => {
+  it('are the only design references in packages: nothing cites a document a clone lacks', () => {
     const stale = files
       .filter(({ path }) => path.startsWith('packages/') && !path.endsWith('design-links.spec.ts'))
       .flatMap(({ path, text }) => text.split('\n').map((line, i) => ({ where: `${path}:${i + 1}`, line })))
-      .filter(({ line }) => /amendment|seed 00|DESIGN/.test(line))
+      .filter(({ line }) => OUTSIDE_CITATION.test(line))
     expect(stale).toEqual([])
   })
 })
