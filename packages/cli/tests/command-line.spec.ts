@@ -3,24 +3,23 @@ import { readCommandLine, UsageError } from '../src/command-line.js'
 
 describe('readCommandLine', () => {
   it('finds the command and every shared option, wherever they stand', () => {
-    expect(
-      readCommandLine([
-        '--cwd',
-        'w',
-        'grep',
-        'needle',
-        '--config',
-        'c.json',
-        '--spill-dir',
-        's',
-        '--session',
-        'id',
-        '--format',
-        'json',
-        '--include',
-        '*.ts',
-      ]),
-    ).toEqual({
+    const argv = [
+      '--cwd',
+      'w',
+      'grep',
+      'needle',
+      '--config',
+      'c.json',
+      '--spill-dir',
+      's',
+      '--session',
+      'id',
+      '--format',
+      'json',
+      '--include',
+      '*.ts',
+    ]
+    expect(readCommandLine(argv)).toEqual({
       command: 'grep',
       common: {
         cwd: 'w',
@@ -33,22 +32,7 @@ describe('readCommandLine', () => {
         help: false,
         version: false,
       },
-      argv: [
-        '--cwd',
-        'w',
-        'grep',
-        'needle',
-        '--config',
-        'c.json',
-        '--spill-dir',
-        's',
-        '--session',
-        'id',
-        '--format',
-        'json',
-        '--include',
-        '*.ts',
-      ],
+      argv,
     })
   })
 

@@ -1,5 +1,5 @@
 // Running a load-time probe in the bash executor, and the PATH lookup every probe script starts with.
-import type { BashExecutor, BashRunResult, BashSpec } from '@dsh/core'
+import { errorMessage, type BashExecutor, type BashRunResult, type BashSpec } from '@dsh/core'
 import { SearchError } from '../errors.js'
 
 // A probe (a PATH lookup, `rg --version`) answers in milliseconds; ten seconds means the executor is stuck.
@@ -50,11 +50,7 @@ export async function runProbe(
     spec = await bash.resolve({ command, timeoutMs: PROBE_TIMEOUT_MS, stdoutMaxBytes: PROBE_STDOUT_MAX_BYTES })
     run = await bash.run(spec)
   } catch (error) {
-    throw new SearchError(
-      'SEARCH_FAILED',
-      `the ${what} probe could not run in the bash executor: ${error instanceof Error ? error.message : String(error)}`,
-      { cause: error },
-    )
+    throw new SearchError('SEARCH_FAILED', `the ${what} probe could not run in the bash executor: ${errorMessage(error)}`, { cause: error })
   }
   if (run.stop !== 'exit' || run.exitCode === null) {
     throw new SearchError('SEARCH_FAILED', `the ${what} probe${subject} did not finish with an exit code: the bash executor is broken`)

@@ -1,5 +1,5 @@
 // One search script run through the bash seam, and every way it can fail to produce readable output.
-import { HarnessError, type BashExecutor, type BashRunResult, type BashSpec, type ToolExecContext } from '@dsh/core'
+import { errorMessage, HarnessError, type BashExecutor, type BashRunResult, type BashSpec, type ToolExecContext } from '@dsh/core'
 import { SearchError } from '../errors.js'
 import { throwIfAborted } from './abort.js'
 import type { SearchContext } from './context.js'
@@ -93,7 +93,7 @@ async function runFailure(bash: BashExecutor, exec: ToolExecContext, spec: BashS
       )
     }
   }
-  const reason = error instanceof Error ? error.message : String(error)
+  const reason = errorMessage(error)
   const code = error instanceof HarnessError ? ` [${error.code}]` : ''
   return new SearchError('SEARCH_FAILED', `${exec.name} could not run${code}: ${reason}`, { cause: error })
 }

@@ -1,5 +1,5 @@
 // Saving a capped search's complete result (docs/design.md#the-spill-store), or saying why it was not.
-import type { SpillStore, ToolExecContext } from '@dsh/core'
+import { errorMessage, type SpillStore, type ToolExecContext } from '@dsh/core'
 import { throwIfAborted } from './abort.js'
 
 /** Whether the complete formatted result was saved, and where, or why not. */
@@ -31,6 +31,6 @@ export async function saveFormattedResult(
     })
     return { saved: true, locator, retrievalHint }
   } catch (error) {
-    return { saved: false, reason: `saving failed: ${error instanceof Error ? error.message : String(error)}` }
+    return { saved: false, reason: `saving failed: ${errorMessage(error)}` }
   }
 }
