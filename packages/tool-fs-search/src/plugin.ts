@@ -22,11 +22,17 @@ type SearchPluginContext = PluginContext<(typeof inject)[number]>
  * repeats; it warns too when the executor keeps less output than the configured cap.
  */
 export async function apply(ctx: SearchPluginContext, config: SearchConfig): Promise<void> {
-  const rg = await chooseRg(ctx.bash, rgCandidates(config.rgPath, await packagedRgPath()), ctx.logger)
+  // The probes are independent executor runs; run together, a CLI call waits for one round trip, not
+  // two. A broken executor fails both: the ripgrep probe's error is the one reported, whichever ends first.
+  const [rg, lister] = settled(
+    await Promise.allSettled([
+      packagedRgPath().then((packaged) => chooseRg(ctx.bash, rgCandidates(config.rgPath, packaged), ctx.logger)),
+      chooseMtimeLister(ctx.bash),
+    ]),
+  )
   if (!rg.available) return withhold(ctx, ['glob', 'grep'], rg.reason)
   await warnAboveOutputCap(ctx.bash, config, ctx.logger)
   const search = { bash: ctx.bash, rg: rg.chosen, config, spillStore: () => ctx.get('spillStore'), access: () => ctx.get('access') }
-  const lister = await chooseMtimeLister(ctx.bash)
   if (lister.available) ctx.tools.register(createGlobTool({ ...search, lister: lister.chosen }))
   else withhold(ctx, ['glob'], lister.reason)
   ctx.tools.register(createGrepTool(search))
@@ -37,4 +43,11 @@ export async function apply(ctx: SearchPluginContext, config: SearchConfig): Pro
 function withhold(ctx: SearchPluginContext, tools: readonly string[], reason: string): void {
   ctx.logger.warn(`tool-fs-search: ${tools.join(' and ')} ${tools.length === 1 ? 'is' : 'are'} not registered: ${reason}`)
   for (const name of tools) ctx.toolAvailability.withhold({ name, reason })
+}
+
+/** Both values, or the first rejection in argument order. */
+function settled<A, B>([a, b]: [PromiseSettledResult<A>, PromiseSettledResult<B>]): [A, B] {
+  if (a.status === 'rejected') throw a.reason
+  if (b.status === 'rejected') throw b.reason
+  return [a.value, b.value]
 }

@@ -38,6 +38,13 @@ describe('a probe the executor cannot run', () => {
     )
   })
 
+  it('fails the load with the mtime helper probe named when only that probe cannot finish', async () => {
+    const bash = new FakeBash((command) => (command.includes('files0-from') ? { stop: 'timeout', exitCode: null } : {}))
+    await expect(loadHarness({ plugins: [toolFsSearch], services: { bash } })).rejects.toThrow(
+      /\[SEARCH_FAILED\]: the mtime helper probe did not finish with an exit code/,
+    )
+  })
+
   it('wraps a non-Error thrown by the executor', async () => {
     const bash = new FakeBash()
     bash.runError = 'socket closed' as unknown as Error
