@@ -9,17 +9,24 @@
 // V8 runs with the flags it runs with for a user (a cache made under other flags is rejected). A
 // missing or rejected cache only costs the compile it would have saved. @vscode/ripgrep stays
 // external: it resolves its platform binary relative to its own location in node_modules.
+//
+// What only `dsh mcp` runs (@dsh/mcp and the MCP SDK, ~0.7 MB) is a second script,
+// dist/chunks/dsh-mcp.cjs, loaded on first use: every other command would parse it for nothing. It
+// is given the program's own @dsh/core and zod, so there is one copy of each in the process.
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
 
 const repo = fileURLToPath(new URL('..', import.meta.url))
 const dist = path.join(repo, 'packages', 'cli', 'dist')
 const PROGRAM = 'chunks/dsh-program.cjs'
 const CACHE = 'chunks/dsh-program.cache'
+const MCP = 'chunks/dsh-mcp.cjs'
+// The modules the MCP chunk takes from the program instead of bundling its own copies.
+const SHARED_WITH_MCP = ['@dsh/core', 'zod', 'zod/v4']
 
 // zod re-exports every one of its ~60 message locales (`z.locales`); dsh uses only English, which
 // zod imports itself. Parsing the rest cost every call ~40 ms here; they stay out of the bundle.
@@ -69,6 +76,57 @@ const loaded = { exports: {} }
 script.runInThisContext()(loaded.exports, createRequire(program), loaded, program, path.dirname(program))
 export const { runCli, errorMessage } = loaded.exports
 `
+// What cli.ts imports as @dsh/mcp inside the program: the same exports, each loading the chunk on first use.
+const mcpModule = await import(pathToFileURL(path.join(repo, 'packages', 'mcp', 'dist', 'index.js')).href)
+const mcpExports = Object.keys(mcpModule)
+for (const name of mcpExports) {
+  if (typeof mcpModule[name] !== 'function')
+    throw new Error(`bundle-cli: @dsh/mcp exports ${name}, not a function: the lazy shim forwards calls only`)
+}
+const LOAD_MCP = `
+import * as core from '@dsh/core'
+import * as zod from 'zod'
+import * as zodV4 from 'zod/v4'
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { Script } from 'node:vm'
+
+const shared = { '@dsh/core': core, zod, 'zod/v4': zodV4 }
+let chunk
+function load() {
+  if (chunk === undefined) {
+    // __dirname is the program's directory, where the chunk sits beside it.
+    const file = path.join(__dirname, ${JSON.stringify(path.basename(MCP))})
+    const requireNear = createRequire(file)
+    const wrapped = new Script('(function (exports, require, module, __filename, __dirname) {' + readFileSync(file, 'utf8') + '\\n})', { filename: file })
+    const loaded = { exports: {} }
+    wrapped.runInThisContext()(loaded.exports, (id) => (Object.hasOwn(shared, id) ? shared[id] : requireNear(id)), loaded, file, path.dirname(file))
+    chunk = loaded.exports
+  }
+  return chunk
+}
+${mcpExports.map((name) => `export const ${name} = (...args) => load().${name}(...args)`).join('\n')}
+`
+const mcpShim = {
+  name: 'dsh-mcp',
+  setup(build) {
+    build.onResolve({ filter: /^@dsh\/mcp$/ }, () => ({ path: 'load-mcp', namespace: 'dsh-mcp' }))
+    build.onLoad({ filter: /.*/, namespace: 'dsh-mcp' }, () => ({ contents: LOAD_MCP, loader: 'js', resolveDir: repo }))
+  },
+}
+// In the chunk, a workspace package other than those shared would be a second copy with its own state.
+const onlySharedWorkspace = {
+  name: 'dsh-mcp-shared',
+  setup(build) {
+    build.onResolve({ filter: /^@dsh\// }, (args) =>
+      SHARED_WITH_MCP.includes(args.path)
+        ? { path: args.path, external: true }
+        : { errors: [{ text: `the MCP chunk would bundle its own ${args.path}: share it from the program` }] },
+    )
+  },
+}
+
 const programShim = {
   name: 'dsh-program',
   setup(build) {
@@ -94,7 +152,16 @@ await build({
   external: ['@vscode/ripgrep'],
   // A script run by vm.Script has no loader for import(): `import('@vscode/ripgrep')` becomes a require.
   supported: { 'dynamic-import': false },
-  plugins: [englishOnly],
+  plugins: [englishOnly, mcpShim],
+})
+await build({
+  ...shared,
+  entryPoints: [path.join(repo, 'packages', 'mcp', 'src', 'index.ts')],
+  outfile: path.join(dist, MCP),
+  format: 'cjs',
+  external: SHARED_WITH_MCP.filter((name) => !name.startsWith('@dsh/')),
+  supported: { 'dynamic-import': false },
+  plugins: [onlySharedWorkspace],
 })
 await build({
   ...shared,
