@@ -2,7 +2,16 @@
 import { readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { Readable, Writable } from 'node:stream'
-import { HarnessError, stderrLogger, type Harness, type Logger, type ToolListing, type ToolResult, type ToolResultView, type WithheldTool } from '@dsh/core'
+import {
+  HarnessError,
+  stderrLogger,
+  type Harness,
+  type Logger,
+  type ToolListing,
+  type ToolResult,
+  type ToolResultView,
+  type WithheldTool,
+} from '@dsh/core'
 import { readCommandLine, UsageError, type CommandLine } from './command-line.js'
 import { createDshHarness } from './harness.js'
 import { readSearchCardBundle, renderHtmlPage } from './html.js'

@@ -74,8 +74,7 @@ ${scripts.join('\n')}
 
 /** Under the card: where the complete result is, and the model's text with its footers, folded. */
 function notes(result: Exclude<ToolResult, { isError: true }>, card: boolean): string[] {
-  const spill =
-    result.spilledTo === undefined ? [] : [`<p class="spill">Complete result: <code>${escapeHtml(result.spilledTo)}</code></p>`]
+  const spill = result.spilledTo === undefined ? [] : [`<p class="spill">Complete result: <code>${escapeHtml(result.spilledTo)}</code></p>`]
   const text = card
     ? [`<details><summary>What the model read</summary><pre class="text">${escapeHtml(result.content)}</pre></details>`]
     : []

@@ -74,22 +74,25 @@ export class SearchCard extends LitElement {
             <button class="path" @click=${() => this.select({ path: file.path })}>${file.path}</button>
             <span class="badge">${file.matches.length}</span>
           </div>
-          ${collapsed
-            ? nothing
-            : html`<ul class="lines">
-                ${file.matches.map(
-                  (match) =>
-                    html`<li>
-                      <button class="line" @click=${() => this.select({ path: file.path, lineNumber: match.lineNumber })}>
-                        <span class="number">${match.lineNumber}</span><span class="text"
-                          >${highlightSegments(match.line, regex).map((segment) =>
-                            segment.hit ? html`<mark>${segment.text}</mark>` : segment.text,
-                          )}</span
-                        >
-                      </button>
-                    </li>`,
-                )}
-              </ul>`}
+          ${
+            collapsed
+              ? nothing
+              : html`<ul class="lines">
+                  ${file.matches.map(
+                    (match) =>
+                      html`<li>
+                        <button class="line" @click=${() => this.select({ path: file.path, lineNumber: match.lineNumber })}>
+                          <span class="number">${match.lineNumber}</span
+                          ><span class="text"
+                            >${highlightSegments(match.line, regex).map((segment) =>
+                              segment.hit ? html`<mark>${segment.text}</mark>` : segment.text,
+                            )}</span
+                          >
+                        </button>
+                      </li>`,
+                  )}
+                </ul>`
+          }
         </li>`
       })}
     </ul>`

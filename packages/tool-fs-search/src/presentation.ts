@@ -1,5 +1,6 @@
 // The search card (docs/design.md#the-search-card): the retained page projected into presentation meta, and read back as a view.
 import type { ItemRetention, JsonValue, SearchMatchesResultView, SearchPathsResultView, SearchResultView, ToolResult } from '@dsh/core'
+import { z } from 'zod'
 import { lineNumberOf } from './grep/records.js'
 import { recordsOf, shownLine } from './grep/matches.js'
 import type { RetainedGrep } from './grep/retain.js'
@@ -85,6 +86,25 @@ export function searchViewFromMeta(meta: unknown): SearchResultView | undefined 
     return { card: 'search', shape: 'paths', paths: [...paths], truncated, total }
   }
   return undefined
+}
+
+const viewBase = { card: z.literal('search'), truncated: z.boolean(), total: z.number().int().min(0) }
+
+/** The JSON Schema of grep's view, for a host that declares one (MCP's `outputSchema`). */
+export const MATCHES_VIEW_SCHEMA = viewSchema(
+  z.object({
+    ...viewBase,
+    shape: z.literal('matches'),
+    files: z.array(z.object({ path: z.string(), matches: z.array(z.object({ lineNumber: z.number().int().min(1), line: z.string() })) })),
+  }),
+)
+
+/** The JSON Schema of glob's view, for a host that declares one (MCP's `outputSchema`). */
+export const PATHS_VIEW_SCHEMA = viewSchema(z.object({ ...viewBase, shape: z.literal('paths'), paths: z.array(z.string()) }))
+
+function viewSchema(schema: z.ZodObject): Record<string, unknown> {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema) as Record<string, unknown>
+  return json
 }
 
 /** grep's result view: its matches card, or undefined for a failure, absent meta (a nested call) or any other shape. */

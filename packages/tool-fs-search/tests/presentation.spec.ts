@@ -42,7 +42,9 @@ describe('grepSearchMeta', () => {
       total: 3,
     })
     // The page text lists the same files in the same order.
-    expect(formatGrepPage(retained, undefined, NO_NOTES)).toBe('Found 3 matches\n\na.ts\nLine 3: a three\n\nb.ts\nLine 2: b two\nLine 9: b nine')
+    expect(formatGrepPage(retained, undefined, NO_NOTES)).toBe(
+      'Found 3 matches\n\na.ts\nLine 3: a three\n\nb.ts\nLine 2: b two\nLine 9: b nine',
+    )
   })
 
   it('reports the total before the cap and carries the retention truncated', () => {

@@ -16,7 +16,7 @@ import { GlobListingParser, sortNewestFirst } from './listing.js'
 import { formatGlobPage, retainGlobPaths } from './page.js'
 import { pathBlocks, showPaths } from './paths.js'
 import { planGlob } from './pattern.js'
-import { globSearchMeta, presentGlobResult } from '../presentation.js'
+import { globSearchMeta, PATHS_VIEW_SCHEMA, presentGlobResult } from '../presentation.js'
 
 /** What glob needs at run time: the shared context and the mtime helper the load-time probe chose. */
 export interface GlobContext extends SearchContext {
@@ -83,5 +83,6 @@ export function createGlobTool(ctx: GlobContext) {
       ...(args.path === undefined ? {} : { detail: args.path }),
     }),
     presentResult: presentGlobResult,
+    resultViewSchema: PATHS_VIEW_SCHEMA,
   })
 }

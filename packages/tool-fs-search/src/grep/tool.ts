@@ -15,7 +15,7 @@ import { planInclude } from './include.js'
 import { listMatches, showMatches } from './matches.js'
 import { formatGrepPage, grepSpillBlocks, type GrepNotes } from './page.js'
 import { RgOutputParser, type GrepMatch } from './parse.js'
-import { grepSearchMeta, presentGrepResult } from '../presentation.js'
+import { grepSearchMeta, MATCHES_VIEW_SCHEMA, presentGrepResult } from '../presentation.js'
 import { retainGrepMatches } from './retain.js'
 
 /**
@@ -94,5 +94,6 @@ export function createGrepTool(ctx: SearchContext) {
       ...(args.path === undefined ? {} : { detail: args.path }),
     }),
     presentResult: presentGrepResult,
+    resultViewSchema: MATCHES_VIEW_SCHEMA,
   })
 }
