@@ -12,7 +12,7 @@ export function toMcpTool(listing: ToolListing): Tool {
     inputSchema: listing.inputSchema as Tool['inputSchema'],
     annotations: toolAnnotations(listing),
     // The view a call's structuredContent carries, for a tool that builds one for every success.
-    ...(listing.resultViewSchema === undefined ? {} : { outputSchema: listing.resultViewSchema as Tool['outputSchema'] }),
+    ...(listing.resultViewSchema === undefined ? {} : { outputSchema: listing.resultViewSchema }),
   }
 }
 

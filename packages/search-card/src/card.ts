@@ -139,4 +139,7 @@ declare global {
   interface HTMLElementTagNameMap {
     'dsh-search-card': SearchCard
   }
+  interface HTMLElementEventMap {
+    'dsh-select': CustomEvent<SearchSelectDetail>
+  }
 }

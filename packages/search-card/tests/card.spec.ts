@@ -32,11 +32,11 @@ async function mount(view: unknown, pattern?: string): Promise<SearchCard> {
 
 const root = (card: SearchCard) => card.shadowRoot!
 const all = (card: SearchCard, selector: string) => [...root(card).querySelectorAll<HTMLElement>(selector)]
-const text = (card: SearchCard, selector: string) => all(card, selector).map((el) => el.textContent!.replace(/\s+/g, ' ').trim())
-const selections = (card: SearchCard) => {
+const text = (card: SearchCard, selector: string) => all(card, selector).map((el) => el.textContent.replace(/\s+/g, ' ').trim())
+const selections = () => {
   const seen: SearchSelectDetail[] = []
-  // Listened for on the document: the event bubbles out of the shadow root.
-  document.addEventListener('dsh-select', (event) => seen.push((event as CustomEvent<SearchSelectDetail>).detail))
+  // Listened for on the body: the event bubbles out of the shadow root.
+  document.body.addEventListener('dsh-select', (event) => seen.push(event.detail))
   return seen
 }
 
@@ -102,7 +102,7 @@ describe('<dsh-search-card>', () => {
 
   it('fires dsh-select with the path and line for a line, and the path alone for a file', async () => {
     const card = await mount(grepView)
-    const seen = selections(card)
+    const seen = selections()
     all(card, '.line')[1]!.click()
     all(card, '.file-header .path')[1]!.click()
     expect(seen).toEqual([{ path: 'src/a.ts', lineNumber: 9 }, { path: 'docs/b.md' }])
@@ -115,7 +115,7 @@ describe('<dsh-search-card>', () => {
 
   it('renders paths as a list, each selectable', async () => {
     const card = await mount(globView)
-    const seen = selections(card)
+    const seen = selections()
     expect(text(card, '.summary')).toEqual(['2 files'])
     expect(text(card, '.paths .path')).toEqual(['new.ts', 'old.ts'])
     all(card, '.paths .path')[1]!.click()

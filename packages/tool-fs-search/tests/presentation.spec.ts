@@ -201,8 +201,8 @@ describe('searchViewFromMeta', () => {
 })
 
 describe('presentGrepResult and presentGlobResult', () => {
-  const grepMeta = { shape: 'matches', files: [], truncated: false, total: 0 } as const
-  const globMeta = { shape: 'paths', paths: ['a'], truncated: false, total: 1 } as const
+  const grepMeta: SearchMatchesMeta = { shape: 'matches', files: [], truncated: false, total: 0 }
+  const globMeta: SearchPathsMeta = { shape: 'paths', paths: ['a'], truncated: false, total: 1 }
   const ok = (meta?: SearchMatchesMeta | SearchPathsMeta | string): ToolResult => ({
     isError: false,
     content: 'text',
@@ -305,7 +305,7 @@ describe('the search card through the registry', () => {
     const failed = await harness.registry.execute('grep', { pattern: 'x', unknown: 1 })
     expect(failed.isError).toBe(true)
     expect(harness.registry.present('grep', { pattern: 'x' }, failed)).toBeUndefined()
-    const globMeta = { shape: 'paths', paths: [], truncated: false, total: 0 } as const
+    const globMeta: SearchPathsMeta = { shape: 'paths', paths: [], truncated: false, total: 0 }
     expect(harness.registry.present('grep', { pattern: 'x' }, { isError: false, content: '', meta: globMeta })).toBeUndefined()
     expect(harness.registry.present('glob', { pattern: 'x' }, { isError: false, content: '', meta: { shape: 'paths' } })).toBeUndefined()
   })
