@@ -16,7 +16,7 @@ import {
 import { rgLines, statRecords } from './fake-bash.js'
 import { fakeHarness } from './fake-harness.js'
 import { shownOf } from './grep/parsed.js'
-import { callTool, loadRealHarness, pageOf, scratchDirs, writeCapsTree } from './real-harness.js'
+import { callTool, loadRealHarness, pageOf, scratchDirs, writeCapsTree, writeTree } from './real-harness.js'
 
 const NO_NOTES = { incomplete: { paths: [], messages: [] }, stderrCut: false, binary: [], binaryStopped: [], lossy: 0, escaped: 0 }
 const roomy = { maxMatches: 100, maxBytes: 100_000, maxPerFile: 50 }
@@ -340,6 +340,44 @@ describe('the search card through the registry', () => {
     stdout = rgLines(['a.ts', 1, 'x'])
     expect(harness.registry.present('grep', { pattern: 'x' }, await grep({ pattern: 'x' }))).toMatchObject({ total: 1 })
   })
+})
+
+describe('the search card over real trees', () => {
+  const scratchDir = scratchDirs()
+  const spillRoot = scratchDir('spill')
+
+  it('property: for random trees and caps, real rg gives a card with exactly the matches the page text shows', async () => {
+    const name = fc.constantFrom('a.ts', 'b.md', 'sub/c.ts', 'sub/deep/d.txt', 'e f.js', 'é.txt')
+    const line = fc.oneof(
+      fc.constant('no hit here'),
+      fc.string({ unit: fc.constantFrom('x', 'hit', ' ', '<', 'é', '\u0007', '"'), maxLength: 24 }).map((text) => `hit ${text}`),
+    )
+    const files = fc.dictionary(name, fc.array(line, { minLength: 1, maxLength: 12 }), { minKeys: 1, maxKeys: 6 })
+    const caps = fc.record({
+      grepMaxMatches: fc.integer({ min: 1, max: 20 }),
+      grepMaxMatchesPerFile: fc.integer({ min: 1, max: 6 }),
+      inlineMaxBytes: fc.integer({ min: 30, max: 800 }),
+      grepMaxLineBytes: fc.integer({ min: 4, max: 40 }),
+    })
+    let run = 0
+    await fc.assert(
+      fc.asyncProperty(files, caps, async (tree, search) => {
+        const dir = scratchDir(`tree-${(run += 1)}`)
+        writeTree(dir, Object.fromEntries(Object.entries(tree).map(([file, lines]) => [file, `${lines.join('\n')}\n`])))
+        const harness = await loadRealHarness({ spillRoot, search })
+        const result = await callTool(harness, 'grep', { pattern: 'hit' }, dir)
+        const view = harness.registry.present('grep', { pattern: 'hit' }, result)
+        if (view?.card !== 'search' || view.shape !== 'matches') throw new Error(`no matches card: ${result.content}`)
+        expect(rowsOfView(view.files)).toEqual(rowsOfPage(result.content))
+        expect(view.total).toBe(
+          Object.values(tree)
+            .flat()
+            .filter((text) => text.includes('hit')).length,
+        )
+      }),
+      { numRuns: 12, seed: 13 },
+    )
+  }, 120_000)
 })
 
 /** The card's rows as the page would print them: a header per file, then `Line N: text`. */
