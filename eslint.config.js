@@ -100,6 +100,15 @@ export default tseslint.config(
     ),
   },
   {
+    // The card runs in a browser page with nothing of ours beside it: it reads the view's shape, not core's types.
+    files: ['packages/search-card/src/**/*.ts'],
+    rules: restrict(
+      [...spawning, 'node:fs', 'node:fs/promises', 'fs', 'fs/promises'],
+      ['@dsh/*', 'node:*'],
+      'the search card runs in a browser: it imports lit only, nothing of ours and nothing of Node',
+    ),
+  },
+  {
     files: ['packages/bash-local/src/**/*.ts'],
     rules: restrict([], ['@dsh/*', '!@dsh/core'], 'the bash executor depends on @dsh/core only'),
   },

@@ -152,6 +152,9 @@ await build({
   external: ['@vscode/ripgrep'],
   // A script run by vm.Script has no loader for import(): `import('@vscode/ripgrep')` becomes a require.
   supported: { 'dynamic-import': false },
+  // Nor has it import.meta: the CLI finds @dsh/search-card's bundle from its own URL, the script's file.
+  banner: { js: "var importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  define: { 'import.meta.url': 'importMetaUrl' },
   plugins: [englishOnly, mcpShim],
 })
 await build({

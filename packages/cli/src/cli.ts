@@ -2,13 +2,23 @@
 import { readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { Readable, Writable } from 'node:stream'
-import { HarnessError, stderrLogger, type Harness, type Logger, type ToolListing, type ToolResult, type WithheldTool } from '@dsh/core'
+import {
+  HarnessError,
+  stderrLogger,
+  type Harness,
+  type Logger,
+  type ToolListing,
+  type ToolResult,
+  type ToolResultView,
+  type WithheldTool,
+} from '@dsh/core'
 import { readCommandLine, UsageError, type CommandLine } from './command-line.js'
 import { createDshHarness } from './harness.js'
+import { readSearchCardBundle, renderHtmlPage } from './html.js'
 import { linesFormatFor, type LinesFormat } from './lines.js'
 import { nearestName } from './suggest.js'
 import { readToolArgs } from './tool-args.js'
-import { toolShape } from './tool-shape.js'
+import { toolShape, type ToolShape } from './tool-shape.js'
 import { BUILTIN_COMMANDS, builtinUsage, globalUsage, toolUsage, type BuiltinCommand } from './usage.js'
 
 /** Where the CLI writes and what it knows of its process. */
@@ -92,7 +102,7 @@ async function runInvocation(argv: readonly string[], io: CliIo, signal: AbortSi
     const withheld = session.withheld.find((w) => w.name === command)
     if (withheld !== undefined) {
       const content = `${withheld.name} is unavailable: ${withheld.reason}`
-      return printResult({ isError: true, errorCode: UNAVAILABLE, content }, { view: null, lines: undefined }, line, io)
+      return printResult({ isError: true, errorCode: UNAVAILABLE, content }, { view: null, lines: undefined, title: command }, line, io)
     }
     const known = [...tools, ...session.withheld].map((t) => t.name)
     const near = nearestName(command, [...known, ...Object.keys(BUILTIN_COMMANDS)])
@@ -106,23 +116,52 @@ async function runInvocation(argv: readonly string[], io: CliIo, signal: AbortSi
 }
 
 async function runTool(tool: ToolListing, line: CommandLine, session: Session, io: CliIo, signal: AbortSignal): Promise<number> {
-  const args = readToolArgs(tool.name, line.argv, toolShape(tool))
+  const shape = toolShape(tool)
+  const args = readToolArgs(tool.name, line.argv, shape)
   const lines = line.common.format === 'lines' ? linesFormatFor(tool.name, line.common.nul) : undefined
   const agent = { session: { header: { id: line.common.session ?? 'cli', cwd: session.cwd } } }
   const result = await session.harness.registry.execute(tool.name, args, { agent, signal })
-  const view = line.common.format === 'json' ? (session.harness.registry.present(tool.name, args, result) ?? null) : null
-  const status = printResult(result, { view, lines }, line, io)
+  const { format } = line.common
+  const view = format === 'json' || format === 'html' ? (session.harness.registry.present(tool.name, args, result) ?? null) : null
+  const html =
+    format === 'html'
+      ? {
+          title: commandTitle(tool.name, args, shape),
+          pattern: typeof args.pattern === 'string' ? args.pattern : undefined,
+          bundle: view?.card === 'search' ? await readSearchCardBundle() : undefined,
+        }
+      : undefined
+  const status = printResult(result, { view, lines, title: tool.name, html }, line, io)
   return signal.aborted ? EXIT.interrupted : status
+}
+
+/** The call as a person would type it, for a page's title: `dsh grep TODO src --include=*.ts`. */
+function commandTitle(name: string, args: Record<string, unknown>, shape: ToolShape): string {
+  const positional = new Set(shape.positionals.map((p) => p.name))
+  const words = Object.entries(args).map(([key, value]) => (positional.has(key) ? String(value) : `--${key}=${String(value)}`))
+  return ['dsh', name, ...words].join(' ')
+}
+
+/** How a result is printed: its card view (json, html), its lines format, and for html the page's title, pattern and card code. */
+interface PrintHow {
+  view: ToolResultView | null
+  lines: LinesFormat | undefined
+  /** The command, for a page that has no `html`. */
+  title: string
+  html?: { title: string; pattern: string | undefined; bundle: string | undefined } | undefined
 }
 
 /**
  * Prints one result and returns the exit status. JSON keeps stdout for everything. Otherwise stdout
  * carries only results, as rg and gh do: a failure goes to stderr, and in lines the notes too.
  */
-function printResult(result: ToolResult, how: { view: unknown; lines: LinesFormat | undefined }, line: CommandLine, io: CliIo): number {
+function printResult(result: ToolResult, how: PrintHow, line: CommandLine, io: CliIo): number {
   const { format, nul } = line.common
   const { view, lines } = how
-  if (format === 'json') {
+  if (format === 'html') {
+    const { title, pattern, bundle } = how.html ?? { title: `dsh ${how.title}`, pattern: undefined, bundle: undefined }
+    io.stdout.write(renderHtmlPage({ title, pattern, result, view: view ?? undefined, bundle }))
+  } else if (format === 'json') {
     const printed = result.isError
       ? { isError: true, errorCode: result.errorCode, content: result.content, meta: null, view }
       : { isError: false, content: result.content, meta: result.meta ?? null, view }
@@ -148,6 +187,7 @@ async function runBuiltin(command: BuiltinCommand, line: CommandLine, session: S
   if (command === 'tools') {
     const tools = session.harness.registry.list()
     const { format, nul } = line.common
+    if (format === 'html') throw new UsageError('--format html shows a tool call, not the tool list', { command })
     if (format === 'json') io.stdout.write(`${JSON.stringify(tools, null, 2)}\n`)
     else if (format === 'lines') io.stdout.write(tools.map((tool) => `${tool.name}${nul ? '\0' : '\n'}`).join(''))
     else io.stdout.write(formatToolList(tools))

@@ -23,12 +23,13 @@ export class UsageError extends Error {
 }
 
 /**
- * The output formats: the model-facing text; one JSON object for programs; or lines for scripts, as
- * rg and fd print them (paths, `path:line:text`, a file's raw lines), notes on stderr.
+ * The output formats: the model-facing text; one JSON object for programs; lines for scripts, as
+ * rg and fd print them (paths, `path:line:text`, a file's raw lines), notes on stderr; or one HTML
+ * page that shows a search's card to a person.
  */
-export type OutputFormat = 'text' | 'json' | 'lines'
+export type OutputFormat = 'text' | 'json' | 'lines' | 'html'
 
-const FORMATS: readonly string[] = ['text', 'json', 'lines'] satisfies OutputFormat[]
+const FORMATS: readonly string[] = ['text', 'json', 'lines', 'html'] satisfies OutputFormat[]
 
 /** The options every command takes, anywhere before `--`. */
 export interface CommonOptions {
@@ -106,7 +107,7 @@ function commonOptions(argv: readonly string[]): CommonOptions {
   if (roots.some((root) => typeof root !== 'string')) throw new UsageError("Option '--root <value>' argument missing")
   const given = text('format')
   if (given !== undefined && !FORMATS.includes(given)) {
-    throw new UsageError(`--format must be text, json or lines, not ${JSON.stringify(given)}`)
+    throw new UsageError(`--format must be text, json, lines or html, not ${JSON.stringify(given)}`)
   }
   const nul = values.null === true
   // -0 alone asks for lines, as it does of fd; beside another format it means nothing.

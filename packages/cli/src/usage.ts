@@ -19,7 +19,8 @@ const OPTIONS = `Options (any command, anywhere before "--"):
   --root DIR         a directory the tools may also reach (repeatable); by default only the session's
                      working directory and the spill store are reachable
   --format FORMAT    text: the model-facing text; json: {isError, errorCode?, content, meta, view};
-                     lines: for scripts, every path (glob), path:line:text (grep) or raw line (read), notes on stderr
+                     lines: for scripts, every path (glob), path:line:text (grep) or raw line (read), notes on stderr;
+                     html: one self-contained page showing the result (grep and glob as a search card)
   -0, --null         with lines: end each path with NUL (grep: NUL after the path); alone, it selects lines
   -h, --help         this text; dsh COMMAND --help describes one command
   -V, --version      the version`

@@ -137,6 +137,22 @@ describe('--format json', () => {
     expect(result.stdout.endsWith('}\n')).toBe(true)
   })
 
+  it('carries the search card: the meta grep projected and the view built from it', async () => {
+    const printed = JSON.parse((await run(['grep', 'needle', 'sub', '--format', 'json'])).stdout) as Record<string, unknown>
+    const files = [
+      { path: 'sub/b.txt', matches: [{ lineNumber: 1, line: 'needle two' }] },
+      { path: 'sub/d.md', matches: [{ lineNumber: 1, line: 'needle four' }] },
+    ]
+    expect(printed.meta).toEqual({ shape: 'matches', files, truncated: false, total: 2 })
+    expect(printed.view).toEqual({ card: 'search', shape: 'matches', files, truncated: false, total: 2 })
+    const globbed = JSON.parse((await run(['glob', '*.md', 'sub', '--format', 'json'])).stdout) as Record<string, unknown>
+    expect(globbed.view).toEqual({ card: 'search', shape: 'paths', paths: ['sub/d.md'], truncated: false, total: 1 })
+  })
+
+  it('has no view for a tool without a card', async () => {
+    expect(JSON.parse((await run(['read', 'a.txt', '--format', 'json'])).stdout)).toMatchObject({ isError: false, view: null })
+  })
+
   it('prints {isError, content, meta, view} for a tool error and exits 1', async () => {
     const result = await run(['glob', '*', 'missing', '--format', 'json'])
     const printed = JSON.parse(result.stdout) as Record<string, unknown>
@@ -165,7 +181,8 @@ describe('usage errors exit 2 with a clear message', () => {
     [['--include', '*.ts', 'grep', 'x'], '--include must follow the command', 'dsh *.ts'],
     [['grep'], 'grep takes PATTERN [PATH]', 'dsh grep'],
     [['grep', 'a', 'b', 'c'], 'grep takes PATTERN [PATH]', 'dsh grep'],
-    [['grep', 'x', '--format', 'xml'], '--format must be text, json or lines, not "xml"', 'dsh'],
+    [['grep', 'x', '--format', 'xml'], '--format must be text, json, lines or html, not "xml"', 'dsh'],
+    [['tools', '--format', 'html'], '--format html shows a tool call, not the tool list', 'dsh tools'],
     [['grep', 'x', '--nope'], 'unknown option --nope', 'dsh grep'],
     [['glob', '*', '--include', '*.ts'], 'unknown option --include', 'dsh glob'],
     [['read', 'a.txt', '--offset', 'two'], '--offset must be a number, not "two"', 'dsh read'],

@@ -82,7 +82,7 @@ describe('readCommandLine', () => {
   })
 
   it.each([
-    [['grep', 'x', '--format', 'yaml'], '--format must be text, json or lines, not "yaml"'],
+    [['grep', 'x', '--format', 'yaml'], '--format must be text, json, lines or html, not "yaml"'],
     [['grep', 'x', '-0', '--format', 'json'], '-0 (--null) goes with --format lines, not json'],
     [['--frobnicate'], 'unknown option --frobnicate'],
     [['grep', 'x', '--cwd'], "Option '--cwd <value>' argument missing"],

@@ -127,6 +127,23 @@ describe('dsh mcp', () => {
     const complete = contents[0] !== undefined && 'text' in contents[0] ? contents[0].text : ''
     for (let i = 1; i <= 5; i++) expect(complete).toContain(`needle ${i}`)
     expect(complete).toBe(readFileSync(text(result).match(/stored at: (\S+)\./)![1]!, 'utf8'))
+    // The search card rides as structuredContent, which the client checked against grep's outputSchema.
+    expect(result.structuredContent).toEqual({
+      card: 'search',
+      shape: 'matches',
+      files: [{ path: 'a.txt', matches: [1, 2, 3].map((n) => ({ lineNumber: n, line: `needle ${n}` })) }],
+      truncated: true,
+      total: 5,
+    })
+    const { tools } = await client.listTools()
+    expect(tools.find((t) => t.name === 'grep')?.outputSchema).toMatchObject({
+      type: 'object',
+      required: expect.arrayContaining(['files']),
+    })
+    expect(tools.find((t) => t.name === 'glob')?.outputSchema).toMatchObject({
+      type: 'object',
+      required: expect.arrayContaining(['paths']),
+    })
     expect(errors).toEqual([])
   })
 

@@ -52,7 +52,7 @@ describe('each package is publishable', () => {
   })
 
   it.each(workspaces.map((w) => [w.dir, w.pkg] as const))(
-    'packages/%s: MIT, described, Node >= 20, zod 4 a peer, built before it packs',
+    'packages/%s: MIT, described, Node >= 20, zod 4 a peer (but for the browser card), built before it packs',
     (dir, pkg) => {
       expect(pkg).toMatchObject({
         license: 'MIT',
@@ -60,12 +60,14 @@ describe('each package is publishable', () => {
         keywords: expect.arrayContaining(['ai-agent']),
         repository: { type: 'git', url: 'git+https://example.invalid/dsh-search.git', directory: `packages/${dir}` },
         engines: { node: '>=20' },
-        peerDependencies: { zod: '^4.0.0' },
+        // The search card runs in a browser page and validates nothing with zod.
+        ...(dir === 'search-card' ? {} : { peerDependencies: { zod: '^4.0.0' } }),
         // A plain `npm pack` builds from clean, so no tarball lacks dist/ or carries a deleted source's output.
         scripts: { prepack: expect.stringMatching(/^rm -rf dist && tsc -b\b/) },
       })
       expect(pkg.private, 'only the root stays private').toBeUndefined()
       expect(pkg.dependencies ?? {}).not.toHaveProperty('zod')
+      if (dir === 'search-card') expect(pkg).not.toHaveProperty('peerDependencies')
     },
   )
 
@@ -181,6 +183,16 @@ describe('dsh installed globally from the tarballs', () => {
       `${shown}/a.txt`,
       `${shown}/sub/b.txt`,
     ])
+  })
+
+  it('prints a search card page with the card bundle the installed @dsh/search-card ships', () => {
+    const page = dsh('grep', 'needle', tree, '--format', 'html')
+    expect(page).toMatchObject({ code: 0, stderr: '' })
+    expect(page.stdout).toContain('<dsh-search-card></dsh-search-card>')
+    const card = packed.find((p) => p.name === '@dsh/search-card')!
+    expect(card.files.map((f) => f.path)).toContain('dist/search-card.bundle.js')
+    const bundle = readFileSync(join(prefix, 'lib', 'node_modules', '@dsh', 'search-card', 'dist', 'search-card.bundle.js'), 'utf8')
+    expect(page.stdout).toContain(bundle.slice(0, 200))
   })
 
   it('serves the tools over MCP on stdio', () => {

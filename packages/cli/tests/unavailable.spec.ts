@@ -51,6 +51,15 @@ describe('dsh without a runnable ripgrep', () => {
     })
   })
 
+  it('grep --format html prints a page with the failure and no script', async () => {
+    const result = await run(['grep', 'needle', '--format', 'html'])
+    expect(result.code).toBe(EXIT.toolError)
+    expect(result.stdout).toContain('<title>dsh grep</title>')
+    expect(result.stdout).toContain('<p class="error">TOOL_UNAVAILABLE</p>')
+    expect(result.stdout).toContain('script-src &#39;none&#39;')
+    expect(result.stdout).not.toContain('<script')
+  })
+
   it('--help lists them as unavailable, and a typo still finds them', async () => {
     const help = await run(['--help'])
     expect(help.stdout).toMatch(/\n {2}dsh glob +unavailable here; dsh glob says why\n {2}dsh grep +unavailable here; dsh grep says why\n/)

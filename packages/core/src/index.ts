@@ -11,7 +11,18 @@ export {
   type AccessErrorCode,
 } from './errors.js'
 export type { JsonValue } from './json.js'
-export type { ToolCallKind, GenericCallView, ToolCallView, GenericResultView, ToolResultView } from './presentation.js'
+export type {
+  ToolCallKind,
+  GenericCallView,
+  ToolCallView,
+  GenericResultView,
+  SearchLineMatch,
+  SearchFileMatches,
+  SearchMatchesResultView,
+  SearchPathsResultView,
+  SearchResultView,
+  ToolResultView,
+} from './presentation.js'
 export {
   defineTool,
   toolJsonSchema,

@@ -16,6 +16,8 @@ export interface ToolListing extends ToolMetadata {
   inputSchema: Record<string, unknown>
   timeoutMs?: number
   promptSections: PromptSection[]
+  /** The JSON Schema of the result view the tool builds for every success, when it declares one. */
+  resultViewSchema?: Record<string, unknown>
 }
 
 /** The per-call options of `execute`. */
@@ -207,6 +209,7 @@ export class ToolRegistry implements ToolRegistrar, SystemPromptRegistrar, ToolC
       ...(tool.searchHint === undefined ? {} : { searchHint: tool.searchHint }),
       isMcp: tool.isMcp,
       promptSections: [...this.sections().filter((s) => s.tool === tool.name), ...extraSections],
+      ...(tool.resultViewSchema === undefined ? {} : { resultViewSchema: tool.resultViewSchema }),
     }
   }
 }

@@ -89,6 +89,11 @@ export interface ToolSpec<P extends z.ZodObject> extends Partial<ToolMetadata> {
   execute(args: z.output<P>, exec: ToolExecContext): Promise<ToolOutput>
   presentCall?(args: z.output<P>): ToolCallView
   presentResult?(result: ToolResult, args: z.output<P>): ToolResultView | undefined
+  /**
+   * The JSON Schema of the view `presentResult` builds, declared only by a tool that builds one for
+   * every success a host sees (one not dispatched by another tool): MCP's `outputSchema`.
+   */
+  resultViewSchema?: Record<string, unknown>
 }
 
 /** A defined tool: its spec with every metadata flag decided. */

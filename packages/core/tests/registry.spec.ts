@@ -15,6 +15,7 @@ const add = defineTool({
     return { content: String(a + b), value: a + b, presentationMeta: { sum: a + b } }
   },
   presentResult: (result) => ({ card: 'generic', isError: result.isError }),
+  resultViewSchema: { type: 'object', properties: { card: { const: 'generic' } } },
 })
 const write = defineTool({
   name: 'write',
@@ -129,10 +130,12 @@ describe('ToolRegistry listing', () => {
       searchHint: 'sum plus',
       promptSections: [{ id: 'math', tool: 'add', text: 'Use add for sums.' }],
       inputSchema: { type: 'object', required: ['a', 'b'] },
+      resultViewSchema: { type: 'object', properties: { card: { const: 'generic' } } },
     })
     expect(first).not.toHaveProperty('timeoutMs')
     expect(second).toMatchObject({ name: 'write', timeoutMs: 1000, promptSections: [] })
     expect(second).not.toHaveProperty('searchHint')
+    expect(second).not.toHaveProperty('resultViewSchema')
   })
 
   it('keeps every section in registration order', () => {

@@ -1,5 +1,5 @@
 // tools/list and tools/call: the session's tools, each call run in the session's cwd under the request's signal.
-import type { ToolRegistry, ToolResult } from '@dsh/core'
+import type { ToolRegistry, ToolResult, ToolResultView } from '@dsh/core'
 import { ProtocolError, ProtocolErrorCode, type CallToolResult, type ContentBlock, type Server } from '@modelcontextprotocol/server'
 import type { SessionCwd } from './session-cwd.js'
 import type { SpillLinks } from './spill-links.js'
@@ -63,17 +63,17 @@ async function callTool(deps: ToolHandlerDeps, name: string, args: unknown, sign
   }
   const cwd = await deps.cwd.current(signal)
   const result = await deps.registry.execute(name, args, { signal, agent: { session: { header: { id: deps.session, cwd } } } })
-  return toCallToolResult(result, deps.links)
+  return toCallToolResult(result, deps.links, deps.registry.present(name, args, result))
 }
 
 /**
  * A registry result as MCP content: exactly the model-facing text, a link to the complete result when
- * the text is a capped page of it, and a failed call's code in `_meta`. `structuredContent` (the view
- * `registry.present` builds for the search card) is the field still to add, here and nowhere else.
+ * the text is a capped page of it, and a failed call's code in `_meta`; the view `registry.present`
+ * builds (the search card) as `structuredContent`, which the tool's `outputSchema` describes.
  */
-function toCallToolResult(result: ToolResult, links: SpillLinks): CallToolResult {
+function toCallToolResult(result: ToolResult, links: SpillLinks, view: ToolResultView | undefined): CallToolResult {
   const content: ContentBlock[] = [{ type: 'text', text: result.content }]
   if (result.isError) return { content, isError: true, _meta: { [ERROR_CODE_META]: result.errorCode } }
   if (result.spilledTo !== undefined) content.push(links.link(result.spilledTo))
-  return { content, isError: false }
+  return { content, isError: false, ...(view === undefined ? {} : { structuredContent: { ...view } }) }
 }

@@ -11,6 +11,8 @@ export function toMcpTool(listing: ToolListing): Tool {
     // The registry's JSON Schema as is: it validates calls itself, with the messages a model is meant to read.
     inputSchema: listing.inputSchema as Tool['inputSchema'],
     annotations: toolAnnotations(listing),
+    // The view a call's structuredContent carries, for a tool that builds one for every success.
+    ...(listing.resultViewSchema === undefined ? {} : { outputSchema: listing.resultViewSchema }),
   }
 }
 

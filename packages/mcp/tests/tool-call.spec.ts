@@ -1,6 +1,8 @@
 import { ProtocolError } from '@modelcontextprotocol/client'
 import { afterEach, describe, expect, it } from 'vitest'
-import { connect, deferringHarness, testHarness, waitUntil, type Connection } from './fixtures.js'
+import { z } from 'zod'
+import { defineTool, loadHarness, type PluginContext } from '@dsh/core'
+import { connect, deferringHarness, silentLogger, testHarness, waitUntil, type Connection } from './fixtures.js'
 
 let connection: Connection | undefined
 afterEach(async () => {
@@ -181,5 +183,60 @@ describe('deferred tools', () => {
     } finally {
       await other.close()
     }
+  })
+})
+
+describe('a tool with a result view', () => {
+  const counted = defineTool({
+    name: 'count',
+    description: 'Counts to n.',
+    parameters: z.strictObject({ n: z.number().int() }),
+    isReadOnly: true,
+    execute: async ({ n }) => ({ content: `${n} paths`, presentationMeta: { n } }),
+    presentResult: (result) =>
+      result.isError
+        ? undefined
+        : {
+            card: 'search',
+            shape: 'paths',
+            paths: ['a', 'b'].slice(0, Number((result.meta as { n: number }).n)),
+            truncated: false,
+            total: 2,
+          },
+    resultViewSchema: {
+      type: 'object',
+      properties: { card: { const: 'search' }, paths: { type: 'array', items: { type: 'string' } } },
+      required: ['card', 'paths'],
+    },
+  })
+
+  async function connectedWithCard(): Promise<Connection> {
+    const plugin = {
+      name: 'count',
+      inject: ['tools'] as const,
+      Config: z.strictObject({}),
+      apply: (ctx: PluginContext<'tools'>) => ctx.tools.register(counted),
+    }
+    connection = await connect(await loadHarness({ plugins: [plugin], logger: silentLogger() }))
+    return connection
+  }
+
+  it('declares the view schema as outputSchema and returns the view as structuredContent', async () => {
+    const { client } = await connectedWithCard()
+    const { tools } = await client.listTools()
+    expect(tools[0]?.outputSchema).toEqual(counted.resultViewSchema)
+    const result = await client.callTool({ name: 'count', arguments: { n: 1 } })
+    expect(result).toEqual({
+      content: [{ type: 'text', text: '1 paths' }],
+      isError: false,
+      structuredContent: { card: 'search', shape: 'paths', paths: ['a'], truncated: false, total: 2 },
+    })
+  })
+
+  it('returns no structuredContent for a failure', async () => {
+    const { client } = await connectedWithCard()
+    const result = await client.callTool({ name: 'count', arguments: { n: 'x' } })
+    expect(result).toMatchObject({ isError: true })
+    expect(result).not.toHaveProperty('structuredContent')
   })
 })

@@ -31,6 +31,12 @@ export const Config = z.strictObject({
     .max(256 * 1024 * 1024)
     .default(20_000_000)
     .describe("rg output parsed at most; past it rg is stopped and the search fails (Claude Code's raw buffer). @default 20000000"),
+  searchMetaMaxBytes: positiveInt()
+    .max(64 * 1024 * 1024)
+    .default(65_536)
+    .describe(
+      "Bytes of a result's serialized search card (presentation meta), which a host persists and resends: trailing files or paths past it are dropped and the card says it is truncated. @default 65536",
+    ),
   timeoutMs: positiveInt().max(3_600_000).default(30_000).describe('Tool-call timeout: aborts the search and kills rg. @default 30000'),
   rgPath: z
     .string()

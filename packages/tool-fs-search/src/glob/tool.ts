@@ -16,6 +16,7 @@ import { GlobListingParser, sortNewestFirst } from './listing.js'
 import { formatGlobPage, retainGlobPaths } from './page.js'
 import { pathBlocks, showPaths } from './paths.js'
 import { planGlob } from './pattern.js'
+import { globSearchMeta, PATHS_VIEW_SCHEMA, presentGlobResult } from '../presentation.js'
 
 /** What glob needs at run time: the shared context and the mtime helper the load-time probe chose. */
 export interface GlobContext extends SearchContext {
@@ -58,6 +59,8 @@ export async function executeGlob(ctx: GlobContext, args: GlobArgs, exec: ToolEx
       truncated: retained.truncated,
       incomplete: [...listGaps(gaps.rg), ...gaps.unstatted],
     } satisfies GlobValue,
+    // A nested dispatch has no UI to show a card (docs/design.md#the-search-card).
+    ...(exec.nested === true ? {} : { presentationMeta: globSearchMeta(retained, ctx.config.searchMetaMaxBytes) }),
     ...(spill?.saved === true ? { spilledTo: spill.locator } : {}),
   }
 }
@@ -79,5 +82,7 @@ export function createGlobTool(ctx: GlobContext) {
       title: `glob ${args.pattern}`,
       ...(args.path === undefined ? {} : { detail: args.path }),
     }),
+    presentResult: presentGlobResult,
+    resultViewSchema: PATHS_VIEW_SCHEMA,
   })
 }

@@ -15,6 +15,7 @@ import { planInclude } from './include.js'
 import { listMatches, showMatches } from './matches.js'
 import { formatGrepPage, grepSpillBlocks, type GrepNotes } from './page.js'
 import { RgOutputParser, type GrepMatch } from './parse.js'
+import { grepSearchMeta, MATCHES_VIEW_SCHEMA, presentGrepResult } from '../presentation.js'
 import { retainGrepMatches } from './retain.js'
 
 /**
@@ -69,6 +70,8 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
       truncated: retained.truncated,
       incomplete: listGaps(incomplete),
     },
+    // A nested dispatch has no UI to show a card (docs/design.md#the-search-card).
+    ...(exec.nested === true ? {} : { presentationMeta: grepSearchMeta(retained, config.searchMetaMaxBytes) }),
     ...(spill?.saved === true ? { spilledTo: spill.locator } : {}),
   }
 }
@@ -90,5 +93,7 @@ export function createGrepTool(ctx: SearchContext) {
       title: `grep ${args.pattern}`,
       ...(args.path === undefined ? {} : { detail: args.path }),
     }),
+    presentResult: presentGrepResult,
+    resultViewSchema: MATCHES_VIEW_SCHEMA,
   })
 }
