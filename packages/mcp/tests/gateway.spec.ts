@@ -184,7 +184,7 @@ describe('the gateway end to end', () => {
 
   it('reports a server that cannot start and leaves it out', async () => {
     const { harness, gateway, log } = await start([
-      { name: 'ghost', transport: 'stdio', command: '/nonexistent/mcp-server', args: [], env: {} },
+      { name: 'ghost', transport: 'stdio', command: '/nonexistent/mcp-server', args: [], env: {}, cwd: '/nonexistent' },
       notesServer(),
     ])
     await gateway.settled

@@ -26,7 +26,7 @@ const httpEntry = z.object({
   headers: z.record(text, text).default({}),
 })
 const entry = z.union([stdioEntry, httpEntry], { error: 'needs a "command" (a stdio server) or a "url" (a Streamable HTTP server)' })
-const file = z.looseObject({ mcpServers: z.record(z.string().min(1, 'a server needs a non-empty name'), z.unknown()) })
+const file = z.looseObject({ mcpServers: z.record(z.string(), z.unknown()) })
 
 /**
  * Reads an `mcpServers` file's text: `{"mcpServers": {"github": {"command": …, "args": […], "env": {…}}, "docs": {"url": …}}}`.
@@ -49,6 +49,7 @@ export function parseUpstreamConfig(source: string, label: string): UpstreamServ
 }
 
 function readEntry(label: string, name: string, raw: unknown): UpstreamServer {
+  if (name === '') throw invalid(label, 'names a server "": each server needs a name, the middle word of its tools\' names')
   if (typeof raw === 'object' && raw !== null && (raw as { type?: unknown }).type === 'sse') {
     throw invalid(label, `server ${JSON.stringify(name)} uses SSE, which the gateway does not speak; give its Streamable HTTP url`)
   }

@@ -98,7 +98,13 @@ export function startUpstreamGateway(options: UpstreamGatewayOptions): UpstreamG
 /** Registers a connection's tools and returns their names; a tool that cannot be registered is reported and skipped. */
 function registerTools(server: string, connection: UpstreamConnection, registry: ToolRegistry, logger: Logger): string[] {
   const names: string[] = []
+  const seen = new Set<string>()
   for (const tool of connection.tools) {
+    if (seen.has(tool.name)) {
+      logger.warn(`upstream ${server} lists the tool ${JSON.stringify(tool.name)} twice; the first is kept`)
+      continue
+    }
+    seen.add(tool.name)
     const name = upstreamToolName(server, tool.name, (candidate) => registry.get(candidate) !== undefined)
     try {
       registry.register(defineUpstreamTool(server, name, tool, connection))
