@@ -48,7 +48,7 @@ describe('dsh commands', () => {
     expect(result.stdout).toMatch(/\n {2}dsh grep PATTERN \[PATH\] \[--include INCLUDE\] +Search file contents/)
     expect(result.stdout).toMatch(/\n {2}dsh read PATH \[--offset N\] \[--limit N\] +/)
     expect(result.stdout).toMatch(/\n {2}dsh tools +list the tools/)
-    expect(result.stdout).toMatch(/\n {2}dsh mcp +serve the tools/)
+    expect(result.stdout).toMatch(/\n {2}dsh mcp \[--upstream FILE\] +serve the tools/)
   })
 
   it.each([
@@ -56,7 +56,7 @@ describe('dsh commands', () => {
     ['glob', /^Usage: dsh glob PATTERN \[PATH\]\n\nFind files by name/],
     ['read', /^Usage: dsh read PATH \[--offset N\] \[--limit N\]\n\n/],
     ['tools', /^Usage: dsh tools\n/],
-    ['mcp', /^Usage: dsh mcp\n/],
+    ['mcp', /^Usage: dsh mcp \[--upstream FILE\]\n/],
   ])('%s --help describes that command', async (command, text) => {
     const result = await dsh([command, '--help'], tree)
     expect(result).toMatchObject({ code: EXIT.ok, stderr: '' })
