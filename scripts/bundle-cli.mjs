@@ -10,9 +10,11 @@
 // missing or rejected cache only costs the compile it would have saved. @vscode/ripgrep stays
 // external: it resolves its platform binary relative to its own location in node_modules.
 //
-// What only `dsh mcp` runs (@dsh/mcp and the MCP SDK, ~0.7 MB) is a second script,
-// dist/chunks/dsh-mcp.cjs, loaded on first use: every other command would parse it for nothing. It
-// is given the program's own @dsh/core and zod, so there is one copy of each in the process.
+// What only `dsh mcp` runs (@dsh/mcp and the MCP server SDK, ~0.6 MB) is a second script,
+// dist/chunks/dsh-mcp.cjs, loaded when the CLI first imports @dsh/mcp: every other command would parse
+// it for nothing. It is given the program's own @dsh/core and zod, so there is one copy of each in the
+// process. The MCP client SDK, which only `dsh mcp --upstream` runs, stays external to both: the
+// chunk loads it from node_modules.
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
@@ -46,7 +48,7 @@ const LOAD_PROGRAM = `
 import { readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Script } from 'node:vm'
 
 const program = fileURLToPath(new URL(${JSON.stringify(`./${PROGRAM}`)}, import.meta.url))
@@ -76,13 +78,10 @@ const loaded = { exports: {} }
 script.runInThisContext()(loaded.exports, createRequire(program), loaded, program, path.dirname(program))
 export const { runCli, errorMessage } = loaded.exports
 `
-// What cli.ts imports as @dsh/mcp inside the program: the same exports, each loading the chunk on first use.
-const mcpModule = await import(pathToFileURL(path.join(repo, 'packages', 'mcp', 'dist', 'index.js')).href)
-const mcpExports = Object.keys(mcpModule)
-for (const name of mcpExports) {
-  if (typeof mcpModule[name] !== 'function')
-    throw new Error(`bundle-cli: @dsh/mcp exports ${name}, not a function: the lazy shim forwards calls only`)
-}
+// What the CLI imports as @dsh/mcp inside the program: a module whose body runs the chunk, with the
+// program's shared modules, and re-exports what it exports. The CLI imports @dsh/mcp only with
+// import(), which the bundle turns into a require: so the body runs when a command first needs it.
+const mcpExports = Object.keys(await import(pathToFileURL(path.join(repo, 'packages', 'mcp', 'dist', 'index.js')).href))
 const LOAD_MCP = `
 import * as core from '@dsh/core'
 import * as zod from 'zod'
@@ -93,20 +92,13 @@ import path from 'node:path'
 import { Script } from 'node:vm'
 
 const shared = { '@dsh/core': core, zod, 'zod/v4': zodV4 }
-let chunk
-function load() {
-  if (chunk === undefined) {
-    // __dirname is the program's directory, where the chunk sits beside it.
-    const file = path.join(__dirname, ${JSON.stringify(path.basename(MCP))})
-    const requireNear = createRequire(file)
-    const wrapped = new Script('(function (exports, require, module, __filename, __dirname) {' + readFileSync(file, 'utf8') + '\\n})', { filename: file })
-    const loaded = { exports: {} }
-    wrapped.runInThisContext()(loaded.exports, (id) => (Object.hasOwn(shared, id) ? shared[id] : requireNear(id)), loaded, file, path.dirname(file))
-    chunk = loaded.exports
-  }
-  return chunk
-}
-${mcpExports.map((name) => `export const ${name} = (...args) => load().${name}(...args)`).join('\n')}
+// __dirname is the program's directory, where the chunk sits beside it.
+const file = path.join(__dirname, ${JSON.stringify(path.basename(MCP))})
+const requireNear = createRequire(file)
+const wrapped = new Script('(function (exports, require, module, __filename, __dirname) {' + readFileSync(file, 'utf8') + '\\n})', { filename: file })
+const chunk = { exports: {} }
+wrapped.runInThisContext()(chunk.exports, (id) => (Object.hasOwn(shared, id) ? shared[id] : requireNear(id)), chunk, file, path.dirname(file))
+export const { ${mcpExports.join(', ')} } = chunk.exports
 `
 const mcpShim = {
   name: 'dsh-mcp',
@@ -162,7 +154,11 @@ await build({
   entryPoints: [path.join(repo, 'packages', 'mcp', 'src', 'index.ts')],
   outfile: path.join(dist, MCP),
   format: 'cjs',
-  external: SHARED_WITH_MCP.filter((name) => !name.startsWith('@dsh/')),
+  external: [
+    ...SHARED_WITH_MCP.filter((name) => !name.startsWith('@dsh/')),
+    '@modelcontextprotocol/client',
+    '@modelcontextprotocol/client/stdio',
+  ],
   supported: { 'dynamic-import': false },
   plugins: [onlySharedWorkspace],
 })

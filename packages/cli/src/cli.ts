@@ -12,12 +12,16 @@ import {
   type ToolResultView,
   type WithheldTool,
 } from '@dsh/core'
+import { readBuiltinArgs, type BuiltinArgs } from './builtin-args.js'
+import { catalogPlugin, readCatalogFile } from './catalog-file.js'
 import { readCommandLine, UsageError, type CommandLine } from './command-line.js'
-import { createDshHarness } from './harness.js'
+import { createDshHarness, type ToolSet } from './harness.js'
 import { readSearchCardBundle, renderHtmlPage } from './html.js'
 import { linesFormatFor, type LinesFormat } from './lines.js'
+import { runMcpCommand } from './mcp-command.js'
 import { nearestName } from './suggest.js'
 import { readToolArgs } from './tool-args.js'
+import { runToolSearchCommand } from './tool-search-command.js'
 import { toolShape, type ToolShape } from './tool-shape.js'
 import { BUILTIN_COMMANDS, builtinUsage, globalUsage, toolUsage, type BuiltinCommand } from './usage.js'
 
@@ -88,14 +92,23 @@ async function runInvocation(argv: readonly string[], io: CliIo, signal: AbortSi
     return EXIT.ok
   }
   if (line.command === undefined && !line.common.help) throw new UsageError('no command given')
-  const session = await loadSession(line, io)
-  const tools = session.harness.registry.list()
   const command = line.command
+  // A built-in's own arguments are read first: a catalog or upstream servers change which plugins load.
+  const builtin =
+    command !== undefined && Object.hasOwn(BUILTIN_COMMANDS, command) && !line.common.help
+      ? readBuiltinArgs(command as BuiltinCommand, line.argv)
+      : undefined
+  const session = await loadSession(line, io, await builtinToolSet(builtin, io))
+  const tools = session.harness.registry.list()
   if (command === undefined) {
     io.stdout.write(globalUsage(tools, session.withheld))
     return EXIT.ok
   }
-  if (Object.hasOwn(BUILTIN_COMMANDS, command)) return runBuiltin(command as BuiltinCommand, line, session, io, signal)
+  if (line.common.help && Object.hasOwn(BUILTIN_COMMANDS, command)) {
+    io.stdout.write(builtinUsage(command as BuiltinCommand))
+    return EXIT.ok
+  }
+  if (builtin !== undefined) return runBuiltin(builtin, line, session, io, signal)
   const tool = tools.find((t) => t.name === command)
   if (tool === undefined) {
     // A tool its plugin could not register here exists all the same: say why it is missing.
@@ -178,42 +191,59 @@ function printResult(result: ToolResult, how: PrintHow, line: CommandLine, io: C
   return result.isError ? EXIT.toolError : EXIT.ok
 }
 
-async function runBuiltin(command: BuiltinCommand, line: CommandLine, session: Session, io: CliIo, signal: AbortSignal): Promise<number> {
-  if (line.common.help) {
-    io.stdout.write(builtinUsage(command))
-    return EXIT.ok
+async function runBuiltin(args: BuiltinArgs, line: CommandLine, session: Session, io: CliIo, signal: AbortSignal): Promise<number> {
+  const agent = { session: { header: { id: line.common.session ?? 'cli', cwd: session.cwd } } }
+  if (line.common.format === 'html' && args.command !== 'mcp') {
+    throw new UsageError(`--format html shows a tool call, not ${args.command === 'tools' ? 'the tool list' : "tool_search's matches"}`, {
+      command: args.command,
+    })
   }
-  readToolArgs(command, line.argv, { positionals: [], flags: [] })
-  if (command === 'tools') {
-    const tools = session.harness.registry.list()
-    const { format, nul } = line.common
-    if (format === 'html') throw new UsageError('--format html shows a tool call, not the tool list', { command })
-    if (format === 'json') io.stdout.write(`${JSON.stringify(tools, null, 2)}\n`)
-    else if (format === 'lines') io.stdout.write(tools.map((tool) => `${tool.name}${nul ? '\0' : '\n'}`).join(''))
-    else io.stdout.write(formatToolList(tools))
-    return EXIT.ok
+  switch (args.command) {
+    case 'tools': {
+      const tools = session.harness.registry.list()
+      const { format, nul } = line.common
+      if (format === 'json') io.stdout.write(`${JSON.stringify(tools, null, 2)}\n`)
+      else if (format === 'lines') io.stdout.write(tools.map((tool) => `${tool.name}${nul ? '\0' : '\n'}`).join(''))
+      else io.stdout.write(formatToolList(tools))
+      return EXIT.ok
+    }
+    case 'tool-search': {
+      const { query, maxResults } = args
+      const status = await runToolSearchCommand({ query, maxResults, registry: session.harness.registry, agent, signal }, line.common, io)
+      return status === 0 ? EXIT.ok : EXIT.toolError
+    }
+    case 'mcp':
+      await runMcpCommand(
+        {
+          harness: session.harness,
+          upstream: args.upstream === undefined ? undefined : path.resolve(io.cwd, args.upstream),
+          // Without --cwd the client's first root is the session cwd, once it says which.
+          cwd: line.common.cwd === undefined ? undefined : session.cwd,
+          fallbackCwd: session.cwd,
+          session: line.common.session ?? 'mcp',
+          logger: session.logger,
+          signal,
+        },
+        io,
+      )
+      return EXIT.ok
   }
-  // Loaded only for this command: the MCP SDK's schemas cost ~200 ms to build, which every other
-  // command would pay for nothing.
-  const { serveMcpStdio } = await import('@dsh/mcp')
-  await serveMcpStdio({
-    harness: session.harness,
-    // Without --cwd the client's first root is the session cwd, once it says which.
-    ...(line.common.cwd === undefined ? {} : { cwd: session.cwd }),
-    fallbackCwd: session.cwd,
-    session: line.common.session ?? 'mcp',
-    name: 'dsh',
-    version: io.version,
-    logger: session.logger,
-    stdin: io.stdio.stdin,
-    stdout: io.stdio.stdout,
-    signal,
-  })
-  return EXIT.ok
+}
+
+/**
+ * The tools a built-in serves: a catalog's, or dsh's own with tool_search wherever tools wait for it
+ * (upstream MCP servers register theirs once connected).
+ */
+async function builtinToolSet(args: BuiltinArgs | undefined, io: CliIo): Promise<ToolSet> {
+  if (args?.command === 'tool-search') {
+    if (args.catalog === undefined) return { kind: 'dsh', toolSearch: true }
+    return { kind: 'catalog', catalog: catalogPlugin(await readCatalogFile(path.resolve(io.cwd, args.catalog))) }
+  }
+  return { kind: 'dsh', toolSearch: args?.command === 'mcp' && args.upstream !== undefined }
 }
 
 /** Resolves `--cwd`, reads `--config` and loads the plugins; a problem with any of them is a usage error (exit 2). */
-async function loadSession(line: CommandLine, io: CliIo): Promise<Session> {
+async function loadSession(line: CommandLine, io: CliIo, toolSet: ToolSet): Promise<Session> {
   const logger: Logger = { ...stderrLogger, warn: (message) => io.stderr.write(`dsh: warning: ${message}\n`) }
   const { common } = line
   const cwd = await directory(path.resolve(io.cwd, common.cwd ?? '.'))
@@ -223,6 +253,7 @@ async function loadSession(line: CommandLine, io: CliIo): Promise<Session> {
     ...(common.spillDir === undefined ? {} : { spillDir: path.resolve(io.cwd, common.spillDir) }),
     roots: common.roots.map((root) => path.resolve(io.cwd, root)),
     logger,
+    toolSet,
   })
   // The loader always provides toolAvailability.
   return { harness, withheld: harness.get('toolAvailability')!.withheld(), cwd, logger }

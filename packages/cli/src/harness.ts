@@ -1,16 +1,18 @@
 // The plugins `dsh` loads and how command-line options reach their config.
 import * as access from '@dsh/access'
 import * as bashLocal from '@dsh/bash-local'
-import { loadHarness, type Harness, type Logger } from '@dsh/core'
+import { loadHarness, type Harness, type Logger, type PluginModule } from '@dsh/core'
 import * as fsLocal from '@dsh/fs-local'
 import * as spillLocal from '@dsh/spill-local'
 import * as toolFs from '@dsh/tool-fs'
 import * as toolFsSearch from '@dsh/tool-fs-search'
+import * as toolSearch from '@dsh/tool-search'
 
 /**
  * Every plugin `dsh` loads, in load order: the providers (executor, store, filesystem, access policy)
  * before the tools that use them. A tool is a package plus one line here; the CLI and `dsh mcp` serve it from
- * its schema.
+ * its schema. tool_search is not among them: it is loaded only when there are deferred tools to find
+ * (`createDshHarness`'s `toolSearch`), since alone it would be a tool in every listing that finds nothing.
  */
 export const DSH_PLUGINS = [bashLocal, spillLocal, fsLocal, access, toolFsSearch, toolFs] as const
 
@@ -21,7 +23,17 @@ export interface DshHarnessOptions {
   /** Roots added to the access policy's (`dsh --root`), absolute. */
   roots?: readonly string[]
   logger?: Logger
+  /**
+   * The tools served: dsh's own (DSH_PLUGINS), with tool_search when deferred tools will be registered
+   * (upstream MCP servers register theirs once connected: docs/design.md#the-gateway); or only a
+   * catalog's tools and tool_search, for `dsh tool-search --catalog`, where dsh's own tools would only
+   * collide with a catalog's built-ins. @default { kind: 'dsh', toolSearch: false }
+   */
+  toolSet?: ToolSet
 }
+
+/** Which tools a harness serves: see `DshHarnessOptions.toolSet`. */
+export type ToolSet = { kind: 'dsh'; toolSearch: boolean } | { kind: 'catalog'; catalog: PluginModule }
 
 /** Loads the plugins `dsh` serves, with `--spill-dir` and `--root` applied over the config file. */
 export async function createDshHarness(options: DshHarnessOptions): Promise<Harness> {
@@ -35,5 +47,7 @@ export async function createDshHarness(options: DshHarnessOptions): Promise<Harn
     const roots: unknown[] = Array.isArray(policy.roots) ? (policy.roots as unknown[]) : ['.']
     config[access.name] = { ...policy, roots: [...roots, ...options.roots] }
   }
-  return loadHarness({ plugins: DSH_PLUGINS, config, ...(options.logger === undefined ? {} : { logger: options.logger }) })
+  const set = options.toolSet ?? { kind: 'dsh', toolSearch: false }
+  const plugins = set.kind === 'catalog' ? [set.catalog, toolSearch] : [...DSH_PLUGINS, ...(set.toolSearch ? [toolSearch] : [])]
+  return loadHarness({ plugins, config, ...(options.logger === undefined ? {} : { logger: options.logger }) })
 }

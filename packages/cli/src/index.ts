@@ -1,3 +1,3 @@
 // The public surface of @dsh/cli, for hosts that embed the command. Any new export here becomes public API.
 export { runCli, EXIT, type CliIo } from './cli.js'
-export { createDshHarness, DSH_PLUGINS, type DshHarnessOptions } from './harness.js'
+export { createDshHarness, DSH_PLUGINS, type DshHarnessOptions, type ToolSet } from './harness.js'

@@ -5,7 +5,16 @@ import { flagName, synopsis, toolShape } from './tool-shape.js'
 /** The commands that are not tools, with their synopsis and what they do. */
 export const BUILTIN_COMMANDS = {
   tools: { synopsis: 'tools', summary: 'list the tools, their JSON schemas and prompt sections' },
-  mcp: { synopsis: 'mcp', summary: 'serve the tools over the Model Context Protocol on stdio (for Claude Code, Cursor, VS Code, …)' },
+  mcp: {
+    synopsis: 'mcp [--upstream FILE]',
+    summary:
+      'serve the tools over the Model Context Protocol on stdio (for Claude Code, Cursor, VS Code, …); --upstream FILE also fronts the MCP servers an mcpServers file lists, their tools deferred until tool_search loads them',
+  },
+  'tool-search': {
+    synopsis: 'tool-search QUERY [--catalog FILE]',
+    summary:
+      'rank deferred tools for QUERY as tool_search does (--max-results N, default 5); FILE is a JSON array of {name, description, searchHint?, isMcp?, shouldDefer?, alwaysLoad?}',
+  },
 } as const
 
 /** A built-in command's name. */

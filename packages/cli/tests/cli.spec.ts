@@ -48,7 +48,7 @@ describe('dsh commands', () => {
     expect(result.stdout).toMatch(/\n {2}dsh grep PATTERN \[PATH\] \[--include INCLUDE\] +Search file contents/)
     expect(result.stdout).toMatch(/\n {2}dsh read PATH \[--offset N\] \[--limit N\] +/)
     expect(result.stdout).toMatch(/\n {2}dsh tools +list the tools/)
-    expect(result.stdout).toMatch(/\n {2}dsh mcp +serve the tools/)
+    expect(result.stdout).toMatch(/\n {2}dsh mcp \[--upstream FILE\] +serve the tools/)
   })
 
   it.each([
@@ -56,7 +56,7 @@ describe('dsh commands', () => {
     ['glob', /^Usage: dsh glob PATTERN \[PATH\]\n\nFind files by name/],
     ['read', /^Usage: dsh read PATH \[--offset N\] \[--limit N\]\n\n/],
     ['tools', /^Usage: dsh tools\n/],
-    ['mcp', /^Usage: dsh mcp\n/],
+    ['mcp', /^Usage: dsh mcp \[--upstream FILE\]\n/],
   ])('%s --help describes that command', async (command, text) => {
     const result = await dsh([command, '--help'], tree)
     expect(result).toMatchObject({ code: EXIT.ok, stderr: '' })
@@ -183,6 +183,7 @@ describe('usage errors exit 2 with a clear message', () => {
     [['grep', 'a', 'b', 'c'], 'grep takes PATTERN [PATH]', 'dsh grep'],
     [['grep', 'x', '--format', 'xml'], '--format must be text, json, lines or html, not "xml"', 'dsh'],
     [['tools', '--format', 'html'], '--format html shows a tool call, not the tool list', 'dsh tools'],
+    [['tool-search', 'slack', '--format', 'html'], "--format html shows a tool call, not tool_search's matches", 'dsh tool-search'],
     [['grep', 'x', '--nope'], 'unknown option --nope', 'dsh grep'],
     [['glob', '*', '--include', '*.ts'], 'unknown option --include', 'dsh glob'],
     [['read', 'a.txt', '--offset', 'two'], '--offset must be a number, not "two"', 'dsh read'],

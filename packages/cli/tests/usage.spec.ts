@@ -28,7 +28,8 @@ describe('globalUsage', () => {
       '\n  dsh grep PATTERN [PATH] [--include INCLUDE]  Search file contents.\n  dsh read PATH [--offset N]                   Read a file\n',
     )
     expect(text).toMatch(/ {2}dsh tools +list the tools/)
-    expect(text).toMatch(/ {2}dsh mcp +serve the tools over the Model Context Protocol/)
+    expect(text).toMatch(/ {2}dsh mcp \[--upstream FILE\] +serve the tools over the Model Context Protocol/)
+    expect(text).toMatch(/ {2}dsh tool-search QUERY \[--catalog FILE\] +rank deferred tools/)
     expect(text).toContain('Exit status: 0 success')
   })
 
@@ -58,6 +59,6 @@ describe('toolUsage', () => {
 describe('builtinUsage', () => {
   it('describes tools and mcp', () => {
     expect(builtinUsage('tools')).toMatch(/^Usage: dsh tools\n\nlist the tools/)
-    expect(builtinUsage('mcp')).toMatch(/^Usage: dsh mcp\n\nserve the tools over the Model Context Protocol/)
+    expect(builtinUsage('mcp')).toMatch(/^Usage: dsh mcp \[--upstream FILE\]\n\nserve the tools over the Model Context Protocol/)
   })
 })

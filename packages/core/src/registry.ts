@@ -62,6 +62,15 @@ export class ToolRegistry implements ToolRegistrar, SystemPromptRegistrar, ToolC
     this.#sections.set(section.id, section)
   }
 
+  /**
+   * Removes a tool (its MCP server went away): it leaves every listing, every session's loads and the
+   * catalog, and a call to it is TOOL_NOT_FOUND. Returns whether a tool had that name.
+   */
+  unregister(name: string): boolean {
+    for (const loaded of this.#loaded.values()) loaded.delete(name)
+    return this.#tools.delete(name)
+  }
+
   get(name: string): ToolDefinition | undefined {
     return this.#tools.get(name)
   }
@@ -106,12 +115,23 @@ export class ToolRegistry implements ToolRegistrar, SystemPromptRegistrar, ToolC
     if (unknown.length > 0) throw new CoreError('TOOL_NOT_FOUND', `cannot load ${unknown.join(', ')}: no tool has that name`)
     const loaded = this.#loaded.get(sessionId) ?? new Set<string>()
     for (const name of names) if (this.#defers(this.#tools.get(name)!)) loaded.add(name)
-    this.#loaded.set(sessionId, loaded)
+    // A session that loaded nothing deferred holds no entry to forget.
+    if (loaded.size > 0) this.#loaded.set(sessionId, loaded)
   }
 
   /** The deferred tools a session has loaded, in load order; a host compares counts to see its listing change. */
   loadedDeferred(sessionId: string): string[] {
     return [...(this.#loaded.get(sessionId) ?? [])]
+  }
+
+  /** Forgets what a session loaded, once it has ended: a host serving many sessions keeps only the open ones. */
+  forgetSession(sessionId: string): void {
+    this.#loaded.delete(sessionId)
+  }
+
+  /** The sessions that have loaded deferred tools and are not forgotten, in the order they first loaded. */
+  sessionsWithLoads(): string[] {
+    return [...this.#loaded.keys()]
   }
 
   /** Counts an MCP server as connecting until `connecting` settles, so a search that finds nothing can name it. */

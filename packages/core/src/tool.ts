@@ -84,6 +84,12 @@ export interface ToolSpec<P extends z.ZodObject> extends Partial<ToolMetadata> {
   name: string
   description: string
   parameters: P
+  /**
+   * The JSON Schema a model sees, for a tool whose arguments another program validates (a tool an MCP
+   * server fronts): `parameters` then only needs to accept what that program may be sent. Generated
+   * from `parameters` when omitted.
+   */
+  inputJsonSchema?: Record<string, unknown>
   /** Aborts `exec.signal` after this long; no limit when omitted. */
   timeoutMs?: number
   execute(args: z.output<P>, exec: ToolExecContext): Promise<ToolOutput>
@@ -119,8 +125,9 @@ export function defineTool<P extends z.ZodObject>(spec: ToolSpec<P>): ToolDefini
   })
 }
 
-/** The JSON Schema a model sees for a tool's parameters: generated from zod, without `$schema`. */
+/** The JSON Schema a model sees for a tool's parameters: `inputJsonSchema`, else generated from zod, without `$schema`. */
 export function toolJsonSchema(tool: ToolDefinition): Record<string, unknown> {
+  if (tool.inputJsonSchema !== undefined) return tool.inputJsonSchema
   const { $schema: _dialect, ...schema } = z.toJSONSchema(tool.parameters) as Record<string, unknown>
   return schema
 }

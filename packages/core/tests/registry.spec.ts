@@ -308,3 +308,60 @@ describe('ToolRegistry deferred tools', () => {
     expect(r.pendingServers()).toEqual(['slack'])
   })
 })
+
+describe('ToolRegistry sessions and removed tools', () => {
+  const tool = (name: string, metadata: { isMcp?: boolean } = {}) =>
+    defineTool({
+      name,
+      description: `The ${name} tool.`,
+      parameters: z.strictObject({}),
+      ...metadata,
+      execute: async () => ({ content: name }),
+    })
+  function registry(): ToolRegistry {
+    const r = new ToolRegistry()
+    for (const t of [
+      tool('grep'),
+      tool('mcp__notes__add', { isMcp: true }),
+      tool('mcp__notes__list', { isMcp: true }),
+      tool('tool_search'),
+    ])
+      r.register(t)
+    return r
+  }
+  const names = (listings: { name: string }[]) => listings.map((l) => l.name)
+
+  it('forgets a closed session, so many sessions leave nothing behind', () => {
+    const r = registry()
+    for (let i = 0; i < 1000; i++) {
+      r.loadDeferred(`s${i}`, ['mcp__notes__add'])
+      r.forgetSession(`s${i}`)
+    }
+    expect(r.sessionsWithLoads()).toEqual([])
+    r.loadDeferred('open', ['mcp__notes__add'])
+    r.loadDeferred('other', ['mcp__notes__list'])
+    r.forgetSession('other')
+    expect(r.sessionsWithLoads()).toEqual(['open'])
+    expect(names(r.listFor('other'))).toEqual(['grep', 'tool_search'])
+  })
+
+  it('keeps no entry for a session that loaded nothing deferred', () => {
+    const r = registry()
+    r.loadDeferred('s1', ['grep', 'tool_search'])
+    expect(r.sessionsWithLoads()).toEqual([])
+  })
+
+  it('drops an unregistered tool from the listing, the catalog and every session, and then cannot call it', async () => {
+    const r = registry()
+    r.loadDeferred('s1', ['mcp__notes__add', 'mcp__notes__list'])
+    expect(r.unregister('mcp__notes__add')).toBe(true)
+    expect(r.unregister('mcp__notes__add')).toBe(false)
+    expect(names(r.listFor('s1'))).toEqual(['grep', 'mcp__notes__list', 'tool_search'])
+    expect(r.loadedDeferred('s1')).toEqual(['mcp__notes__list'])
+    expect(names(r.deferred())).toEqual(['mcp__notes__list'])
+    expect(await r.execute('mcp__notes__add', {})).toMatchObject({ isError: true, errorCode: 'TOOL_NOT_FOUND' })
+    // A tool registered again under the name is a new tool: not loaded for any session.
+    r.register(tool('mcp__notes__add', { isMcp: true }))
+    expect(r.loadedDeferred('s1')).toEqual(['mcp__notes__list'])
+  })
+})

@@ -47,6 +47,12 @@ describe('toolJsonSchema', () => {
     })
     expect(JSON.stringify(toolJsonSchema(echo))).toBe(JSON.stringify(schema))
   })
+
+  it('shows the JSON Schema a fronted tool declares instead of its parameters', () => {
+    const declared = { type: 'object', properties: { q: { type: 'string', pattern: '^[a-z]+$' } }, required: ['q'] }
+    const fronted = defineTool({ ...echo, parameters: z.looseObject({}), inputJsonSchema: declared })
+    expect(toolJsonSchema(fronted)).toBe(declared)
+  })
 })
 
 describe('HarnessError', () => {

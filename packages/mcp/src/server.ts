@@ -5,6 +5,7 @@ import { fixedCwd, followClientRoots } from './session-cwd.js'
 import { SpillLinks } from './spill-links.js'
 import { registerSpillResources } from './spill-resources.js'
 import { registerToolHandlers } from './tool-call.js'
+import { toolListAnnouncer } from './tool-list-changes.js'
 
 /** What an MCP server over a harness needs. */
 export interface DshMcpOptions {
@@ -21,12 +22,22 @@ export interface DshMcpOptions {
   version: string
   /** Where the server reports trouble: stderr, since stdout carries JSON-RPC only. */
   logger: Logger
+  /**
+   * Tools that come and go while the server runs (an upstream gateway's): on each change the server
+   * sends notifications/tools/list_changed when its session's listing differs from the one it last
+   * announced.
+   */
+  toolChanges?: { onToolsChanged(listener: () => void): () => void }
 }
 
-/** A server and a way to wait until the calls it was running have settled (after a close aborted them). */
+/**
+ * A server, a way to wait until the calls it was running have settled (after a close aborted them), and
+ * `release`, which ends its session: the registry forgets what the session loaded.
+ */
 export interface DshMcpServerParts {
   server: Server
   callsSettled: () => Promise<void>
+  release: () => void
 }
 
 /** Builds the server with the hook `serveMcpStdio` needs to let no call outlive it. */
@@ -44,9 +55,16 @@ export function buildDshMcpServer(options: DshMcpOptions): DshMcpServerParts {
     options.cwd === undefined
       ? followClientRoots(server, { fallbackCwd: options.fallbackCwd, logger: options.logger })
       : fixedCwd(options.cwd)
-  const callsSettled = registerToolHandlers(server, { registry: options.harness.registry, session: options.session, cwd, links })
+  const { registry } = options.harness
+  const announceToolList = toolListAnnouncer(server, registry, options.session, options.logger)
+  const callsSettled = registerToolHandlers(server, { registry, session: options.session, cwd, links, announceToolList })
   registerSpillResources(server, links, options.harness.get('spillStore'))
-  return { server, callsSettled }
+  const unsubscribe = options.toolChanges?.onToolsChanged(() => void announceToolList())
+  const release = (): void => {
+    unsubscribe?.()
+    registry.forgetSession(options.session)
+  }
+  return { server, callsSettled, release }
 }
 
 /** An MCP server (the SDK's `Server`) serving the harness's tools and spilled results; connect it to a transport. */

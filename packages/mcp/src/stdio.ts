@@ -16,12 +16,13 @@ export interface ServeMcpStdioOptions extends DshMcpOptions {
 /**
  * Serves over stdio and resolves once stdin closes or `signal` aborts. Closing aborts every call still
  * running (a search's process group is signalled at once), and this resolves only after those calls
- * have returned, so a host that exits next leaves no search behind.
+ * have returned, so a host that exits next leaves no search behind. The session ends with it: the
+ * registry forgets the tools it loaded.
  */
 export async function serveMcpStdio(options: ServeMcpStdioOptions): Promise<void> {
   const { stdin, stdout, signal, ...serverOptions } = options
   if (signal?.aborted === true) return
-  const { server, callsSettled } = buildDshMcpServer(serverOptions)
+  const { server, callsSettled, release } = buildDshMcpServer(serverOptions)
   const closed = new Promise<void>((resolve) => {
     server.onclose = resolve
   })
@@ -33,5 +34,6 @@ export async function serveMcpStdio(options: ServeMcpStdioOptions): Promise<void
   } finally {
     signal?.removeEventListener('abort', stop)
     await callsSettled()
+    release()
   }
 }

@@ -4,6 +4,7 @@ import { ProtocolError, ProtocolErrorCode, type CallToolResult, type ContentBloc
 import type { SessionCwd } from './session-cwd.js'
 import type { SpillLinks } from './spill-links.js'
 import { toMcpTool } from './tool-listing.js'
+import { forwardedCallResult } from './upstream/forwarded.js'
 
 /** The `_meta` key a failed call's error code rides under, e.g. `{ "dsh/errorCode": "SEARCH_INVALID_PATTERN" }`. */
 export const ERROR_CODE_META = 'dsh/errorCode'
@@ -15,6 +16,8 @@ export interface ToolHandlerDeps {
   session: string
   cwd: SessionCwd
   links: SpillLinks
+  /** Tells the host the tool list changed, when it did (a call loaded deferred tools). */
+  announceToolList: () => Promise<void>
 }
 
 /**
@@ -24,11 +27,10 @@ export interface ToolHandlerDeps {
 export function registerToolHandlers(server: Server, deps: ToolHandlerDeps): () => Promise<void> {
   const running = new Set<Promise<unknown>>()
   server.setRequestHandler('tools/list', () => ({ tools: deps.registry.listFor(deps.session).map(toMcpTool) }))
-  const announceLoadedTools = toolListAnnouncer(server, deps)
   // The SDK runs each request's handler as it arrives, so calls overlap; nothing here serializes them.
   server.setRequestHandler('tools/call', (request, ctx) => {
     const call = callTool(deps, request.params.name, request.params.arguments ?? {}, ctx.mcpReq.signal).then(async (result) => {
-      await announceLoadedTools()
+      await deps.announceToolList()
       return result
     })
     running.add(call)
@@ -40,21 +42,6 @@ export function registerToolHandlers(server: Server, deps: ToolHandlerDeps): () 
   }
 }
 
-/**
- * Sends notifications/tools/list_changed once a call has loaded deferred tools into the session, before
- * the call's result, so a host holding the result knows to fetch the list again. A session only ever
- * gains tools, so a longer loaded list is a changed listing.
- */
-function toolListAnnouncer(server: Server, deps: ToolHandlerDeps): () => Promise<void> {
-  let announced = deps.registry.loadedDeferred(deps.session).length
-  return async () => {
-    const loaded = deps.registry.loadedDeferred(deps.session).length
-    if (loaded === announced) return
-    announced = loaded
-    await server.sendToolListChanged()
-  }
-}
-
 async function callTool(deps: ToolHandlerDeps, name: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
   if (deps.registry.get(name) === undefined) {
     // MCP makes an unknown tool a protocol error; the registry's message names the tools there are.
@@ -63,7 +50,7 @@ async function callTool(deps: ToolHandlerDeps, name: string, args: unknown, sign
   }
   const cwd = await deps.cwd.current(signal)
   const result = await deps.registry.execute(name, args, { signal, agent: { session: { header: { id: deps.session, cwd } } } })
-  return toCallToolResult(result, deps.links, deps.registry.present(name, args, result))
+  return forwardedCallResult(result) ?? toCallToolResult(result, deps.links, deps.registry.present(name, args, result))
 }
 
 /**

@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/client'
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio'
 import { describe, expect, it } from 'vitest'
 import { serveMcpStdio } from '@dsh/mcp'
-import { silentLogger, testHarness, waitUntil } from './fixtures.js'
+import { deferringHarness, silentLogger, testHarness, waitUntil } from './fixtures.js'
 
 /** Serves over in-memory pipes and connects the official client to the other ends. */
 async function served(signal?: AbortSignal) {
@@ -77,5 +77,33 @@ describe('serveMcpStdio', () => {
     })
     expect(stdin.listenerCount('data')).toBe(0)
     expect(stdout.readableLength).toBe(0)
+  })
+})
+
+describe('serveMcpStdio sessions', () => {
+  it('forgets what a session loaded once its server closes, so many sessions over one harness leave nothing behind', async () => {
+    const harness = await deferringHarness()
+    for (let i = 0; i < 40; i++) {
+      const stdin = new PassThrough()
+      const stdout = new PassThrough()
+      const session = `s${i}`
+      const serving = serveMcpStdio({
+        harness,
+        fallbackCwd: '/',
+        session,
+        name: 'dsh',
+        version: '9',
+        logger: silentLogger(),
+        stdin,
+        stdout,
+      })
+      const client = new Client({ name: 'test-client', version: '1.0.0' })
+      await client.connect(new StdioServerTransport(stdout, stdin))
+      await client.callTool({ name: 'tool_search', arguments: { query: 'select:mcp__notes__add_note' } })
+      expect(harness.registry.loadedDeferred(session)).toEqual(['mcp__notes__add_note'])
+      stdin.end()
+      await serving
+      expect(harness.registry.sessionsWithLoads()).toEqual([])
+    }
   })
 })

@@ -1,0 +1,43 @@
+// The built-in commands' own arguments, read before the harness loads: some of them choose its plugins.
+import { readToolArgs } from './tool-args.js'
+import type { CliParam } from './tool-shape.js'
+import type { BuiltinCommand } from './usage.js'
+
+/** A built-in command and its arguments. */
+export type BuiltinArgs =
+  | { command: 'tools' }
+  | { command: 'mcp'; upstream: string | undefined }
+  | { command: 'tool-search'; query: string; maxResults: number | undefined; catalog: string | undefined }
+
+const param = (name: string, type: CliParam['type'], metavar: string, required = false): CliParam => ({
+  name,
+  type,
+  required,
+  metavar,
+  description: '',
+})
+
+/** Reads a built-in's words and flags; a problem is a usage error, as for a tool. */
+export function readBuiltinArgs(command: BuiltinCommand, argv: readonly string[]): BuiltinArgs {
+  switch (command) {
+    case 'tools':
+      readToolArgs(command, argv, { positionals: [], flags: [] })
+      return { command }
+    case 'mcp': {
+      const args = readToolArgs(command, argv, { positionals: [], flags: [param('upstream', 'string', 'FILE')] })
+      return { command, upstream: args.upstream as string | undefined }
+    }
+    case 'tool-search': {
+      const args = readToolArgs(command, argv, {
+        positionals: [param('query', 'string', 'QUERY', true)],
+        flags: [param('max-results', 'number', 'N'), param('catalog', 'string', 'FILE')],
+      })
+      return {
+        command,
+        query: args.query as string,
+        maxResults: args['max-results'] as number | undefined,
+        catalog: args.catalog as string | undefined,
+      }
+    }
+  }
+}

@@ -1,0 +1,42 @@
+// `dsh tool-search QUERY`: one tool_search call, as a model would make it, printed for a person or a program.
+import type { ToolResult, ToolRegistry } from '@dsh/core'
+import type { ToolSearchValue } from '@dsh/tool-search'
+import type { CliIo } from './cli.js'
+import type { CommonOptions } from './command-line.js'
+
+/** What the command runs with. */
+export interface ToolSearchRun {
+  query: string
+  maxResults: number | undefined
+  registry: ToolRegistry
+  /** The session the search loads tools into, as a model's would. */
+  agent: { session: { header: { id: string; cwd: string } } }
+  signal: AbortSignal
+}
+
+/**
+ * Runs tool_search and prints: the model's text; with `--format json` one object with the matches and
+ * their scores (`{isError, content, mode, matches: [{name, score}], pendingServers}`); with lines, the
+ * matched names. A failure (an empty query) goes to stderr, or stays on stdout as JSON; exit 1.
+ */
+export async function runToolSearchCommand(
+  run: ToolSearchRun,
+  common: CommonOptions,
+  io: Pick<CliIo, 'stdout' | 'stderr'>,
+): Promise<number> {
+  const args = { query: run.query, ...(run.maxResults === undefined ? {} : { max_results: run.maxResults }) }
+  const result: ToolResult = await run.registry.execute('tool_search', args, { agent: run.agent, signal: run.signal })
+  if (common.format === 'json') {
+    const printed = result.isError
+      ? { isError: true, errorCode: result.errorCode, content: result.content }
+      : { isError: false, content: result.content, ...(result.value as ToolSearchValue) }
+    io.stdout.write(`${JSON.stringify(printed)}\n`)
+  } else if (result.isError) {
+    io.stderr.write(`${result.content}\n`)
+  } else if (common.format === 'lines') {
+    io.stdout.write((result.value as ToolSearchValue).matches.map((match) => `${match.name}${common.nul ? '\0' : '\n'}`).join(''))
+  } else {
+    io.stdout.write(`${result.content}\n`)
+  }
+  return result.isError ? 1 : 0
+}

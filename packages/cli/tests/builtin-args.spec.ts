@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest'
+import { readBuiltinArgs } from '../src/builtin-args.js'
+
+describe('readBuiltinArgs', () => {
+  it.each([
+    [['tools'], { command: 'tools' }],
+    [['mcp'], { command: 'mcp', upstream: undefined }],
+    [['mcp', '--upstream', 'servers.json'], { command: 'mcp', upstream: 'servers.json' }],
+    [['tool-search', 'slack send'], { command: 'tool-search', query: 'slack send', maxResults: undefined, catalog: undefined }],
+    [
+      ['tool-search', '--catalog', 'c.json', '--max-results', '3', '--', '-rf'],
+      { command: 'tool-search', query: '-rf', maxResults: 3, catalog: 'c.json' },
+    ],
+    [['tool-search', '--query=select:a,b'], { command: 'tool-search', query: 'select:a,b', maxResults: undefined, catalog: undefined }],
+  ] as const)('reads %j', (argv, args) => {
+    expect(readBuiltinArgs(argv[0], argv)).toEqual(args)
+  })
+
+  it.each([
+    [['tool-search'], 'tool-search takes QUERY'],
+    [['tool-search', 'a', 'b'], 'tool-search takes QUERY'],
+    [['tool-search', 'a', '--max-results', 'five'], '--max-results must be a number, not "five"'],
+    [['mcp', '--upstream'], "Option '--upstream <value>' argument missing"],
+    [['tools', 'extra'], 'tools takes no arguments'],
+  ] as const)('refuses %j', (argv, message) => {
+    expect(() => readBuiltinArgs(argv[0], argv)).toThrow(expect.objectContaining({ message: expect.stringContaining(message) }))
+  })
+})

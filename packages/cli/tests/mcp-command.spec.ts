@@ -1,0 +1,131 @@
+// `dsh mcp --upstream FILE`: in process through the official client, and as the built command a host spawns.
+import { rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { PassThrough } from 'node:stream'
+import { Client, type Tool } from '@modelcontextprotocol/client'
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio'
+import { afterAll, describe, expect, it } from 'vitest'
+import { EXIT } from '@dsh/cli'
+import { NOTES_SCRIPT } from '../../mcp/tests/upstream/servers.js'
+import { dsh, processesMentioning, tempDir, waitUntil } from './io.js'
+
+const dir = tempDir('mcp-upstream')
+const spill = tempDir('mcp-upstream-spill')
+afterAll(() => {
+  for (const d of [dir, spill]) rmSync(d, { recursive: true, force: true })
+})
+const repo = new URL('../../../', import.meta.url).pathname
+const bin = join(repo, 'packages', 'cli', 'bin', 'dsh.js')
+
+/**
+ * An mcpServers file fronting the notes server, its processes tagged so this test finds only its own
+ * (the file's name leaves the tag out, or dsh's own command line would mention it).
+ */
+let files = 0
+function upstreamFile(tag: string): string {
+  const file = join(dir, `servers-${++files}.json`)
+  writeFileSync(file, JSON.stringify({ mcpServers: { notes: { command: process.execPath, args: [NOTES_SCRIPT, tag] } } }))
+  return file
+}
+
+const names = (tools: readonly Tool[]) => tools.map((t) => t.name)
+
+/** Waits until tool_search's description names the notes server's tools: the upstream is connected. */
+async function untilConnected(client: Client): Promise<void> {
+  const deadline = Date.now() + 20_000
+  for (;;) {
+    const search = (await client.listTools()).tools.find((t) => t.name === 'tool_search')
+    if (search?.description?.includes('mcp__notes__add_note') === true) return
+    if (Date.now() > deadline) throw new Error('the notes upstream did not connect')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+const text = (result: { content: unknown }) => (result.content as { text: string }[])[0]!.text
+
+describe('dsh mcp --upstream, in process', () => {
+  it("serves dsh's tools and tool_search, loads an upstream tool, forwards its call, and ends the upstream with stdin", async () => {
+    const tag = `in-process-${process.pid}-${Date.now()}`
+    const stdin = new PassThrough()
+    const stdout = new PassThrough()
+    const done = dsh(['--spill-dir', spill, 'mcp', '--upstream', upstreamFile(tag)], dir, { stdio: { stdin, stdout } })
+    const client = new Client({ name: 'host', version: '1' })
+    await client.connect(new StdioServerTransport(stdout, stdin))
+    await untilConnected(client)
+    expect(processesMentioning(tag)).toHaveLength(1)
+    expect(names((await client.listTools()).tools)).toEqual(['glob', 'grep', 'read', 'tool_search', 'mcp__notes__pinned'])
+    expect(text(await client.callTool({ name: 'tool_search', arguments: { query: 'select:mcp__notes__add_note' } }))).toMatch(
+      /^Loaded 1 tool/,
+    )
+    expect(names((await client.listTools()).tools)).toContain('mcp__notes__add_note')
+    expect(await client.callTool({ name: 'mcp__notes__add_note', arguments: { text: 'milk' } })).toMatchObject({
+      content: [{ type: 'text', text: 'added "milk"' }],
+      structuredContent: { count: 1 },
+    })
+    stdin.end()
+    expect(await done).toEqual({ code: EXIT.ok, stdout: '', stderr: '' })
+    expect(processesMentioning(tag)).toEqual([])
+  })
+
+  it.each([
+    ['a missing file', ['--upstream', 'missing.json'], /^dsh: cannot read upstream file .*missing\.json: ENOENT/],
+    ['a directory', ['--upstream', '.'], /^dsh: cannot read upstream file .*: it is not a file\n/],
+    ['a file that is not an mcpServers file', ['--upstream', 'bad.json'], /^dsh: upstream file .*bad\.json must be \{"mcpServers"/],
+    [
+      'a file larger than an mcpServers file is',
+      ['--upstream', 'huge.json'],
+      /: it is 1048577 bytes, and an mcpServers file is at most 1048576\n/,
+    ],
+  ])('refuses %s before serving, exit 2', async (_, argv, message) => {
+    writeFileSync(join(dir, 'bad.json'), '{"servers": {}}')
+    writeFileSync(join(dir, 'huge.json'), ' '.repeat(1024 * 1024 + 1))
+    const result = await dsh(['mcp', ...argv], dir)
+    expect(result).toMatchObject({ code: EXIT.usage, stdout: '' })
+    expect(result.stderr).toMatch(message)
+  })
+})
+
+describe('dsh mcp --upstream, the built command', () => {
+  /** Spawns the built `dsh mcp --upstream` as a host does, and waits for the notes server to be connected. */
+  async function gateway(tag: string) {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [bin, '--spill-dir', spill, 'mcp', '--upstream', upstreamFile(tag)],
+      cwd: dir,
+      stderr: 'pipe',
+    })
+    let stderr = ''
+    transport.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    const client = new Client({ name: 'host', version: '1' })
+    await client.connect(transport)
+    await untilConnected(client)
+    expect(processesMentioning(tag)).toHaveLength(1)
+    return { client, transport, stderr: () => stderr }
+  }
+
+  it('leaves no upstream process when the host closes its stdin', async () => {
+    const tag = `stdin-${process.pid}-${Date.now()}`
+    const { client } = await gateway(tag)
+    await client.close()
+    expect(await waitUntil(() => processesMentioning(tag).length === 0, 10_000)).toBe(true)
+  })
+
+  it('leaves no upstream process when it is sent SIGTERM', async () => {
+    const tag = `sigterm-${process.pid}-${Date.now()}`
+    const { client, transport } = await gateway(tag)
+    const closed = new Promise<void>((resolve) => (client.onclose = resolve))
+    process.kill(transport.pid!, 'SIGTERM')
+    await closed
+    expect(await waitUntil(() => processesMentioning(tag).length === 0, 10_000)).toBe(true)
+  })
+
+  it('reports an upstream that exits on stderr, and keeps serving', async () => {
+    const tag = `exits-${process.pid}-${Date.now()}`
+    const { client, stderr } = await gateway(tag)
+    await client.callTool({ name: 'tool_search', arguments: { query: 'select:mcp__notes__crash' } })
+    expect(await client.callTool({ name: 'mcp__notes__crash', arguments: {} })).toMatchObject({ isError: true })
+    expect(await waitUntil(() => stderr().includes('dsh: warning: upstream notes exited; its 7 tools are removed'), 10_000)).toBe(true)
+    expect((await client.callTool({ name: 'grep', arguments: { pattern: 'x' } })).isError).toBe(false)
+    await client.close()
+  })
+})

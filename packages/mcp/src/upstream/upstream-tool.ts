@@ -1,0 +1,73 @@
+// One upstream tool as a registry tool: deferred as every MCP tool is, its call forwarded as it is.
+import { z } from 'zod'
+import { defineTool, errorMessage, type ToolDefinition, type ToolOutput } from '@dsh/core'
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server'
+import { UpstreamError } from './errors.js'
+import { ForwardedAnswer } from './forwarded.js'
+
+/** `_meta` keys an upstream sets on a tool, as Claude Code reads them: never defer it; words to find it by. */
+export const ALWAYS_LOAD_META = 'anthropic/alwaysLoad'
+export const SEARCH_HINT_META = 'anthropic/searchHint'
+
+/**
+ * How long a forwarded call may take, in ms: the SDK's default (60 s) would cut off a build or a test
+ * run an upstream tool is doing; the host's own timeout and its cancel still apply.
+ */
+export const UPSTREAM_CALL_TIMEOUT_MS = 30 * 60_000
+
+/** What a forwarded call needs of the SDK client connected to the upstream. */
+export interface UpstreamCaller {
+  /** The client's `callTool`. */
+  callTool(
+    params: { name: string; arguments: Record<string, unknown> },
+    options: { signal: AbortSignal; timeout: number },
+  ): Promise<CallToolResult>
+  /** Whether an error came from the upstream's JSON-RPC answer (the SDK's `ProtocolError`), rather than from the connection. */
+  isProtocolError(error: unknown): error is { code: number; message: string; data?: unknown }
+}
+
+/**
+ * Registers an upstream tool under `name`. Its arguments are the upstream's to validate (the schema the
+ * model sees is the upstream's own); its result, or the protocol error it answered with, comes back as
+ * the upstream sent it. A call the connection could not carry (the upstream exited) is UPSTREAM_UNAVAILABLE.
+ */
+export function defineUpstreamTool(server: string, name: string, tool: Tool, caller: UpstreamCaller): ToolDefinition {
+  const hint = tool._meta?.[SEARCH_HINT_META]
+  const readOnly = tool.annotations?.readOnlyHint === true
+  return defineTool({
+    name,
+    description: tool.description ?? tool.title ?? '',
+    parameters: z.looseObject({}),
+    inputJsonSchema: tool.inputSchema,
+    isMcp: true,
+    alwaysLoad: tool._meta?.[ALWAYS_LOAD_META] === true,
+    ...(typeof hint === 'string' ? { searchHint: hint } : {}),
+    isReadOnly: readOnly,
+    isConcurrencySafe: readOnly,
+    execute: async (args, exec): Promise<ToolOutput> => {
+      try {
+        const result = await caller.callTool(
+          { name: tool.name, arguments: args },
+          { signal: exec.signal, timeout: UPSTREAM_CALL_TIMEOUT_MS },
+        )
+        return { content: resultText(result), value: new ForwardedAnswer({ result }) }
+      } catch (error) {
+        // The upstream answered with an error: it is the host's to see, as sent.
+        if (caller.isProtocolError(error)) {
+          const { code, message, data } = error
+          return { content: message, value: new ForwardedAnswer({ error: { code, message, ...(data === undefined ? {} : { data }) } }) }
+        }
+        throw new UpstreamError(
+          'UPSTREAM_UNAVAILABLE',
+          `${tool.name} on the MCP server ${server} could not complete: ${errorMessage(error)}. Its server may have exited; tool_search shows what is still available.`,
+          { cause: error },
+        )
+      }
+    },
+  })
+}
+
+/** The text blocks of a result, for a reader of the registry's text (the CLI); an MCP host gets the result itself. */
+function resultText(result: CallToolResult): string {
+  return result.content.flatMap((block) => (block.type === 'text' ? [block.text] : [`[${block.type}]`])).join('\n')
+}

@@ -1,0 +1,83 @@
+// What the gateway does with a connection, over a fake connect: the edges the real upstreams cannot be made to hit on cue.
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { defineTool, ToolRegistry } from '@dsh/core'
+import { startUpstreamGateway, type UpstreamServer } from '@dsh/mcp'
+import * as toolSearch from '@dsh/tool-search'
+import type { UpstreamConnection } from '../src/upstream/connect.js'
+import { upstreamToolName } from '../src/upstream/tool-names.js'
+import { silentLogger } from './fixtures.js'
+
+const server: UpstreamServer = { name: 'fake', transport: 'stdio', command: 'fake', args: [], env: {} }
+const schema = { type: 'object' as const, properties: {} }
+
+function fakeConnection(tools: string[]): UpstreamConnection & { closes: number } {
+  const connection = {
+    closes: 0,
+    tools: tools.map((name) => ({ name, inputSchema: schema })),
+    callTool: () => Promise.resolve({ content: [] }),
+    isProtocolError: (_: unknown): _ is { code: number; message: string } => false,
+    onClosed: () => undefined,
+    close: async () => void (connection.closes += 1),
+  }
+  return connection
+}
+
+function registry(): ToolRegistry {
+  const r = new ToolRegistry()
+  r.register(toolSearch.createToolSearchTool(r))
+  return r
+}
+
+describe('startUpstreamGateway', () => {
+  it('ends a connection whose handshake finished just as the gateway closed, registering none of its tools', async () => {
+    const connection = fakeConnection(['a'])
+    let finish!: () => void
+    const handshake = new Promise<void>((resolve) => (finish = resolve))
+    const r = registry()
+    const gateway = startUpstreamGateway({
+      servers: [server],
+      registry: r,
+      logger: silentLogger(),
+      clientInfo: { name: 'dsh', version: '0' },
+      connect: async () => {
+        await handshake
+        return connection
+      },
+    })
+    const closed = gateway.close()
+    finish()
+    await closed
+    expect(connection.closes).toBe(1)
+    expect(r.get('mcp__fake__a')).toBeUndefined()
+  })
+
+  it('keeps the first of two tools an upstream lists under one name, and leaves out one it cannot register', async () => {
+    const r = registry()
+    // Both the plain name and the hashed one are taken: nothing is left for the upstream's "b".
+    const taken = upstreamToolName('fake', 'b', () => false)
+    const hashed = upstreamToolName('fake', 'b', () => true)
+    for (const name of [taken, hashed]) {
+      r.register(defineTool({ name, description: '', parameters: z.strictObject({}), execute: async () => ({ content: '' }) }))
+    }
+    const log = silentLogger()
+    const gateway = startUpstreamGateway({
+      servers: [server],
+      registry: r,
+      logger: log,
+      clientInfo: { name: 'dsh', version: '0' },
+      connect: async () => fakeConnection(['a', 'a', 'b']),
+    })
+    const changes: number[] = []
+    const unsubscribe = gateway.onToolsChanged(() => changes.push(1))
+    await gateway.settled
+    expect(changes).toEqual([1])
+    unsubscribe()
+    expect(r.get('mcp__fake__a')?.isMcp).toBe(true)
+    expect(log.lines).toEqual([
+      'warn: upstream fake lists the tool "a" twice; the first is kept',
+      expect.stringMatching(/^warn: upstream fake: tool "b" is left out: a tool named mcp__fake__b_[0-9a-f]{8} is already registered$/),
+    ])
+    await gateway.close()
+  })
+})

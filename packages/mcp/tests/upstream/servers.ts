@@ -1,0 +1,24 @@
+// The two upstreams the gateway tests front: notes (the stdio script, a child process) and docs (Streamable HTTP, in process).
+import { fileURLToPath } from 'node:url'
+import type { UpstreamServer } from '@dsh/mcp'
+
+/** The notes server's script. */
+export const NOTES_SCRIPT = fileURLToPath(new URL('./stdio-upstream.mjs', import.meta.url))
+
+/**
+ * The notes server as the gateway starts it: `node stdio-upstream.mjs TAG`, with extra environment. The
+ * tag (ignored by the script) tells this test's processes from any other's in the process table.
+ */
+export function notesServer(env: Record<string, string> = {}, name = 'notes', tag = 'untagged'): UpstreamServer {
+  return { name, transport: 'stdio', command: process.execPath, args: [NOTES_SCRIPT, tag], env }
+}
+
+/** Whether a process is alive (signal 0 tests without signalling). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
