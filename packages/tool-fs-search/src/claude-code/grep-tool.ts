@@ -19,7 +19,7 @@ import { saveFormattedResult, type SpillOutcome } from '../shared/spill.js'
 import { ClaudeGrepArgs, contextLines, type OutputMode } from './args.js'
 import { assertClaudeGrepRan, claudeGrepGaps, unknownType, type ClaudeGrepCall } from './classify.js'
 import { buildClaudeGrepCommand } from './command.js'
-import { contentEntries, countContext } from './content.js'
+import { contentEntries, countContext, type RowStyle } from './content.js'
 import { CountParser } from './counts.js'
 import { countEntries, fileEntries, showCounts } from './files.js'
 import { hasMore, pageRequest, pagingNote, pastEndNote, takePage, textBlocks, type Page } from './paging.js'
@@ -80,7 +80,7 @@ export async function executeClaudeGrep(ctx: GlobContext, args: ClaudeGrepArgs, 
     multiline: args.multiline === true,
     type: args.type,
   })
-  const reader = modeReader(mode, config, target, context.before + context.after > 0)
+  const reader = modeReader(mode, config, target, { numbered: args['-n'] !== false, gaps: context.before + context.after > 0 })
   const { run, workdir } = await runSearchCommand(ctx, exec, {
     command,
     narrow: 'pattern, path, glob or type',
@@ -138,7 +138,7 @@ function modeReader(
   mode: OutputMode,
   config: GlobContext['config'],
   target: string,
-  context: boolean,
+  style: RowStyle,
 ): ModeReader {
   const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
   switch (mode) {
@@ -186,7 +186,7 @@ function modeReader(
       }
     }
     case 'content': {
-      const parser = new RgOutputParser(config.grepMaxLineBytes, config.rawOutputMaxBytes, { fileTarget: explicitPath(target), context })
+      const parser = new RgOutputParser(config.grepMaxLineBytes, config.rawOutputMaxBytes, { fileTarget: explicitPath(target), context: style.gaps })
       // The parser reads the head itself.
       return {
         push: (chunk) => parser.push(chunk),
@@ -201,7 +201,7 @@ function modeReader(
           const binary = output.binaryFiles.map(shownFrom)
           const stopped = output.binaryStopped.map(shownFrom)
           return {
-            entries: (start) => contentEntries(matches, start, { numbered: true, gaps: context }),
+            entries: (start) => contentEntries(matches, start, style),
             total: matches.total,
             matches: matchLines,
             heading:
@@ -232,7 +232,8 @@ function baseOf(head: ScriptHead, workdir: string, target: string): string {
 
 /** The footer for results holding U+FFFD. */
 function lossyNote(count: number, what: string): string[] {
-  return count === 0 ? [] : [`(${count} ${what}${count === 1 ? '' : 's'} contain U+FFFD: bytes that are not valid UTF-8, shown replaced.)`]
+  const verb = count === 1 ? 'contains' : 'contain'
+  return count === 0 ? [] : [`(${count} ${what}${count === 1 ? '' : 's'} ${verb} U+FFFD: bytes that are not valid UTF-8, shown replaced.)`]
 }
 
 /** SEARCH_INVALID_PATTERN for a type rg does not know, naming the close ones from the rg the call ran. */

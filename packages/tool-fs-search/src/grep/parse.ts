@@ -285,8 +285,10 @@ export class RgOutputParser {
     const known = [this.#fileTarget, this.#runPathLength >= 0 ? this.#runPath.subarray(0, this.#runPathLength) : undefined]
     for (const path of known) {
       if (path === undefined || pos + path.length > limit || bytes.compare(path, 0, path.length, pos, pos + path.length) !== 0) continue
-      const end = bytes.subarray(pos + path.length, limit).indexOf(LF)
-      if (end === -1) return ended ? undefined : 'wait'
+      const lf = bytes.subarray(pos + path.length, limit).indexOf(LF)
+      if (lf === -1 && !ended) return 'wait'
+      // The output's last line may end without its newline.
+      const end = lf === -1 ? limit - pos - path.length : lf
       const notice = BINARY_NOTICE.exec(this.#output.text(pos + path.length, pos + path.length + end))
       if (notice === null) continue
       ;(notice[1] === undefined ? this.#binaryFiles : this.#binaryStopped).push(this.#output.text(pos, pos + path.length))
