@@ -23,7 +23,7 @@ export function showCounts(counts: readonly FileCount[], show: (path: string) =>
     const shown = show(path)
     byPath.set(shown, (byPath.get(shown) ?? 0) + count)
   }
-  return [...byPath].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, count]) => ({ path, count }))
+  return [...byPath].sort(([a], [b]) => (a < b ? -1 : 1)).map(([path, count]) => ({ path, count }))
 }
 
 /** The counts from the `start`th on, `path:count` one per line. */

@@ -68,6 +68,13 @@ describe('Grep on the real rg', () => {
     expect(result.content).toBe('Found 1 matching line in 1 file\n\nsrc/c.js\n: needle in js')
   })
 
+  it('marks context and cut lines without numbers too', async () => {
+    const long = scratchDir('cc-long')
+    writeTree(long, { 'l.txt': `${'x'.repeat(3000)} needle\nafter\n` })
+    const result = await grep({ pattern: 'x', output_mode: 'content', '-n': false, '-A': 1 }, long)
+    expect(result.content).toBe(`Found 1 matching line in 1 file, with 1 context line\n\nl.txt\n(cut): ${'x'.repeat(2000)}\n- after`)
+  })
+
   it('takes context of 10,000 lines as the file has them', async () => {
     const result = await grep({ pattern: 'Needle', path: 'src/a.ts', output_mode: 'content', context: 10_000 })
     expect(result.value).toMatchObject({ total: 8, matches: 1 })
