@@ -10,16 +10,18 @@ export const CONTEXT_MAX_LINES = 100_000
 /** What `head_limit` means when a call does not give it: Claude Code's GrepTool default. */
 export const DEFAULT_HEAD_LIMIT = 250
 
+// Seed 002's numbers are JSON Schema numbers, not integers: whole numbers are checked, not typed.
 const lines = (what: string) =>
   z
     .number()
-    .int(`${what} must be a whole number of lines`)
     .min(0, `${what} must not be negative`)
     .max(CONTEXT_MAX_LINES, `${what} must be at most ${CONTEXT_MAX_LINES}`)
+    .refine(Number.isInteger, `${what} must be a whole number of lines`)
     .optional()
 
 // A count of entries: a page can hold no more than `inlineMaxBytes` allows, so a huge one is simply all.
-const entries = (what: string) => z.number().int(`${what} must be a whole number`).min(0, `${what} must not be negative`).optional()
+const entries = (what: string) =>
+  z.number().min(0, `${what} must not be negative`).refine(Number.isSafeInteger, `${what} must be a whole number below 2^53`).optional()
 
 /** The output modes, as Claude Code names them. */
 export const OUTPUT_MODES = ['content', 'files_with_matches', 'count'] as const

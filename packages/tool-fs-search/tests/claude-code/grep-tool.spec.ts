@@ -139,6 +139,8 @@ describe('Grep on the real rg', () => {
     [{ head_limit: -1 }, 'head_limit must not be negative'],
     [{ offset: -3 }, 'offset must not be negative'],
     [{ offset: 1.5 }, 'offset must be a whole number'],
+    [{ head_limit: 1e300 }, 'head_limit must be a whole number below 2^53'],
+    [{ '-C': 2.5 }, '-C must be a whole number of lines'],
     [{ context: 100_001 }, 'context must be at most 100000'],
     [{ '-A': -1 }, '-A must not be negative'],
     [{ output_mode: 'lines' }, 'output_mode'],
