@@ -119,7 +119,8 @@ function commonOptions(argv: readonly string[]): CommonOptions {
   if (nul && given !== undefined && given !== 'lines') throw new UsageError(`-0 (--null) goes with --format lines, not ${given}`)
   const format = (given ?? (nul ? 'lines' : 'text')) as OutputFormat
   const [cwd, configFile, spillDir, session, profile] = [text('cwd'), text('config'), text('spill-dir'), text('session'), text('profile')]
-  if (profile !== undefined && !PROFILES.includes(profile)) throw new UsageError(`--profile must be dsh or claude-code, not ${JSON.stringify(profile)}`)
+  if (profile !== undefined && !PROFILES.includes(profile))
+    throw new UsageError(`--profile must be dsh or claude-code, not ${JSON.stringify(profile)}`)
   return {
     format,
     nul,

@@ -13,7 +13,10 @@ afterAll(() => {
 })
 beforeAll(() => {
   writeTree(tree, { 'a.ts': 'one\nNeedle\nthree\n', 'b.js': 'needle\n', 'c.md': 'x\n' })
-  writeFileSync(join(tree, 'cc.json'), JSON.stringify({ 'tool-fs-search': { profile: 'claude-code' }, 'tool-fs': { profile: 'claude-code' } }))
+  writeFileSync(
+    join(tree, 'cc.json'),
+    JSON.stringify({ 'tool-fs-search': { profile: 'claude-code' }, 'tool-fs': { profile: 'claude-code' } }),
+  )
   writeFileSync(join(tree, 'dsh.json'), JSON.stringify({ 'tool-fs-search': { profile: 'dsh' } }))
 })
 
@@ -25,10 +28,13 @@ const schemas = async (argv: readonly string[]) =>
   ])
 
 describe('dsh with the claude-code profile', () => {
-  it('tools --config lists exactly each profile\'s schemas', async () => {
+  it("tools --config lists exactly each profile's schemas", async () => {
     const claude = [
       ['Glob', ['pattern', 'path']],
-      ['Grep', ['pattern', 'path', 'glob', 'output_mode', '-B', '-A', '-C', 'context', '-n', '-i', 'type', 'head_limit', 'offset', 'multiline']],
+      [
+        'Grep',
+        ['pattern', 'path', 'glob', 'output_mode', '-B', '-A', '-C', 'context', '-n', '-i', 'type', 'head_limit', 'offset', 'multiline'],
+      ],
       ['Read', ['file_path', 'offset', 'limit']],
     ]
     expect(await schemas(['--config', 'cc.json'])).toEqual(claude)
@@ -42,7 +48,7 @@ describe('dsh with the claude-code profile', () => {
     expect(await schemas(['--profile', 'dsh', '--config', 'cc.json'])).toEqual(ours)
   })
 
-  it('gives dsh grep Grep\'s flags: -i, -C, --type, --output-mode, --head-limit, --offset, --multiline', async () => {
+  it("gives dsh grep Grep's flags: -i, -C, --type, --output-mode, --head-limit, --offset, --multiline", async () => {
     const cc = ['--profile', 'claude-code']
     expect(await run([...cc, 'grep', 'needle', '-i', '--output-mode', 'count'])).toEqual({
       code: EXIT.ok,
@@ -64,7 +70,10 @@ describe('dsh with the claude-code profile', () => {
   })
 
   it('refuses an unknown profile and a bad flag value as usage errors', async () => {
-    expect(await run(['--profile', 'vim', 'tools'])).toMatchObject({ code: EXIT.usage, stderr: expect.stringContaining('--profile must be dsh or claude-code') })
+    expect(await run(['--profile', 'vim', 'tools'])).toMatchObject({
+      code: EXIT.usage,
+      stderr: expect.stringContaining('--profile must be dsh or claude-code'),
+    })
     expect(await run(['--profile', 'claude-code', 'grep', 'x', '--head-limit', 'lots'])).toMatchObject({
       code: EXIT.usage,
       stderr: expect.stringContaining('--head-limit must be a number'),

@@ -23,7 +23,12 @@ export function createClaudeReadTool(deps: ReadDeps, config: ReadConfig) {
     isConcurrencySafe: true,
     searchHint: 'read file contents lines view open cat page',
     execute: ({ file_path, offset, limit }, exec) =>
-      executeRead(deps, config, { path: file_path, ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }) }, exec),
+      executeRead(
+        deps,
+        config,
+        { path: file_path, ...(offset === undefined ? {} : { offset }), ...(limit === undefined ? {} : { limit }) },
+        exec,
+      ),
     presentCall: (args) => ({ card: 'generic', kind: 'read', title: `Read ${args.file_path}` }),
   })
 }

@@ -11,7 +11,9 @@ export const Config = z.strictObject({
   profile: z
     .enum(['dsh', 'claude-code'])
     .default('dsh')
-    .describe("The tool surface: `dsh` registers read(path, offset?, limit?); `claude-code` registers Claude Code's Read(file_path, offset?, limit?). @default dsh"),
+    .describe(
+      "The tool surface: `dsh` registers read(path, offset?, limit?); `claude-code` registers Claude Code's Read(file_path, offset?, limit?). @default dsh",
+    ),
   readMaxLines: positiveInt()
     .max(100_000)
     .default(2000)

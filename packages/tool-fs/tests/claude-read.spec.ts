@@ -35,6 +35,9 @@ describe('Read', () => {
       { path: '/work/a.txt', offset: 1, limit: 2000 },
       { path: '/x/b.txt', offset: 3, limit: 2 },
     ])
-    expect(await harness.registry.execute('Read', { path: 'a.txt' }, { agent })).toMatchObject({ isError: true, errorCode: 'TOOL_INVALID_ARGUMENTS' })
+    expect(await harness.registry.execute('Read', { path: 'a.txt' }, { agent })).toMatchObject({
+      isError: true,
+      errorCode: 'TOOL_INVALID_ARGUMENTS',
+    })
   })
 })

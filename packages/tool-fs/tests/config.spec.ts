@@ -12,7 +12,13 @@ describe('Config', () => {
   })
 
   it('fills the documented defaults', () => {
-    expect(toolFs.Config.parse({})).toEqual({ profile: 'dsh', readMaxLines: 2000, readMaxLineBytes: 2000, readMaxBytes: 50_000, timeoutMs: 30_000 })
+    expect(toolFs.Config.parse({})).toEqual({
+      profile: 'dsh',
+      readMaxLines: 2000,
+      readMaxLineBytes: 2000,
+      readMaxBytes: 50_000,
+      timeoutMs: 30_000,
+    })
   })
 
   it.each([

@@ -57,13 +57,13 @@ export const ClaudeGrepArgs = z.strictObject({
   context: lines('context').describe('Lines of context before and after each match (content mode).'),
   '-n': z.boolean().optional().describe('Show line numbers (content mode). Default: true.'),
   '-i': z.boolean().optional().describe('Match case-insensitively.'),
-  type: modelString('type', 64)
-    .optional()
-    .describe('Search only files of this ripgrep type, e.g. "js", "py", "rust"; narrower than glob.'),
+  type: modelString('type', 64).optional().describe('Search only files of this ripgrep type, e.g. "js", "py", "rust"; narrower than glob.'),
   head_limit: entries('head_limit').describe(
     `Show at most this many entries (lines, files or counts). Default: ${DEFAULT_HEAD_LIMIT}; 0: as many as the page holds.`,
   ),
-  offset: entries('offset').describe('Skip this many entries of the complete result first: the offset a capped page says to continue from.'),
+  offset: entries('offset').describe(
+    'Skip this many entries of the complete result first: the offset a capped page says to continue from.',
+  ),
   multiline: z.boolean().optional().describe('Let the pattern span lines, and "." match newlines (rg -U --multiline-dotall).'),
 })
 

@@ -38,14 +38,20 @@ export function assertClaudeGrepRan(run: BashRunResult, call: ClaudeGrepCall): v
   if (run.exitCode === 0 || run.exitCode === 1 || run.exitCode === 2 || run.exitCode === EXIT_MTIME_PARTIAL) return
   if (run.exitCode === EXIT_MTIME_UNAVAILABLE) classifyGlobRun(run, { workdir: call.workdir, root: call.target, lister: call.lister })
   if (run.exitCode === EXIT_INCLUDE_ON_FILE) {
-    const filters = [call.glob === undefined ? [] : [`glob ${JSON.stringify(call.glob)}`], call.type === undefined ? [] : [`type ${JSON.stringify(call.type)}`]].flat()
+    const filters = [
+      call.glob === undefined ? [] : [`glob ${JSON.stringify(call.glob)}`],
+      call.type === undefined ? [] : [`type ${JSON.stringify(call.type)}`],
+    ].flat()
     throw new SearchError(
       'SEARCH_INVALID_PATTERN',
       `Grep ${filters.join(' and ')} filters the files of a directory search, but path ${displayPath(call.workdir, call.target)} is a file, so it cannot apply. Drop it to search the file, or pass its directory as path.`,
     )
   }
   const unusable = targetFailure(run, { tool: 'grep', workdir: call.workdir, target: call.target })
-  throw unusable ?? new SearchError('SEARCH_FAILED', `Grep failed: rg exited with status ${run.exitCode ?? `signal ${run.signal}`}. ${stderrExcerpt(run)}`)
+  throw (
+    unusable ??
+    new SearchError('SEARCH_FAILED', `Grep failed: rg exited with status ${run.exitCode ?? `signal ${run.signal}`}. ${stderrExcerpt(run)}`)
+  )
 }
 
 /**
@@ -77,5 +83,8 @@ function exit2Gaps(run: BashRunResult, found: boolean, call: ClaudeGrepCall) {
     )
   }
   if (reading.verdict === 'partial') return reading.gaps
-  throw new SearchError('SEARCH_FAILED', `Grep cannot search ${displayPath(call.workdir, call.target)}: ${stderrExcerpt(run)} Check the path and try again.`)
+  throw new SearchError(
+    'SEARCH_FAILED',
+    `Grep cannot search ${displayPath(call.workdir, call.target)}: ${stderrExcerpt(run)} Check the path and try again.`,
+  )
 }

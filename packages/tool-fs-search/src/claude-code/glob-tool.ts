@@ -1,4 +1,4 @@
-// Claude Code's Glob: the dsh glob, under Claude Code's name; its parameters (pattern, path?) are already seed 002's.
+// Claude Code's Glob: the dsh glob under Claude Code's name; its parameters (pattern, path?) are already Claude Code's.
 import { createGlobTool, type GlobContext } from '../glob/tool.js'
 import { GLOB_TOOL_DESCRIPTION } from './prompts.js'
 
@@ -9,6 +9,9 @@ export function createClaudeGlobTool(ctx: GlobContext) {
     ...tool,
     name: 'Glob',
     description: GLOB_TOOL_DESCRIPTION,
-    presentCall: (args: Parameters<NonNullable<typeof tool.presentCall>>[0]) => ({ ...tool.presentCall!(args), title: `Glob ${args.pattern}` }),
+    presentCall: (args: Parameters<NonNullable<typeof tool.presentCall>>[0]) => ({
+      ...tool.presentCall!(args),
+      title: `Glob ${args.pattern}`,
+    }),
   }
 }

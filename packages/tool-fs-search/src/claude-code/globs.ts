@@ -63,6 +63,10 @@ export function planGlobList(value: string | undefined, typed: boolean): Include
   }
   const names = positive.map((glob) => glob.replace(/^(?:\*\*\/)+/, ''))
   const filter =
-    names.length === 0 ? [] : typed ? names.map((name) => `--glob=${name}`) : [...names.map((name) => `--type-add=dshinclude:${name}`), '--type=dshinclude']
+    names.length === 0
+      ? []
+      : typed
+        ? names.map((name) => `--glob=${name}`)
+        : [...names.map((name) => `--type-add=dshinclude:${name}`), '--type=dshinclude']
   return { args: [...filter, ...negative] }
 }

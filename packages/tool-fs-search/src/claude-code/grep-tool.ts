@@ -95,7 +95,12 @@ export async function executeClaudeGrep(ctx: GlobContext, args: ClaudeGrepArgs, 
   const request = pageRequest(args)
   const page = takePage(mode_.entries(request.offset), mode_.total, request, config.inlineMaxBytes)
   const spill = hasMore(page)
-    ? await saveFormattedResult(ctx.spillStore(), exec, () => textBlocks([mode_.heading, '\n\n', ...mode_.entries(0), '\n']), 'grep-results.txt')
+    ? await saveFormattedResult(
+        ctx.spillStore(),
+        exec,
+        () => textBlocks([mode_.heading, '\n\n', ...mode_.entries(0), '\n']),
+        'grep-results.txt',
+      )
     : undefined
   return {
     content: formatPage(mode_, page, spill, gaps, run),
@@ -121,7 +126,9 @@ function formatPage(result: ModeResult, page: Page, spill: SpillOutcome | undefi
   const incomplete = incompleteNote(gaps.rg, run.stderr.truncated)
   if (incomplete !== undefined) parts.push(incomplete)
   if (gaps.unstatted.length > 0 || gaps.helperFailed) {
-    parts.push(`(Listing incomplete: the modification time of some files could not be read, so they are not shown: ${gaps.unstatted.join('; ')}.)`)
+    parts.push(
+      `(Listing incomplete: the modification time of some files could not be read, so they are not shown: ${gaps.unstatted.join('; ')}.)`,
+    )
   }
   parts.push(...result.notes)
   return parts.join('\n\n')
@@ -134,12 +141,7 @@ interface ModeReader {
 }
 
 /** The mode's parser behind the script head, and how it turns into entries once rg has finished. */
-function modeReader(
-  mode: OutputMode,
-  config: GlobContext['config'],
-  target: string,
-  style: RowStyle,
-): ModeReader {
+function modeReader(mode: OutputMode, config: GlobContext['config'], target: string, style: RowStyle): ModeReader {
   const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
   switch (mode) {
     case 'files_with_matches': {
@@ -177,7 +179,9 @@ function modeReader(
             total: counts.length,
             matches,
             heading:
-              counts.length === 0 ? 'No matches found' : `Found ${plural(matches, 'matching line', 'matching lines')} in ${plural(counts.length, 'file', 'files')}`,
+              counts.length === 0
+                ? 'No matches found'
+                : `Found ${plural(matches, 'matching line', 'matching lines')} in ${plural(counts.length, 'file', 'files')}`,
             unit: 'files',
             notes: lossyNote(counts.filter((file) => file.path.includes('\ufffd')).length, 'path'),
             found: counts.length > 0,
@@ -186,7 +190,10 @@ function modeReader(
       }
     }
     case 'content': {
-      const parser = new RgOutputParser(config.grepMaxLineBytes, config.rawOutputMaxBytes, { fileTarget: explicitPath(target), context: style.gaps })
+      const parser = new RgOutputParser(config.grepMaxLineBytes, config.rawOutputMaxBytes, {
+        fileTarget: explicitPath(target),
+        context: style.gaps,
+      })
       // The parser reads the head itself.
       return {
         push: (chunk) => parser.push(chunk),
@@ -215,7 +222,11 @@ function modeReader(
               ...(binary.length > 0 ? [`(Binary file matched, lines not shown: ${binary.join(', ')}.)`] : []),
               ...(stopped.length > 0 ? [`(rg stopped at binary content in ${stopped.join(', ')}, so matches after it are missing.)`] : []),
               ...lossyNote(matches.lossy, 'line or path'),
-              ...(matches.escaped > 0 ? [`(${plural(matches.escaped, 'line contains', 'lines contain')} control characters, shown escaped as \\u001b, \\r and the like.)`] : []),
+              ...(matches.escaped > 0
+                ? [
+                    `(${plural(matches.escaped, 'line contains', 'lines contain')} control characters, shown escaped as \\u001b, \\r and the like.)`,
+                  ]
+                : []),
             ],
             found: output.records.count > 0 || output.binaryFiles.length > 0,
           }
@@ -246,7 +257,10 @@ async function unknownTypeError(ctx: GlobContext, exec: ToolExecContext, type: s
   })
   const close = closeTypeNames(type, typeNames(Buffer.concat(chunks).toString('utf8')))
   const hint = close.length > 0 ? ` Close names: ${close.join(', ')}.` : ''
-  return new SearchError('SEARCH_INVALID_PATTERN', `Grep type ${JSON.stringify(type)} is not one of rg's file types.${hint} Use glob for other files, e.g. "*.ext".`)
+  return new SearchError(
+    'SEARCH_INVALID_PATTERN',
+    `Grep type ${JSON.stringify(type)} is not one of rg's file types.${hint} Use glob for other files, e.g. "*.ext".`,
+  )
 }
 
 /** Claude Code's Grep: read-only and safe to run beside other searches. */

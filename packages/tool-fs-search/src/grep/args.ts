@@ -23,10 +23,7 @@ export function grepPattern() {
     .string()
     .min(1, 'pattern must not be empty')
     .max(PATTERN_MAX_CHARS, `pattern is longer than ${PATTERN_MAX_CHARS} characters`)
-    .refine(
-      (value) => value.trim() !== '',
-      'pattern must not be blank; to search for spaces, use a character class such as "[ ]" or "\\s"',
-    )
+    .refine((value) => value.trim() !== '', 'pattern must not be blank; to search for spaces, use a character class such as "[ ]" or "\\s"')
     .refine((value) => !value.includes('\0'), 'pattern must not contain a NUL character')
     .superRefine(wellFormed('pattern'))
 }

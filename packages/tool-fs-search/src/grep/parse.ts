@@ -43,7 +43,8 @@ const DASH = 0x2d
 // rg's notices about binary files, after the file's path: printed on stdout with ": " and no NUL
 // (docs/design.md#one-bad-record-never-sinks-a-search). The first is for a file searched by name; the
 // second when a NUL turns up after a match in a walked file, right after that file's records.
-const BINARY_NOTICE = /^: (?:(WARNING: stopped searching binary file after match)|binary file matches) \(found "\\0" byte around offset \d+\)$/
+const BINARY_NOTICE =
+  /^: (?:(WARNING: stopped searching binary file after match)|binary file matches) \(found "\\0" byte around offset \d+\)$/
 // What --max-columns-preview appends to a cut line: ` [... omitted end of long line]` or ` [... N more match(es)]`.
 const OMITTED = Buffer.from(' [... omitted end of long line]')
 const MORE_OPENING = Buffer.from(' [... ')

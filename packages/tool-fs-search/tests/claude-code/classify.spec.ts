@@ -18,7 +18,11 @@ describe('Grep exit statuses', () => {
   })
 
   it('lists what it could, naming the files whose time could not be read', async () => {
-    const { result } = await grepWith({ exitCode: 7, stdout: `D\0${statRecords(['1700000000.5', './a'])}`, stderr: '/usr/bin/find: ./b: No such file\n' })
+    const { result } = await grepWith({
+      exitCode: 7,
+      stdout: `D\0${statRecords(['1700000000.5', './a'])}`,
+      stderr: '/usr/bin/find: ./b: No such file\n',
+    })
     expect(result.content).toBe(
       'Found 1 file, newest modified first\n\na\n\n(Listing incomplete: the modification time of some files could not be read, so they are not shown: ./b: No such file.)',
     )
@@ -33,7 +37,10 @@ describe('Grep exit statuses', () => {
   })
 
   it('fails for a root rg could not read, and keeps results with unreadable paths under it', async () => {
-    const unreadable = await grepWith({ exitCode: 2, stdout: 'D\0', stderr: 'rg: .: Permission denied (os error 13)\n' }, { output_mode: 'count' })
+    const unreadable = await grepWith(
+      { exitCode: 2, stdout: 'D\0', stderr: 'rg: .: Permission denied (os error 13)\n' },
+      { output_mode: 'count' },
+    )
     expect(unreadable.result).toMatchObject({ isError: true, errorCode: 'SEARCH_FAILED' })
     expect(unreadable.result.content).toContain('Grep cannot search .: rg: .: Permission denied')
     const partial = await grepWith(
@@ -49,7 +56,10 @@ describe('Grep exit statuses', () => {
     expect((await grepWith({ exitCode: 6 }, { path: 'a.ts', glob: '*.ts' })).result.content).toContain(
       'Grep glob "*.ts" filters the files of a directory search, but path a.ts is a file',
     )
-    const narrowed = await grepWith({ exitCode: 2, stdout: 'D\0', stderr: 'rg: ./src: Permission denied (os error 13)\n' }, { glob: 'src/**' })
+    const narrowed = await grepWith(
+      { exitCode: 2, stdout: 'D\0', stderr: 'rg: ./src: Permission denied (os error 13)\n' },
+      { glob: 'src/**' },
+    )
     expect(narrowed.result).toMatchObject({ isError: true, errorCode: 'SEARCH_FAILED' })
   })
 
@@ -79,7 +89,12 @@ describe('Grep exit statuses', () => {
   it('presents its call as a search card', async () => {
     const { harness } = await fakeHarness(() => ({}), { profile: 'claude-code' })
     const { registry } = harness
-    expect(registry.get('Grep')!.presentCall!({ pattern: 'x', path: 'src' })).toEqual({ card: 'generic', kind: 'search', title: 'Grep x', detail: 'src' })
+    expect(registry.get('Grep')!.presentCall!({ pattern: 'x', path: 'src' })).toEqual({
+      card: 'generic',
+      kind: 'search',
+      title: 'Grep x',
+      detail: 'src',
+    })
     expect(registry.get('Grep')!.presentCall!({ pattern: 'x' })).toEqual({ card: 'generic', kind: 'search', title: 'Grep x' })
     expect(registry.get('Glob')!.presentCall!({ pattern: '*.ts' })).toEqual({ card: 'generic', kind: 'search', title: 'Glob *.ts' })
   })

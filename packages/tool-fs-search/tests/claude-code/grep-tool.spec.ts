@@ -17,7 +17,7 @@ beforeAll(async () => {
     'src/b.tsx': 'x\nneedle in tsx\n',
     'src/c.js': 'needle in js\n',
     'docs/readme.md': 'a needle in docs\n',
-    'x': 'needle in x\n',
+    x: 'needle in x\n',
     'ignored/skip.ts': 'needle ignored\n',
     '.gitignore': 'ignored/\n',
     'multi.txt': 'start\nmiddle\nend\n',
@@ -60,7 +60,9 @@ describe('Grep on the real rg', () => {
       'Found 2 matching lines in 1 file, with 4 context lines\n\nsrc/a.ts\nLine 1- one\nLine 2: Needle here\nLine 3- three\n--\nLine 6- six\nLine 7: NEEDLE again\nLine 8- eight',
     )
     const after = await grep({ pattern: 'needle', path: 'src/a.ts', output_mode: 'content', '-i': true, '-A': 1, context: 5, '-B': 0 })
-    expect(after.content).toBe('Found 2 matching lines in 1 file, with 2 context lines\n\nsrc/a.ts\nLine 2: Needle here\nLine 3- three\n--\nLine 7: NEEDLE again\nLine 8- eight')
+    expect(after.content).toBe(
+      'Found 2 matching lines in 1 file, with 2 context lines\n\nsrc/a.ts\nLine 2: Needle here\nLine 3- three\n--\nLine 7: NEEDLE again\nLine 8- eight',
+    )
   })
 
   it('shows matching lines without numbers when -n is false', async () => {
@@ -94,7 +96,7 @@ describe('Grep on the real rg', () => {
   })
 
   it('filters by glob lists and braces, and excludes with "!"', async () => {
-    const list = async (glob: string) => ((await grep({ pattern: 'needle', glob, output_mode: 'count' })).content as string).split('\n\n')[1]
+    const list = async (glob: string) => (await grep({ pattern: 'needle', glob, output_mode: 'count' })).content.split('\n\n')[1]
     expect(await list('*.{ts,tsx}')).toBe('src/b.tsx:1')
     expect(await list('*.tsx, *.js')).toBe('src/b.tsx:1\nsrc/c.js:1')
     expect(await list('*.md *.js')).toBe('docs/readme.md:1\nsrc/c.js:1')
@@ -185,7 +187,10 @@ describe('Grep with hostile names and contents', () => {
   const names = scratchDir('cc-names')
   beforeAll(() => {
     writeTree(names, { 'new\nline.txt': 'needle\n', 'plain.txt': 'needle\n', 'bad\u001b.txt': 'needle \u001b[31m\n' })
-    writeFileSync(join(names, 'big\nbin.dat'), Buffer.concat([Buffer.from('needle\n'), Buffer.alloc(200_000, 0x78), Buffer.from('\n\0needle\n')]))
+    writeFileSync(
+      join(names, 'big\nbin.dat'),
+      Buffer.concat([Buffer.from('needle\n'), Buffer.alloc(200_000, 0x78), Buffer.from('\n\0needle\n')]),
+    )
     writeFileSync(join(names, 'lossy\xff.txt'.replace('\xff', '')), Buffer.from([0x6e, 0x65, 0x65, 0x64, 0x6c, 0x65, 0xff, 0x0a]))
   })
 

@@ -37,7 +37,11 @@ function contentEntries(body: string): string[] {
 }
 
 const tree = fc.array(
-  fc.record({ name: fc.constantFrom('a.txt', 'b.txt', 'c/d.txt', 'c/e.md', 'f.ts', 'g h.txt'), lines: fc.array(fc.constantFrom('hit', 'miss', 'HIT x', ''), { maxLength: 12 }), age: fc.integer({ min: 0, max: 3 }) }),
+  fc.record({
+    name: fc.constantFrom('a.txt', 'b.txt', 'c/d.txt', 'c/e.md', 'f.ts', 'g h.txt'),
+    lines: fc.array(fc.constantFrom('hit', 'miss', 'HIT x', ''), { maxLength: 12 }),
+    age: fc.integer({ min: 0, max: 3 }),
+  }),
   { minLength: 1, maxLength: 6 },
 )
 
@@ -57,7 +61,12 @@ describe('Grep paging', () => {
           const args = { pattern: 'hit', '-i': true, output_mode, context }
           const whole = await callClaude(harness, 'Grep', { ...args, head_limit: 0 }, root)
           const { total } = whole.value as { total: number }
-          const split = (content: string) => (output_mode === 'content' ? contentEntries(bodyOf(content)) : bodyOf(content).split('\n').filter((l) => l !== ''))
+          const split = (content: string) =>
+            output_mode === 'content'
+              ? contentEntries(bodyOf(content))
+              : bodyOf(content)
+                  .split('\n')
+                  .filter((l) => l !== '')
           const pages: string[] = []
           for (let offset = 0, calls = 0; offset < total; calls += 1) {
             expect(calls).toBeLessThanOrEqual(total)

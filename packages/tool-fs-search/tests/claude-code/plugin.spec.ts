@@ -17,14 +17,17 @@ describe('the claude-code profile', () => {
     expect(harness.systemPrompt().map((s) => s.id)).toEqual(['tool-fs-search/Glob', 'tool-fs-search/Grep'])
   })
 
-  it("gives Grep and Glob seed 002's parameter names and types", async () => {
+  it("gives Grep and Glob Claude Code's parameter names and types (docs/design.md#claude-codes-tool-surface)", async () => {
     const harness = await load(new FakeBash(), { profile: 'claude-code' })
     const types = (name: string) => {
       const schema = harness.registry.list().find((t) => t.name === name)!.inputSchema as {
         properties: Record<string, { type?: string; enum?: string[] }>
         required: string[]
       }
-      return { required: schema.required, types: Object.fromEntries(Object.entries(schema.properties).map(([key, value]) => [key, value.type])) }
+      return {
+        required: schema.required,
+        types: Object.fromEntries(Object.entries(schema.properties).map(([key, value]) => [key, value.type])),
+      }
     }
     expect(types('Glob')).toEqual({ required: ['pattern'], types: { pattern: 'string', path: 'string' } })
     expect(types('Grep')).toEqual({
@@ -50,10 +53,20 @@ describe('the claude-code profile', () => {
 
   it('withholds both, by their names, when no rg or no mtime helper runs', async () => {
     const noRg = await load(new FakeBash(() => ({ exitCode: 1 })), { profile: 'claude-code' })
-    expect(noRg.get('toolAvailability')?.withheld().map((w) => w.name)).toEqual(['Glob', 'Grep'])
+    expect(
+      noRg
+        .get('toolAvailability')
+        ?.withheld()
+        .map((w) => w.name),
+    ).toEqual(['Glob', 'Grep'])
     const noHelper = await load(new FakeBash((command) => (isMtimeProbe(command) ? { exitCode: 1 } : {})), { profile: 'claude-code' })
     expect(noHelper.registry.list()).toEqual([])
-    expect(noHelper.get('toolAvailability')?.withheld().map((w) => w.name)).toEqual(['Glob', 'Grep'])
+    expect(
+      noHelper
+        .get('toolAvailability')
+        ?.withheld()
+        .map((w) => w.name),
+    ).toEqual(['Glob', 'Grep'])
   })
 
   it('keeps the dsh profile by default and refuses an unknown one', async () => {
