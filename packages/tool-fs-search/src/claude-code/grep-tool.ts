@@ -121,7 +121,7 @@ export async function executeClaudeGrep(ctx: GlobContext, args: ClaudeGrepArgs, 
 function formatPage(result: ModeResult, page: Page, spill: SpillOutcome | undefined, gaps: GlobGaps, run: BashRunResult): string {
   const parts = [result.heading]
   if (result.total > 0) parts.push(page.offset >= result.total ? pastEndNote(page, result.unit) : page.text)
-  const paging = page.offset < result.total ? pagingNote(page, result.unit, spill) : undefined
+  const paging = page.offset < result.total ? pagingNote(page, result.unit, spill && claudeNames(spill)) : undefined
   if (paging !== undefined) parts.push(paging)
   const incomplete = incompleteNote(gaps.rg, run.stderr.truncated)
   if (incomplete !== undefined) parts.push(incomplete)
@@ -234,6 +234,12 @@ function modeReader(mode: OutputMode, config: GlobContext['config'], target: str
       }
     }
   }
+}
+
+/** The store's hint, with the tools named as this profile names them. */
+function claudeNames(spill: SpillOutcome): SpillOutcome {
+  if (!spill.saved) return spill
+  return { ...spill, retrievalHint: spill.retrievalHint.replace(/\bread\b/g, 'Read').replace(/\bgrep\b/g, 'Grep') }
 }
 
 /** What the paths rg printed are relative to: the directory searched from inside, or the workdir for a file. */

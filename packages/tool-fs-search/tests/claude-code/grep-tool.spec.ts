@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Harness } from '@dsh/core'
-import { readSpill, scratchDirs, setMtime, spillLocator, writeTree } from '../real-harness.js'
+import { readSpill, scratchDirs, setMtime, writeTree } from '../real-harness.js'
 import { callClaude, loadClaudeHarness } from './real.js'
 
 const scratchDir = scratchDirs()
@@ -122,9 +122,9 @@ describe('Grep on the real rg', () => {
 
   it('pages by offset and head_limit, saying N of M, the offset that continues, and where the whole result is', async () => {
     const first = await grep({ pattern: 'needle', head_limit: 2 })
-    const locator = spillLocator(first.content)!
+    const locator = /stored at: (\S+)\. Use Read/.exec(first.content)![1]!
     expect(first.content).toBe(
-      `Found 4 files, newest modified first\n\nx\ndocs/readme.md\n\n(Showing files 1-2 of 4; to see more, call again with offset: 2. Complete result stored at: ${locator}. Use read with offset/limit, or grep this path to search within it.)`,
+      `Found 4 files, newest modified first\n\nx\ndocs/readme.md\n\n(Showing files 1-2 of 4; to see more, call again with offset: 2. Complete result stored at: ${locator}. Use Read with offset/limit, or Grep this path to search within it.)`,
     )
     expect(readSpill(locator)).toBe('Found 4 files, newest modified first\n\nx\ndocs/readme.md\nsrc/c.js\nsrc/b.tsx\n')
     expect((await grep({ pattern: 'needle', head_limit: 2, offset: 2 })).content).toBe(

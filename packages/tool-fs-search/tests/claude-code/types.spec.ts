@@ -9,7 +9,9 @@ describe('rg types', () => {
 
   it('names up to five close names, nearest first, ties by name', () => {
     const names = ['ts', 'js', 'tsx', 'rust', 'c', 'cs', 'cpp', 'py', 'ruby']
-    expect(closeTypeNames('TSS', names)).toEqual(['ts', 'tsx', 'cs', 'js'])
+    expect(closeTypeNames('TSS', names)).toEqual(['ts', 'tsx'])
+    expect(closeTypeNames('pyy', names)).toEqual(['py'])
+    expect(closeTypeNames('rustc', names)).toEqual(['rust'])
     expect(closeTypeNames('--pre', names)).toEqual([])
     expect(closeTypeNames('rustt', names)).toEqual(['rust'])
   })
