@@ -39,7 +39,11 @@ export async function claudeGrepCase(harness: Harness, rg: string, corpus: Corpu
       label: 'tool',
       run: async () => {
         const started = process.hrtime.bigint()
-        const result = await harness.registry.execute('Grep', { pattern, ...mode.args }, { agent: { session: { header: { id: 'bench', cwd: corpus.root } } } })
+        const result = await harness.registry.execute(
+          'Grep',
+          { pattern, ...mode.args },
+          { agent: { session: { header: { id: 'bench', cwd: corpus.root } } } },
+        )
         if (result.isError) throw new Error(`Grep ${JSON.stringify(mode.args)}: ${result.content.slice(0, 300)}`)
         total = (result.value as { total: number }).total
         return elapsedMs(started)

@@ -20,13 +20,16 @@ function distance(a: string, b: string): number {
   return previous[b.length]!
 }
 
-/** Up to five names close to `wanted`: sharing its start, or within one edit (two for a name of five letters or more), nearest first. */
+/**
+ * Up to five names close to `wanted`: sharing its start, or within one edit (two for a name of five
+ * letters or more), nearest first; ties keep the list's order (rg lists its types alphabetically).
+ */
 export function closeTypeNames(wanted: string, names: readonly string[]): string[] {
   const lower = wanted.toLowerCase()
   return names
     .map((name) => ({ name, far: name.startsWith(lower) || lower.startsWith(name) ? 0.5 : distance(lower, name) }))
     .filter(({ far }) => far <= (lower.length >= 5 ? 2 : 1))
-    .sort((a, b) => a.far - b.far || (a.name < b.name ? -1 : 1))
+    .sort((a, b) => a.far - b.far)
     .slice(0, 5)
     .map(({ name }) => name)
 }

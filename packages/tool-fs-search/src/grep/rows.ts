@@ -123,12 +123,13 @@ function writeRows(matches: ShownMatches, file: ShownFile, block: Buffer, cursor
     let stop = mark + 1
     while (stop < end && bytes[stop] !== 0) stop += 1
     if ((flags & (ESCAPED | ODD_NUMBER)) !== 0 || stop - record + ROW_OVER_RECORD > BLOCK_BYTES - used) break
-    // The row: a newline, `Line `, the digits, ` (cut)` when cut, `: ` (`- ` for context), the line.
+    // The row: a newline, `Line `, the digits, ` (cut)` when cut, `: `, the line. (Only the dsh grep
+    // spills through here, and it never asks rg for context lines.)
     block[used++] = 0x0a
     for (let k = 0; k < LINE.length; k += 1) block[used++] = LINE[k]!
     for (let at = record + 1; at < mark; at += 1) block[used++] = bytes[at]!
     if ((flags & CUT) !== 0) for (let k = 0; k < CUT_MARK.length; k += 1) block[used++] = CUT_MARK[k]!
-    block[used++] = (flags & CONTEXT) !== 0 ? 0x2d : 0x3a
+    block[used++] = 0x3a
     block[used++] = 0x20
     if (stop - mark > 128) used += bytes.copy(block, used, mark + 1, stop)
     else for (let at = mark + 1; at < stop; at += 1) block[used++] = bytes[at]!

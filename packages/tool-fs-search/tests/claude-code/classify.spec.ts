@@ -99,3 +99,12 @@ describe('Grep exit statuses', () => {
     expect(registry.get('Glob')!.presentCall!({ pattern: '*.ts' })).toEqual({ card: 'generic', kind: 'search', title: 'Glob *.ts' })
   })
 })
+
+describe('Grep without a spill store', () => {
+  it('says the complete result could not be saved', async () => {
+    const { result } = await grepWith({ stdout: `D\0${statRecords(['1700000002', './a'], ['1700000001', './b'])}` }, { head_limit: 1 })
+    expect(result.content).toBe(
+      'Found 2 files, newest modified first\n\na\n\n(Showing files 1-1 of 2; to see more, call again with offset: 1. The complete result could not be saved (no spill store is configured); narrow the search to see the rest.)',
+    )
+  })
+})

@@ -7,10 +7,11 @@ describe('rg types', () => {
     expect(typeNames('ada: *.adb, *.ads\nts: *.ts\n\n')).toEqual(['ada', 'ts'])
   })
 
-  it('names up to five close names, nearest first, ties by name', () => {
+  it('names up to five close names, nearest first, ties in the list's order', () => {
     const names = ['ts', 'js', 'tsx', 'rust', 'c', 'cs', 'cpp', 'py', 'ruby']
     expect(closeTypeNames('TSS', names)).toEqual(['ts', 'tsx'])
     expect(closeTypeNames('pyy', names)).toEqual(['py'])
+    expect(closeTypeNames('TSS', ['tsx', 'ts'])).toEqual(['tsx', 'ts'])
     expect(closeTypeNames('rustc', names)).toEqual(['rust'])
     expect(closeTypeNames('--pre', names)).toEqual([])
     expect(closeTypeNames('rustt', names)).toEqual(['rust'])

@@ -102,6 +102,17 @@ describe('RgOutputParser', () => {
     }
   })
 
+  it('waits for the end of a notice whose path ends in a newline, and reads one the output ends without a newline', () => {
+    const notice = ': WARNING: stopped searching binary file after match (found "\\0" byte around offset 9)'
+    const stdout = `D\0./n\n\u00001:x\n./n\n${notice}\n./c\u00002:y\n`
+    for (const chunkBytes of [1, 3, 4, 64]) {
+      const output = parseOutput(stdout, { chunkBytes })
+      expect(output.binaryStopped).toEqual(['./n\n'])
+      expect(output.records.count).toBe(2)
+    }
+    expect(parseOutput(`D\0./z\u00001:x\n./z${notice}`, { chunkBytes: 1000 }).binaryStopped).toEqual(['./z'])
+  })
+
   it('reads context records, marked `-`, only when context was asked for', () => {
     const stdout = 'D\0a\u00001-before\na\u00002:match\na\u00003-after\n'
     expect(listMatches(shownOf(stdout, { context: true })).map((m) => m.lineNumber)).toEqual([1, 2, 3])
