@@ -7,7 +7,7 @@ describe('rg types', () => {
     expect(typeNames('ada: *.adb, *.ads\nts: *.ts\n\n')).toEqual(['ada', 'ts'])
   })
 
-  it('names up to five close names, nearest first, ties in the list's order', () => {
+  it("names up to five close names, nearest first, ties in the list's order", () => {
     const names = ['ts', 'js', 'tsx', 'rust', 'c', 'cs', 'cpp', 'py', 'ruby']
     expect(closeTypeNames('TSS', names)).toEqual(['ts', 'tsx'])
     expect(closeTypeNames('pyy', names)).toEqual(['py'])
