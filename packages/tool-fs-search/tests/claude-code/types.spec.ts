@@ -11,7 +11,7 @@ describe('rg types', () => {
     const names = ['ts', 'js', 'tsx', 'rust', 'c', 'cs', 'cpp', 'py', 'ruby']
     expect(closeTypeNames('TSS', names)).toEqual(['ts', 'tsx'])
     expect(closeTypeNames('pyy', names)).toEqual(['py'])
-    expect(closeTypeNames('TSS', ['tsx', 'ts'])).toEqual(['tsx', 'ts'])
+    expect(closeTypeNames('tsy', ['tsz', 'tsx'])).toEqual(['tsz', 'tsx'])
     expect(closeTypeNames('rustc', names)).toEqual(['rust'])
     expect(closeTypeNames('--pre', names)).toEqual([])
     expect(closeTypeNames('rustt', names)).toEqual(['rust'])
