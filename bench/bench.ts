@@ -4,6 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import * as toolFsSearch from '@dsh/tool-fs-search'
 import { splitToolTime } from './breakdown.js'
+import { CLAUDE_CODE_CASES, claudeGrepCase, loadClaudeHarness } from './claude-code.js'
 import { benchCacheDir } from './cache-dir.js'
 import {
   cliCase,
@@ -75,11 +76,13 @@ export async function runBench(quick: boolean): Promise<void> {
       rawOutputMaxBytes: toolFsSearch.Config.parse({}).rawOutputMaxBytes,
     }
     const results = new Map<string, CaseResult>()
+    const claude = await loadClaudeHarness(spillRoot)
     for (const corpus of corpora) {
       print(`\n== ${corpus.name} (in process, interleaved; tool vs it = median of per-round tool/baseline)\n${CASE_HEADER}`)
       for (const size of ['narrow', 'medium', 'broad'] as const) report(results, await grepCase(ctx, corpus, size, rounds.grep))
       report(results, await overflowCase(ctx, corpus, rounds.grep))
       for (const pattern of GLOB_PATTERNS) report(results, await globCase(ctx, corpus, pattern, rounds.glob))
+      for (const mode of CLAUDE_CODE_CASES) report(results, await claudeGrepCase(claude, rg, corpus, mode, rounds.grep))
     }
     // The cases whose cost is their matches (full run only: each call takes about a second).
     const many: GrepSearch[] = quick

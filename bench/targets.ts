@@ -27,6 +27,8 @@ export function checkTargets(
     { target: 'grep narrow: tool / rg', measured: ratioOf(main('grep narrow'), 'rg'), limit: 1.05, unit: 'x' },
     { target: 'grep medium: tool / rg', measured: ratioOf(main('grep medium'), 'rg'), limit: 1.05, unit: 'x' },
     { target: 'grep broad: tool / rg', measured: ratioOf(main('grep broad'), 'rg'), limit: 1.1, unit: 'x' },
+    { target: 'Grep files_with_matches: tool / rg -l', measured: ratioOf(main('Grep files_with_matches'), 'rg'), limit: 1.1, unit: 'x' },
+    { target: 'Grep content -C 3: tool / rg -C 3', measured: ratioOf(main('Grep content -C 3'), 'rg'), limit: 1.1, unit: 'x' },
     { target: 'glob **/*.ts: tool / rg --files', measured: ratioOf(main('glob **/*.ts'), 'rg --files'), limit: 2, unit: 'x' },
     {
       target: 'glob **/*.ts: tool / rg --files --sortr=modified',

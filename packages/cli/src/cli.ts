@@ -109,7 +109,8 @@ async function runInvocation(argv: readonly string[], io: CliIo, signal: AbortSi
     return EXIT.ok
   }
   if (builtin !== undefined) return runBuiltin(builtin, line, session, io, signal)
-  const tool = tools.find((t) => t.name === command)
+  // `dsh grep` reaches Grep when the claude-code profile names the tools as Claude Code does.
+  const tool = tools.find((t) => t.name === command) ?? tools.find((t) => t.name.toLowerCase() === command)
   if (tool === undefined) {
     // A tool its plugin could not register here exists all the same: say why it is missing.
     const withheld = session.withheld.find((w) => w.name === command)
@@ -251,6 +252,7 @@ async function loadSession(line: CommandLine, io: CliIo, toolSet: ToolSet): Prom
   const harness = await createDshHarness({
     config,
     ...(common.spillDir === undefined ? {} : { spillDir: path.resolve(io.cwd, common.spillDir) }),
+    ...(common.profile === undefined ? {} : { profile: common.profile }),
     roots: common.roots.map((root) => path.resolve(io.cwd, root)),
     logger,
     toolSet,

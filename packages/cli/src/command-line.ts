@@ -31,12 +31,17 @@ export type OutputFormat = 'text' | 'json' | 'lines' | 'html'
 
 const FORMATS: readonly string[] = ['text', 'json', 'lines', 'html'] satisfies OutputFormat[]
 
+// The tool surfaces a profile selects (tool-fs-search's and tool-fs's `profile` config).
+const PROFILES: readonly string[] = ['dsh', 'claude-code']
+
 /** The options every command takes, anywhere before `--`. */
 export interface CommonOptions {
   cwd?: string
   configFile?: string
   spillDir?: string
   session?: string
+  /** `--profile NAME`: the tool surface (`dsh` or `claude-code`), set on every tool plugin that has one. */
+  profile?: string
   /** `--root DIR`, repeatable: directories added to the access roots. */
   roots: string[]
   format: OutputFormat
@@ -59,6 +64,7 @@ export const COMMON_OPTIONS = {
   config: { type: 'string' },
   'spill-dir': { type: 'string' },
   session: { type: 'string' },
+  profile: { type: 'string' },
   root: { type: 'string', multiple: true },
   format: { type: 'string' },
   // -0 as fd, xargs and find -print0 have it.
@@ -97,7 +103,7 @@ export function readCommandLine(argv: readonly string[]): CommandLine {
 /** The shared options' values; a command's own options are left to the second reading. */
 function commonOptions(argv: readonly string[]): CommonOptions {
   const { values } = parseArgs({ args: [...argv], options: COMMON_OPTIONS, allowPositionals: true, strict: false })
-  const text = (name: 'cwd' | 'config' | 'spill-dir' | 'session' | 'format'): string | undefined => {
+  const text = (name: 'cwd' | 'config' | 'spill-dir' | 'session' | 'format' | 'profile'): string | undefined => {
     const value = values[name]
     if (value === true) throw new UsageError(`Option '--${name} <value>' argument missing`)
     return value as string | undefined
@@ -113,7 +119,9 @@ function commonOptions(argv: readonly string[]): CommonOptions {
   // -0 alone asks for lines, as it does of fd; beside another format it means nothing.
   if (nul && given !== undefined && given !== 'lines') throw new UsageError(`-0 (--null) goes with --format lines, not ${given}`)
   const format = (given ?? (nul ? 'lines' : 'text')) as OutputFormat
-  const [cwd, configFile, spillDir, session] = [text('cwd'), text('config'), text('spill-dir'), text('session')]
+  const [cwd, configFile, spillDir, session, profile] = [text('cwd'), text('config'), text('spill-dir'), text('session'), text('profile')]
+  if (profile !== undefined && !PROFILES.includes(profile))
+    throw new UsageError(`--profile must be dsh or claude-code, not ${JSON.stringify(profile)}`)
   return {
     format,
     nul,
@@ -124,5 +132,6 @@ function commonOptions(argv: readonly string[]): CommonOptions {
     ...(configFile === undefined ? {} : { configFile }),
     ...(spillDir === undefined ? {} : { spillDir }),
     ...(session === undefined ? {} : { session }),
+    ...(profile === undefined ? {} : { profile }),
   }
 }

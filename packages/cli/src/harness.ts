@@ -20,6 +20,8 @@ export const DSH_PLUGINS = [bashLocal, spillLocal, fsLocal, access, toolFsSearch
 export interface DshHarnessOptions {
   config: Record<string, unknown>
   spillDir?: string
+  /** `--profile`: the tool surface, set on the plugins that offer one (tool-fs-search, tool-fs). */
+  profile?: string
   /** Roots added to the access policy's (`dsh --root`), absolute. */
   roots?: readonly string[]
   logger?: Logger
@@ -35,11 +37,16 @@ export interface DshHarnessOptions {
 /** Which tools a harness serves: see `DshHarnessOptions.toolSet`. */
 export type ToolSet = { kind: 'dsh'; toolSearch: boolean } | { kind: 'catalog'; catalog: PluginModule }
 
-/** Loads the plugins `dsh` serves, with `--spill-dir` and `--root` applied over the config file. */
+/** Loads the plugins `dsh` serves, with `--spill-dir`, `--profile` and `--root` applied over the config file. */
 export async function createDshHarness(options: DshHarnessOptions): Promise<Harness> {
   const config = { ...options.config }
   if (options.spillDir !== undefined) {
     config[spillLocal.name] = { ...(config[spillLocal.name] as object | undefined), root: options.spillDir }
+  }
+  if (options.profile !== undefined) {
+    for (const plugin of [toolFsSearch.name, toolFs.name]) {
+      config[plugin] = { ...(config[plugin] as object | undefined), profile: options.profile }
+    }
   }
   if (options.roots !== undefined && options.roots.length > 0) {
     const policy = (config[access.name] ?? {}) as { roots?: unknown }

@@ -45,9 +45,12 @@ export const LINES_FORMATS: Readonly<Record<string, LinesFormat>> = {
   },
 }
 
+/** The claude-code profile's Glob and Read print as glob and read do; its Grep's value holds no lines to print. */
+const CLAUDE_CODE_LINES: Readonly<Record<string, LinesFormat>> = { Glob: LINES_FORMATS.glob!, Read: LINES_FORMATS.read! }
+
 /** The lines format of a tool, checked before the call runs: a usage error when it has none, or takes no `-0` that was given. */
 export function linesFormatFor(tool: string, nul: boolean): LinesFormat {
-  const format = LINES_FORMATS[tool]
+  const format = LINES_FORMATS[tool] ?? CLAUDE_CODE_LINES[tool]
   if (format === undefined) {
     throw new UsageError(`--format lines prints ${Object.keys(LINES_FORMATS).join(', ')} and tools, not ${tool}`, { command: tool })
   }

@@ -2,7 +2,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { COMMON_OPTIONS, UsageError } from './command-line.js'
 import { nearestOption } from './suggest.js'
-import { flagName, synopsis, type CliParam, type ToolShape } from './tool-shape.js'
+import { flagName, optionKey, synopsis, type CliParam, type ToolShape } from './tool-shape.js'
 
 type OptionSpec = NonNullable<ParseArgsConfig['options']>[string]
 
@@ -61,10 +61,6 @@ function toolOptions(shape: ToolShape): Record<string, OptionSpec> {
       param.type === 'boolean' ? { type: 'boolean', ...short } : { type: 'string', multiple: param.type === 'strings', ...short }
   }
   return options
-}
-
-function optionKey(param: CliParam): string {
-  return param.name.replace(/^-+/, '')
 }
 
 function convert(command: string, param: CliParam, value: string | boolean | string[]): unknown {

@@ -73,9 +73,14 @@ function paramType(schema: PropertySchema): ParamType {
   }
 }
 
-/** The flag a property is given as: `--include`, or `-i` for a one-letter property named `-i`. */
+/** A property's option name: its leading dashes dropped and `_` written `-` (`output_mode` is `output-mode`). */
+export function optionKey(param: CliParam): string {
+  return param.name.replace(/^-+/, '').replaceAll('_', '-')
+}
+
+/** The flag a property is given as: `--include`, `--output-mode`, or `-i` for a one-letter property named `-i`. */
 export function flagName(param: CliParam): string {
-  const bare = param.name.replace(/^-+/, '')
+  const bare = optionKey(param)
   return bare.length === 1 ? `-${bare}` : `--${bare}`
 }
 

@@ -25,6 +25,8 @@ const OPTIONS = `Options (any command, anywhere before "--"):
   --config FILE      JSON config keyed by plugin name, e.g. {"tool-fs-search": {"grepMaxMatches": 10}}
   --spill-dir DIR    where capped results are saved in full (spill-local's root)
   --session ID       the session id that owns spilled results (default: cli; mcp: mcp)
+  --profile NAME     the tool surface: dsh (glob, grep, read) or claude-code (Glob, Grep with
+                     output modes, context, -i, type and paging, Read); dsh grep reaches Grep
   --root DIR         a directory the tools may also reach (repeatable); by default only the session's
                      working directory and the spill store are reachable
   --format FORMAT    text: the model-facing text; json: {isError, errorCode?, content, meta, view};

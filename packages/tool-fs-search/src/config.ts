@@ -5,6 +5,12 @@ const positiveInt = () => z.number().int().positive()
 
 /** The search tools' configuration: budgets stay out of the model-facing schemas. */
 export const Config = z.strictObject({
+  profile: z
+    .enum(['dsh', 'claude-code'])
+    .default('dsh')
+    .describe(
+      "The tool surface: `dsh` registers glob(pattern, path?) and grep(pattern, path?, include?); `claude-code` registers Claude Code's Glob and Grep (output modes, context, case, type, paging). @default dsh",
+    ),
   globMaxResults: positiveInt().max(100_000).default(100).describe("Paths shown inline; Claude Code's GlobTool default. @default 100"),
   grepMaxMatches: positiveInt()
     .max(100_000)

@@ -7,6 +7,9 @@ import { chooseMtimeLister } from './probe/mtime-helper.js'
 import { warnAboveOutputCap } from './probe/output-cap.js'
 import { chooseRg, packagedRgPath, rgCandidates } from './probe/ripgrep.js'
 import { SEARCH_PROMPT_SECTIONS } from './prompts.js'
+import { createClaudeGlobTool } from './claude-code/glob-tool.js'
+import { createClaudeGrepTool } from './claude-code/grep-tool.js'
+import { CLAUDE_CODE_PROMPT_SECTIONS } from './claude-code/prompts.js'
 
 /** The plugin's name: its config key. */
 export const name = 'tool-fs-search'
@@ -19,9 +22,11 @@ type SearchPluginContext = PluginContext<(typeof inject)[number]>
 /**
  * Registers grep when the executor can run ripgrep, and glob when it can also run an mtime helper,
  * each with its prompt section. A tool it cannot register is withheld with the reason, which a warning
- * repeats; it warns too when the executor keeps less output than the configured cap.
+ * repeats; it warns too when the executor keeps less output than the configured cap. The
+ * `claude-code` profile registers Glob and Grep instead (docs/design.md#claude-codes-tool-surface).
  */
 export async function apply(ctx: SearchPluginContext, config: SearchConfig): Promise<void> {
+  const claude = config.profile === 'claude-code'
   // The probes are independent executor runs; run together, a CLI call waits for one round trip, not
   // two. A broken executor fails both: the ripgrep probe's error is the one reported, whichever ends first.
   const [rg, lister] = settled(
@@ -30,9 +35,17 @@ export async function apply(ctx: SearchPluginContext, config: SearchConfig): Pro
       chooseMtimeLister(ctx.bash),
     ]),
   )
-  if (!rg.available) return withhold(ctx, ['glob', 'grep'], rg.reason)
+  if (!rg.available) return withhold(ctx, claude ? ['Glob', 'Grep'] : ['glob', 'grep'], rg.reason)
   await warnAboveOutputCap(ctx.bash, config, ctx.logger)
   const search = { bash: ctx.bash, rg: rg.chosen, config, spillStore: () => ctx.get('spillStore'), access: () => ctx.get('access') }
+  if (claude) {
+    // Grep lists files newest first through the same helper as Glob, so both need it.
+    if (!lister.available) return withhold(ctx, ['Glob', 'Grep'], lister.reason)
+    ctx.tools.register(createClaudeGlobTool({ ...search, lister: lister.chosen }))
+    ctx.tools.register(createClaudeGrepTool({ ...search, lister: lister.chosen }))
+    for (const section of CLAUDE_CODE_PROMPT_SECTIONS) ctx.systemPrompt.add(section)
+    return
+  }
   if (lister.available) ctx.tools.register(createGlobTool({ ...search, lister: lister.chosen }))
   else withhold(ctx, ['glob'], lister.reason)
   ctx.tools.register(createGrepTool(search))

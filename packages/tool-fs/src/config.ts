@@ -8,6 +8,12 @@ export const BINARY_SNIFF_BYTES = 8192
 
 /** The read tool's configuration. */
 export const Config = z.strictObject({
+  profile: z
+    .enum(['dsh', 'claude-code'])
+    .default('dsh')
+    .describe(
+      "The tool surface: `dsh` registers read(path, offset?, limit?); `claude-code` registers Claude Code's Read(file_path, offset?, limit?). @default dsh",
+    ),
   readMaxLines: positiveInt()
     .max(100_000)
     .default(2000)

@@ -29,3 +29,18 @@ export function readPromptSection(config: ReadConfig): PromptSection {
     ].join(' '),
   }
 }
+
+/** Read's section, for the `claude-code` profile: the same advice under Claude Code's tool names. */
+export function claudeReadPromptSection(config: ReadConfig): PromptSection {
+  return {
+    id: 'tool-fs/Read',
+    tool: 'Read',
+    text: [
+      'Use Read, not cat, head or tail, to see the contents of a file: the files Grep and Glob list, and the',
+      'file a capped search result says it is stored at. A long file comes a page at a time; read on with',
+      'the offset the footer gives. The line numbers and the tab after them are not part of the file. A line',
+      `cut at ${config.readMaxLineBytes} bytes cannot be shown whole: Grep for the text inside it. Read refuses`,
+      'directories (list them with Glob) and binary files.',
+    ].join(' '),
+  }
+}

@@ -8,11 +8,17 @@ const load = (config: Record<string, unknown>) =>
 
 describe('Config', () => {
   it('documents a default for every field', () => {
-    for (const [field, schema] of Object.entries(toolFs.Config.shape)) expect(schema.description, field).toMatch(/@default \d+$/)
+    for (const [field, schema] of Object.entries(toolFs.Config.shape)) expect(schema.description, field).toMatch(/@default (\d+|dsh)$/)
   })
 
   it('fills the documented defaults', () => {
-    expect(toolFs.Config.parse({})).toEqual({ readMaxLines: 2000, readMaxLineBytes: 2000, readMaxBytes: 50_000, timeoutMs: 30_000 })
+    expect(toolFs.Config.parse({})).toEqual({
+      profile: 'dsh',
+      readMaxLines: 2000,
+      readMaxLineBytes: 2000,
+      readMaxBytes: 50_000,
+      timeoutMs: 30_000,
+    })
   })
 
   it.each([

@@ -70,7 +70,7 @@ export function buildGlobCommand({ rg, lister, root, glob, excludes = [] }: Glob
 }
 
 /** The helper's side of the pipe: NUL-separated names in, `mtime TAB name NUL` records out. */
-function mtimeCommand(lister: MtimeLister): string {
+export function mtimeCommand(lister: MtimeLister): string {
   switch (lister.helper) {
     case 'find':
       return shellCommand([lister.find, '-files0-from', '-', '-maxdepth', '0', '-printf', '%T@\\t%p\\0'])

@@ -14,16 +14,23 @@ function hasTopLevelComma(glob: string): boolean {
   return false
 }
 
-/** grep(pattern, path?, include?): the minimal shape of docs/design.md#the-search-tools. */
-export const GrepArgs = z.strictObject({
-  // Only empty is refused: a run of spaces or a tab is a pattern worth searching for.
-  pattern: z
+/**
+ * A grep pattern: not blank (docs/design.md#the-search-tools: blank strings are argument errors; the
+ * message says how to search for spaces), no NUL, bounded, well-formed.
+ */
+export function grepPattern() {
+  return z
     .string()
     .min(1, 'pattern must not be empty')
     .max(PATTERN_MAX_CHARS, `pattern is longer than ${PATTERN_MAX_CHARS} characters`)
+    .refine((value) => value.trim() !== '', 'pattern must not be blank; to search for spaces, use a character class such as "[ ]" or "\\s"')
     .refine((value) => !value.includes('\0'), 'pattern must not contain a NUL character')
     .superRefine(wellFormed('pattern'))
-    .describe('Regular expression (ripgrep syntax) to search file contents for.'),
+}
+
+/** grep(pattern, path?, include?): the minimal shape of docs/design.md#the-search-tools. */
+export const GrepArgs = z.strictObject({
+  pattern: grepPattern().describe('Regular expression (ripgrep syntax) to search file contents for.'),
   path: modelString('path', PATH_MAX_CHARS)
     .optional()
     .describe('File or directory to search, absolute or relative to the working directory. Default: the working directory.'),

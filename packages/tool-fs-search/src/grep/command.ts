@@ -63,7 +63,7 @@ export function buildGrepCommand({ rg, pattern, target, plan, excludes = [], max
  * The script's `set --` of rg's filter and target arguments inside the target directory. The deny
  * exclusions come after the include's globs, since rg obeys the later of two globs that match.
  */
-function searchedFromInside(plan: IncludePlan, deny: readonly string[]): string {
+export function searchedFromInside(plan: IncludePlan, deny: readonly string[]): string {
   const only = (inside: string) => `set -- ${shellCommand([...deny, '--', explicitPath(inside)])}`
   if (plan.subdir !== undefined) {
     const inside = shellCommand([explicitPath(plan.subdir)])

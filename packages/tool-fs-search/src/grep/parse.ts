@@ -2,7 +2,7 @@
 import { SearchError } from '../errors.js'
 import { escapeLineControls } from '../shared/escape-controls.js'
 import { OutputBytes } from '../shared/output-bytes.js'
-import { CUT, ESCAPED, ODD_NUMBER, RecordTable, writeRecord, type RecordRun } from './records.js'
+import { CONTEXT, CUT, ESCAPED, ODD_NUMBER, RecordTable, writeRecord, type RecordRun } from './records.js'
 
 /** One matched line as a host reads it (a result's `value.matches`): display path, shown line, its cut. */
 export interface GrepMatch {
@@ -12,6 +12,14 @@ export interface GrepMatch {
   line: string
   /** True when the line shown is shorter than the line in the file. */
   lineCut: boolean
+}
+
+/** What the parser must know of the search besides its budgets. */
+export interface ParserOptions {
+  /** The file target as rg was given it (`./a.txt`), when the search may be of one file: its binary notice names it. */
+  fileTarget?: string
+  /** rg prints context lines (`-A`/`-B`/`-C`): a record may carry `-` after its number. @default false */
+  context?: boolean
 }
 
 /** Everything the grep script's stdout says. */
@@ -31,11 +39,12 @@ const NUL = 0x00
 const LF = 0x0a
 const CR = 0x0d
 const COLON = 0x3a
-// rg's notices about binary files: printed on stdout with ": " and no NUL
+const DASH = 0x2d
+// rg's notices about binary files, after the file's path: printed on stdout with ": " and no NUL
 // (docs/design.md#one-bad-record-never-sinks-a-search). The first is for a file searched by name; the
-// second when a NUL turns up after a match in a walked file.
-const BINARY_MATCHES = /^(.*): binary file matches \(found "\\0" byte around offset \d+\)$/
-const BINARY_STOPPED = /^(.*): WARNING: stopped searching binary file after match \(found "\\0" byte around offset \d+\)$/
+// second when a NUL turns up after a match in a walked file, right after that file's records.
+const BINARY_NOTICE =
+  /^: (?:(WARNING: stopped searching binary file after match)|binary file matches) \(found "\\0" byte around offset \d+\)$/
 // What --max-columns-preview appends to a cut line: ` [... omitted end of long line]` or ` [... N more match(es)]`.
 const OMITTED = Buffer.from(' [... omitted end of long line]')
 const MORE_OPENING = Buffer.from(' [... ')
@@ -57,6 +66,8 @@ export class RgOutputParser {
   readonly #output: OutputBytes
   readonly #records = new RecordTable()
   readonly #maxLineBytes: number
+  readonly #fileTarget: Buffer | undefined
+  readonly #context: boolean
   readonly #binaryFiles: string[] = []
   readonly #binaryStopped: string[] = []
   #searched: 'directory' | 'file' | undefined
@@ -75,9 +86,11 @@ export class RgOutputParser {
    * `maxLineBytes`: the bytes of a line shown, a longer one cut on a character boundary;
    * `capacityBytes`: the raw output cap, which the buffer grows to once the output outgrows its start.
    */
-  constructor(maxLineBytes: number, capacityBytes: number) {
+  constructor(maxLineBytes: number, capacityBytes: number, { fileTarget, context = false }: ParserOptions = {}) {
     this.#output = new OutputBytes(LF, capacityBytes)
     this.#maxLineBytes = maxLineBytes
+    this.#fileTarget = fileTarget === undefined ? undefined : Buffer.from(fileTarget)
+    this.#context = context
   }
 
   /** Takes the next chunk of stdout (copied) and parses every record it completes. */
@@ -153,7 +166,7 @@ export class RgOutputParser {
         const after = this.#lineWithoutNul(pos, nul, limit, ended)
         if (after === undefined) break
         if (after.notice) {
-          pos = nul + 1
+          pos = after.next
           continue
         }
         nul = after.nul
@@ -162,7 +175,8 @@ export class RgOutputParser {
       let at = nul + 1
       let line = 0
       while (at < limit && bytes[at]! >= 0x30 && bytes[at]! <= 0x39) line = line * 10 + bytes[at++]! - 0x30
-      if (at === limit || at === nul + 1 || bytes[at] !== COLON) {
+      const contextLine = this.#context && bytes[at] === DASH
+      if (at === limit || at === nul + 1 || (bytes[at] !== COLON && !contextLine)) {
         this.#failure = pos
         break
       }
@@ -208,7 +222,7 @@ export class RgOutputParser {
       this.#lastLine = line
 
       let textEnd = lineEnd > textStart && bytes[lineEnd - 1] === CR ? lineEnd - 1 : lineEnd
-      let flags = odd ? ODD_NUMBER : 0
+      let flags = (odd ? ODD_NUMBER : 0) | (contextLine ? CONTEXT : 0)
       const marker = previewMarkerStart(bytes, textStart, textEnd)
       if (marker !== -1) {
         textEnd = marker
@@ -244,23 +258,43 @@ export class RgOutputParser {
   /**
    * A line with no NUL before its end: rg's notice about a binary file (recorded), or the start of a
    * path that holds a newline, whose NUL comes later. Undefined when parsing must stop here: the
-   * output does not parse, or the NUL has not arrived yet.
+   * output does not parse, or the rest has not arrived yet.
    */
   #lineWithoutNul(
     pos: number,
     lineEnd: number,
     limit: number,
     ended: boolean,
-  ): { notice: true } | { notice: false; nul: number } | undefined {
-    const line = this.#output.text(pos, lineEnd)
-    const notice = BINARY_MATCHES.exec(line) ?? BINARY_STOPPED.exec(line)
-    if (notice !== null) {
-      ;(notice[0].includes(': WARNING: ') ? this.#binaryStopped : this.#binaryFiles).push(notice[1]!)
-      return { notice: true }
-    }
+  ): { notice: true; next: number } | { notice: false; nul: number } | undefined {
+    const notice = this.#binaryNotice(pos, limit, ended)
+    if (notice === 'wait') return undefined
+    if (notice !== undefined) return { notice: true, next: notice }
     const nul = this.#output.bytes.subarray(lineEnd, limit).indexOf(NUL)
     if (nul !== -1) return { notice: false, nul: lineEnd + nul }
     if (ended) this.#failure = pos
+    return undefined
+  }
+
+  /**
+   * A binary notice at `pos` is read only for a path rg can name in one: the file it was given, or the
+   * file whose records it just printed. Matching a known path, not a line, keeps a name that holds a
+   * newline (or reads like a notice) from being split into a notice and a record of a wrong path.
+   * Returns where the notice ends, `wait` when its end has not arrived, or undefined when none is here.
+   */
+  #binaryNotice(pos: number, limit: number, ended: boolean): number | 'wait' | undefined {
+    const bytes = this.#output.bytes
+    const known = [this.#fileTarget, this.#runPathLength >= 0 ? this.#runPath.subarray(0, this.#runPathLength) : undefined]
+    for (const path of known) {
+      if (path === undefined || pos + path.length > limit || bytes.compare(path, 0, path.length, pos, pos + path.length) !== 0) continue
+      const lf = bytes.subarray(pos + path.length, limit).indexOf(LF)
+      if (lf === -1 && !ended) return 'wait'
+      // The output's last line may end without its newline.
+      const end = lf === -1 ? limit - pos - path.length : lf
+      const notice = BINARY_NOTICE.exec(this.#output.text(pos + path.length, pos + path.length + end))
+      if (notice === null) continue
+      ;(notice[1] === undefined ? this.#binaryFiles : this.#binaryStopped).push(this.#output.text(pos, pos + path.length))
+      return pos + path.length + end + 1
+    }
     return undefined
   }
 

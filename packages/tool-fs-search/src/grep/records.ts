@@ -6,6 +6,8 @@ export const CUT = 1
 export const ESCAPED = 2
 /** The line number's digits are not what `Line N` prints (a leading zero, or more than 15 digits). */
 export const ODD_NUMBER = 4
+/** A context line rg printed around a match (`-A`/`-B`/`-C`), not a match. */
+export const CONTEXT = 8
 
 /** One run of consecutive records from one file, as rg printed them. */
 export interface RecordRun {
@@ -22,8 +24,10 @@ export interface RecordRun {
 }
 
 const NUL = 0x00
-// A record's digits end at a byte that says how to show it: MARK with its flags, which no UTF-8 text holds.
-const MARK = 0xf8
+// A record's digits end at a byte that says how to show it: MARK with its flags. Only ASCII digits
+// precede it, so any byte from MARK up is unambiguous there.
+/** The mark byte's high bits; its low four carry the flags. */
+export const MARK = 0xf0
 
 /**
  * Matched lines in the parser's bytes, each compacted to what its row shows: a NUL, the line number's

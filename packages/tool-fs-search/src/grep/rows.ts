@@ -1,6 +1,6 @@
 // The rows of a grep result: a header line per file, then one `Line N: text` row per match.
 import { nextRecord, recordsOf, shownLine, type ShownFile, type ShownMatches } from './matches.js'
-import { CUT, ESCAPED, lineNumberOf, markOf, ODD_NUMBER, textEnd } from './records.js'
+import { CONTEXT, CUT, ESCAPED, lineNumberOf, MARK, markOf, ODD_NUMBER, textEnd } from './records.js'
 
 /** A file the page or spill shows, and how many of its first matches. */
 export interface ShownGroup {
@@ -11,11 +11,13 @@ export interface ShownGroup {
 
 /**
  * One record's row as the model reads it. A cut line is marked before the colon, where a line's own
- * text cannot reach: a marker after the text could be forged by a line that ends in it.
+ * text cannot reach: a marker after the text could be forged by a line that ends in it. A context
+ * line has `-` where a match has `:`, as rg marks them.
  */
 export function formatRow(matches: ShownMatches, record: number): string {
-  const cut = (matches.bytes[markOf(matches.bytes, record)]! & CUT) !== 0
-  return `Line ${lineNumberOf(matches.bytes, record)}${cut ? ' (cut)' : ''}: ${shownLine(matches, record)}`
+  const flags = matches.bytes[markOf(matches.bytes, record)]!
+  const cut = (flags & CUT) !== 0
+  return `Line ${lineNumberOf(matches.bytes, record)}${cut ? ' (cut)' : ''}${(flags & CONTEXT) !== 0 ? '-' : ':'} ${shownLine(matches, record)}`
 }
 
 /** The UTF-8 bytes of `formatRow(matches, record)`, counted without building it. */
@@ -116,12 +118,13 @@ function writeRows(matches: ShownMatches, file: ShownFile, block: Buffer, cursor
   let { used, index, record } = cursor
   while (index < size) {
     let mark = record + 1
-    while (bytes[mark]! < 0xf8) mark += 1
+    while (bytes[mark]! < MARK) mark += 1
     const flags = bytes[mark]!
     let stop = mark + 1
     while (stop < end && bytes[stop] !== 0) stop += 1
     if ((flags & (ESCAPED | ODD_NUMBER)) !== 0 || stop - record + ROW_OVER_RECORD > BLOCK_BYTES - used) break
-    // The row: a newline, `Line `, the digits, ` (cut)` when cut, `: `, the line.
+    // The row: a newline, `Line `, the digits, ` (cut)` when cut, `: `, the line. (Only the dsh grep
+    // spills through here, and it never asks rg for context lines.)
     block[used++] = 0x0a
     for (let k = 0; k < LINE.length; k += 1) block[used++] = LINE[k]!
     for (let at = record + 1; at < mark; at += 1) block[used++] = bytes[at]!

@@ -4,7 +4,7 @@ import { defineTool, type ToolExecContext, type ToolOutput } from '@dsh/core'
 import { GREP_DESCRIPTION } from '../prompts.js'
 import { searchExclusions } from '../shared/access.js'
 import { TIMEOUT_BACKSTOP_MS, type SearchContext } from '../shared/context.js'
-import { displayFrom } from '../shared/display-path.js'
+import { displayFrom, explicitPath } from '../shared/display-path.js'
 import { listGaps } from '../shared/exit-2.js'
 import { runSearchCommand } from '../shared/run.js'
 import { saveFormattedResult } from '../shared/spill.js'
@@ -30,7 +30,7 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
   const plan = planInclude(args.include)
   const excludes = await searchExclusions(ctx.access(), target, exec)
   const command = buildGrepCommand({ rg: ctx.rg, pattern: args.pattern, target, plan, excludes, maxLineBytes: config.grepMaxLineBytes })
-  const parser = new RgOutputParser(config.grepMaxLineBytes, config.rawOutputMaxBytes)
+  const parser = new RgOutputParser(config.grepMaxLineBytes, config.rawOutputMaxBytes, { fileTarget: explicitPath(target) })
   const { run, workdir } = await runSearchCommand(ctx, exec, {
     command,
     narrow: 'pattern, path or include',

@@ -27,12 +27,20 @@ describe('grep arguments through the registry', () => {
     expect(bash.searches()).toEqual([])
   })
 
-  it('accepts a whitespace pattern, and includes that narrow or filter files', async () => {
+  it.each(['  ', '\t', ' \n '])('refuses the blank pattern %j, saying how to search for spaces', async (pattern) => {
+    const { bash } = await fakeHarness(() => ({ exitCode: 1, stdout: 'D\0' }))
+    const harness = await loadHarness({ plugins: [toolFsSearch], services: { bash } })
+    const result = await harness.registry.execute('grep', { pattern })
+    expect(result).toMatchObject({ isError: true, errorCode: 'TOOL_INVALID_ARGUMENTS' })
+    expect(result.content).toContain('pattern must not be blank; to search for spaces, use a character class such as "[ ]" or "\\s"')
+  })
+
+  it('accepts a pattern of a space class, and includes that narrow or filter files', async () => {
     const { bash } = await fakeHarness(() => ({ exitCode: 1, stdout: 'D\0' }))
     const harness = await loadHarness({ plugins: [toolFsSearch], services: { bash } })
     for (const args of [
-      { pattern: '  ' },
-      { pattern: '\t' },
+      { pattern: '[ ]' },
+      { pattern: ' x ' },
       { pattern: 'x', include: 'src/**' },
       { pattern: 'x', include: '.git/**' },
       { pattern: 'x', include: 'a/*' },

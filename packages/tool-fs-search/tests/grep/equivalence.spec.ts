@@ -77,26 +77,21 @@ const record = fc
     marker: fc.constantFrom(...MARKERS),
     crlf: fc.boolean(),
   })
-  .map(({ path, line, text, marker, crlf }) =>
-    Buffer.concat([
+  .map(({ path, line, text, marker, crlf }) => ({
+    path: Buffer.from(path),
+    bytes: Buffer.concat([
       Buffer.from(path),
       Buffer.from(`\0${line}:`),
       ...text.map((piece) => Buffer.from(piece)),
       Buffer.from(`${marker}${crlf ? '\r' : ''}\n`),
     ]),
-  )
-const notice = fc
-  .tuple(fc.constantFrom(...PATHS), fc.boolean())
-  .map(([path, stopped]) =>
-    Buffer.concat([
-      Buffer.from(path),
-      Buffer.from(
-        stopped
-          ? ': WARNING: stopped searching binary file after match (found "\\0" byte around offset 9)\n'
-          : ': binary file matches (found "\\0" byte around offset 5)\n',
-      ),
-    ]),
-  )
+  }))
+// rg prints a binary notice only where it can: for the file it was given (`./.`, the call's target, in
+// a file search), or right after the records of the walked file it stopped in. The reference reads a
+// notice as a whole line, so these are the notices whose paths hold no newline.
+const notice = fc.boolean().map((stopped) => ({ notice: stopped ? ('stopped' as const) : ('given' as const) }))
+const GIVEN_NOTICE = './.: binary file matches (found "\\0" byte around offset 5)\n'
+const STOPPED_NOTICE = ': WARNING: stopped searching binary file after match (found "\\0" byte around offset 9)\n'
 // What breaks a parse: no digits, no colon, a record cut off, garbage.
 const broken = fc.constantFrom('path\0x:broken\n', 'path\u00001 no colon\n', 'cut\u00001', 'garbage without a separator\n', 'p\0')
 const output = fc
@@ -107,7 +102,16 @@ const output = fc
     lastNewline: fc.boolean(),
   })
   .map(({ head, records, tail, lastNewline }) => {
-    let bytes = Buffer.concat([Buffer.from(head), ...records, Buffer.from(tail ?? '')])
+    const parts: Buffer[] = [Buffer.from(head)]
+    let last: Buffer | undefined
+    for (const item of records) {
+      if ('bytes' in item) {
+        parts.push(item.bytes)
+        last = item.path
+      } else if (item.notice === 'given' && head === 'F\0') parts.push(Buffer.from(GIVEN_NOTICE))
+      else if (item.notice === 'stopped' && last !== undefined && !last.includes(0x0a)) parts.push(last, Buffer.from(STOPPED_NOTICE))
+    }
+    let bytes = Buffer.concat([...parts, Buffer.from(tail ?? '')])
     if (!lastNewline && bytes.at(-1) === 0x0a) bytes = bytes.subarray(0, -1)
     return bytes
   })

@@ -1,8 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Harness } from '@dsh/core'
+import { showMatches } from '../../src/grep/matches.js'
+import { formatGrepPage } from '../../src/grep/page.js'
+import { retainGrepMatches } from '../../src/grep/retain.js'
 import { rgLines } from '../fake-bash.js'
 import { fakeHarness } from '../fake-harness.js'
 import { callTool, loadRealHarness, scratchDirs, writeTree } from '../real-harness.js'
+import { parseOutput } from './parsed.js'
 
 describe('the grep page through the registry', () => {
   it('says "No matches found" for exit 1', async () => {
@@ -12,21 +16,27 @@ describe('the grep page through the registry', () => {
 
   it('notes binary files and lines that are not valid UTF-8', async () => {
     const { grep } = await fakeHarness(() => ({
-      stdout: `F\0bin.dat: binary file matches (found "\\0" byte around offset 5)\n${rgLines(['./bad\ufffd.txt', 1, 'needle \ufffd'], ['./ok.txt', 2, 'needle']).slice(2)}`,
+      stdout: `F\0./bin.dat: binary file matches (found "\\0" byte around offset 5)\n${rgLines(['./bad\ufffd.txt', 1, 'needle \ufffd'], ['./ok.txt', 2, 'needle']).slice(2)}`,
     }))
-    expect((await grep({ pattern: 'needle' })).content).toBe(
+    expect((await grep({ pattern: 'needle', path: 'bin.dat' })).content).toBe(
       'Found 2 matches\n\nbad\ufffd.txt\nLine 1: needle \ufffd\n\nok.txt\nLine 2: needle\n\n(Binary file matched, lines not shown: bin.dat.)\n\n(1 matched line or path contain U+FFFD: bytes that are not valid UTF-8, shown replaced.)',
     )
   })
 
-  it('notes several binary files and several lossy lines in the plural', async () => {
+  it('notes several lossy lines in the plural, and a file rg stopped in after its matches', async () => {
     const { grep } = await fakeHarness(() => ({
-      stdout: `D\0a: binary file matches (found "\\0" byte around offset 1)\nb: binary file matches (found "\\0" byte around offset 2)\n${rgLines(['x', 1, '\ufffd'], ['y', 1, '\ufffd']).slice(2)}./z: WARNING: stopped searching binary file after match (found "\\0" byte around offset 9)\n`,
+      stdout: `${rgLines(['x', 1, '\ufffd'], ['y', 1, '\ufffd'], ['./z', 3, 'x'])}./z: WARNING: stopped searching binary file after match (found "\\0" byte around offset 9)\n`,
     }))
     const { content } = await grep({ pattern: 'x' })
-    expect(content).toContain('(Binary files matched, lines not shown: a, b.)')
     expect(content).toContain('(2 matched lines or paths contain U+FFFD')
     expect(content).toContain('(rg stopped at binary content in z, so matches after it are missing.)')
+  })
+
+  it('names several binary files in the plural', () => {
+    const matches = showMatches(parseOutput('D\0'), (path) => path)
+    const retained = retainGrepMatches(matches, { maxMatches: 1, maxBytes: 100, maxPerFile: 1 })
+    const notes = { incomplete: { paths: [] }, stderrCut: false, binary: ['a', 'b'], binaryStopped: [], lossy: 0, escaped: 0 }
+    expect(formatGrepPage(retained, undefined, notes)).toBe('No matching lines to show\n\n(Binary files matched, lines not shown: a, b.)')
   })
 
   it('counts several escaped lines in the plural', async () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Harness } from '@dsh/core'
-import { listMatches } from '../../src/grep/matches.js'
+import { listMatches, showMatches } from '../../src/grep/matches.js'
 import { previewMarkerStart } from '../../src/grep/parse.js'
 import { rgLines } from '../fake-bash.js'
 import { fakeHarness } from '../fake-harness.js'
@@ -30,20 +30,32 @@ describe('RgOutputParser', () => {
     // Every branch that waits for more bytes is taken whatever chunk sizes a pipe happens to deliver.
     const stdout = Buffer.concat([
       Buffer.from('D\0a.ts\u00001:plain\r\nsrc/b\nc.ts\u0000007:ctl\u001b[31m\n'),
-      Buffer.from('bin.dat: binary file matches (found "\\0" byte around offset 9)\n'),
+      Buffer.from('src/b\nc.ts: WARNING: stopped searching binary file after match (found "\\0" byte around offset 9)\n'),
       Buffer.from('long.ts\u000012:abc [... 4 more matches]\nlong.ts\u000013:d\u00e9f \u00ef\u00bf\u00bd\n'),
       Buffer.from([0x78, 0xff, 0x00, 0x39, 0x3a, 0x62, 0xfe, 0x0a]),
       Buffer.from('last.ts\u00002:no newline'),
     ])
     const whole = parseOutput(stdout, { chunkBytes: stdout.length })
-    const expected = { matches: listMatches(shownOf(stdout, { chunkBytes: stdout.length })), binary: whole.binaryFiles }
+    const expected = { matches: listMatches(shownOf(stdout, { chunkBytes: stdout.length })), binary: whole.binaryStopped }
+    expect(expected.binary).toEqual(['src/b\nc.ts'])
     for (let chunkBytes = 1; chunkBytes < stdout.length; chunkBytes += 1) {
       const parsed = parseOutput(stdout, { chunkBytes })
-      expect({ matches: listMatches(shownOf(stdout, { chunkBytes })), binary: parsed.binaryFiles }, `chunks of ${chunkBytes}`).toEqual(
+      expect({ matches: listMatches(shownOf(stdout, { chunkBytes })), binary: parsed.binaryStopped }, `chunks of ${chunkBytes}`).toEqual(
         expected,
       )
     }
     expect(expected.matches.map((m) => m.lineNumber)).toEqual([1, 2, 12, 13, 7, 9])
+    // Context records (`-` after the number) around matches, a path with a newline among them.
+    const context = Buffer.concat([
+      Buffer.from('D\0a.ts\u00001-before\r\na.ts\u00002:match\na.ts\u00003-after \u00e9\n'),
+      Buffer.from('two\nlines\u000040-ctx\u001b\ntwo\nlines\u000041:hit [... 2 more matches]\n'),
+      Buffer.from([0x78, 0xff, 0x00, 0x39, 0x2d, 0x62, 0xfe, 0x0a]),
+    ])
+    const contextWhole = listMatches(shownOf(context, { chunkBytes: context.length, context: true }))
+    expect(contextWhole.map((m) => m.lineNumber)).toEqual([1, 2, 3, 40, 41, 9])
+    for (let chunkBytes = 1; chunkBytes < context.length; chunkBytes += 1) {
+      expect(listMatches(shownOf(context, { chunkBytes, context: true })), `context in chunks of ${chunkBytes}`).toEqual(contextWhole)
+    }
     for (const bad of ['D', 'D\0a.ts\u0000x:y\n', 'Q\0']) {
       for (const chunkBytes of [1, 2, 64])
         expect(() => parseOutput(bad, { chunkBytes }), `${JSON.stringify(bad)} in ${chunkBytes}`).toThrow(/could not parse/)
@@ -62,12 +74,49 @@ describe('RgOutputParser', () => {
     expect(matches.map((m) => m.lineNumber)).toEqual([0, 7, 12345678901234567000])
   })
 
-  it('records binary-file notices, which carry no NUL', () => {
+  it('records binary-file notices, which carry no NUL, for the file searched or the file just printed', () => {
     const output = parseOutput(
-      'F\0bin.dat: binary file matches (found "\\0" byte around offset 5)\n./z: WARNING: stopped searching binary file after match (found "\\0" byte around offset 9)\n',
+      'F\0./bin.dat: binary file matches (found "\\0" byte around offset 5)\n./z\u00001:x\n./z: WARNING: stopped searching binary file after match (found "\\0" byte around offset 9)\n',
+      { fileTarget: './bin.dat' },
     )
-    expect(output).toMatchObject({ searched: 'file', binaryFiles: ['bin.dat'], binaryStopped: ['./z'] })
-    expect(output.records.count).toBe(0)
+    expect(output).toMatchObject({ searched: 'file', binaryFiles: ['./bin.dat'], binaryStopped: ['./z'] })
+    expect(output.records.count).toBe(1)
+  })
+
+  it('never reads a notice for a path it cannot name, so a name that looks like one stays a record', () => {
+    // A file named like a notice, then a newline: rg prints its name, a NUL and its record.
+    const name = 'a: binary file matches (found "\\0" byte around offset 1)\nb'
+    const output = parseOutput(`D\0${name}\u00002:x\n`)
+    expect(output.binaryFiles).toEqual([])
+    expect(listMatches(showMatches(output, (path) => path))).toEqual([{ path: name, lineNumber: 2, line: 'x', lineCut: false }])
+    // A notice for a path that is neither the target nor the file just printed does not parse.
+    expect(() => parseOutput('D\0./q: binary file matches (found "\\0" byte around offset 1)\n')).toThrow(/could not parse/)
+  })
+
+  it('reads the notice of a file whose name holds a newline, in chunks of any size', () => {
+    const stdout = `D\0./big\nbin\u00001:foo\n./big\nbin: WARNING: stopped searching binary file after match (found "\\0" byte around offset 7)\n./c\u00002:foo\n`
+    for (const chunkBytes of [1, 2, 5, 64]) {
+      const output = parseOutput(stdout, { chunkBytes })
+      expect(output.binaryStopped).toEqual(['./big\nbin'])
+      expect(listMatches(showMatches(output, (path) => path)).map((m) => m.path)).toEqual(['./big\nbin', './c'])
+    }
+  })
+
+  it('waits for the end of a notice whose path ends in a newline, and reads one the output ends without a newline', () => {
+    const notice = ': WARNING: stopped searching binary file after match (found "\\0" byte around offset 9)'
+    const stdout = `D\0./n\n\u00001:x\n./n\n${notice}\n./c\u00002:y\n`
+    for (const chunkBytes of [1, 3, 4, 64]) {
+      const output = parseOutput(stdout, { chunkBytes })
+      expect(output.binaryStopped).toEqual(['./n\n'])
+      expect(output.records.count).toBe(2)
+    }
+    expect(parseOutput(`D\0./z\u00001:x\n./z${notice}`, { chunkBytes: 1000 }).binaryStopped).toEqual(['./z'])
+  })
+
+  it('reads context records, marked `-`, only when context was asked for', () => {
+    const stdout = 'D\0a\u00001-before\na\u00002:match\na\u00003-after\n'
+    expect(listMatches(shownOf(stdout, { context: true })).map((m) => m.lineNumber)).toEqual([1, 2, 3])
+    expect(() => parseOutput(stdout)).toThrow(/could not parse/)
   })
 
   it.each([

@@ -8,12 +8,16 @@ export interface ParseOptions {
   chunkBytes?: number
   /** @default 2000 */
   maxLineBytes?: number
+  /** The file target rg was given, whose binary notice the parser reads. */
+  fileTarget?: string
+  /** rg printed context lines. @default false */
+  context?: boolean
 }
 
 /** The script's stdout parsed as it would arrive, in chunks; throws what `finish` throws. */
-export function parseOutput(stdout: string | Buffer, { chunkBytes = 3, maxLineBytes = 2000 }: ParseOptions = {}): ParsedOutput {
+export function parseOutput(stdout: string | Buffer, { chunkBytes = 3, maxLineBytes = 2000, ...options }: ParseOptions = {}): ParsedOutput {
   const bytes = Buffer.from(stdout)
-  const parser = new RgOutputParser(maxLineBytes, 1 << 20)
+  const parser = new RgOutputParser(maxLineBytes, 1 << 20, options)
   for (let at = 0; at < bytes.length; at += chunkBytes) parser.push(bytes.subarray(at, at + chunkBytes))
   return parser.finish()
 }

@@ -34,16 +34,16 @@ describe('compacted records', () => {
       0,
       0x31,
       0x32,
-      0xf9,
+      0xf1,
       ...Buffer.from('hello'),
       0,
       0x30,
       0x30,
       0x37,
-      0xfc,
+      0xf4,
       0,
       0x33,
-      0xfa,
+      0xf2,
     ])
   })
 

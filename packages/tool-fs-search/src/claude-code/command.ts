@@ -1,0 +1,92 @@
+// The Grep script of Claude Code's surface: the dsh grep script with the mode's rg flags, and mtimes for a file list.
+import { mtimeCommand, type MtimeLister } from '../glob/command.js'
+import { searchedFromInside } from '../grep/command.js'
+import type { IncludePlan } from '../grep/include.js'
+import { exclusionArgs } from '../shared/access.js'
+import { explicitPath } from '../shared/display-path.js'
+import { EXIT_CANNOT_ENTER, EXIT_INCLUDE_ON_FILE, EXIT_MISSING, EXIT_MTIME_PARTIAL, EXIT_MTIME_UNAVAILABLE } from '../shared/script-exit.js'
+import { shellCommand } from '../shared/shell-quote.js'
+import { VCS_EXCLUDES } from '../shared/vcs.js'
+import type { OutputMode } from './args.js'
+
+/** What one Grep script searches, and how rg prints what it finds. */
+export interface ClaudeGrepCommandOptions {
+  rg: string
+  /** The mtime helper: files_with_matches lists newest first. */
+  lister: MtimeLister
+  mode: OutputMode
+  pattern: string
+  target: string
+  plan: IncludePlan
+  /** rg globs (without "!") of denied paths below the target. */
+  excludes: readonly string[]
+  maxLineBytes: number
+  context: { before: number; after: number }
+  caseInsensitive: boolean
+  multiline: boolean
+  type: string | undefined
+}
+
+/** The rg flags that print each mode; every mode prints NUL after the path, so any name survives. */
+function modeArgs({ mode, maxLineBytes, context }: ClaudeGrepCommandOptions): string[] {
+  switch (mode) {
+    case 'files_with_matches':
+      return ['--files-with-matches']
+    case 'count':
+      return ['--count']
+    case 'content':
+      return [
+        '--line-number',
+        '--no-heading',
+        `--max-columns=${maxLineBytes}`,
+        '--max-columns-preview',
+        // Gaps are read from the line numbers: a separator line would carry no path to tie it to.
+        '--no-context-separator',
+        ...(context.before > 0 ? [`--before-context=${context.before}`] : []),
+        ...(context.after > 0 ? [`--after-context=${context.after}`] : []),
+      ]
+  }
+}
+
+/**
+ * The script (buildGrepCommand's, docs/design.md#grep-reads-rgs-null-line-output): `D` or `F` and a
+ * NUL first, then rg's output. The pattern follows `-e` and the type is one `--type=` word, so neither
+ * can become a flag (a type of `--pre` is an unknown type). A glob or type with a file target exits
+ * with its own status: rg would ignore both for a file named directly. For files_with_matches the
+ * names go through the mtime helper as glob's do, its status and rg's collected the same way.
+ */
+export function buildClaudeGrepCommand(options: ClaudeGrepCommandOptions): string {
+  const { rg, pattern, target, plan, excludes, caseInsensitive, multiline, type } = options
+  const dir = shellCommand([explicitPath(target)])
+  const rgCommand = shellCommand([
+    rg,
+    '--no-config',
+    '--null',
+    '--with-filename',
+    '--color=never',
+    '--hidden',
+    ...modeArgs(options),
+    ...(caseInsensitive ? ['--ignore-case'] : []),
+    ...(multiline ? ['--multiline', '--multiline-dotall'] : []),
+    ...(type === undefined ? [] : [`--type=${type}`]),
+    ...VCS_EXCLUDES.map((vcs) => `--glob=!${vcs}`),
+    '-e',
+    pattern,
+  ])
+  const filtered = plan.args.length > 0 || plan.subdir !== undefined || type !== undefined
+  const prelude = [
+    `if [ -d ${dir} ]; then cd -- ${dir} || exit ${EXIT_CANNOT_ENTER}; printf 'D\\0'; ${searchedFromInside(plan, exclusionArgs(excludes))}`,
+    `elif [ -e ${dir} ]; then ${filtered ? `exit ${EXIT_INCLUDE_ON_FILE}` : `printf 'F\\0'; set -- -- ${dir}`}`,
+    `else exit ${EXIT_MISSING}; fi`,
+  ]
+  if (options.mode !== 'files_with_matches') return [...prelude, `${rgCommand} "$@" </dev/null`].join('\n')
+  return [
+    ...prelude,
+    'exec 4>&1',
+    `s=$( { { ${rgCommand} "$@" </dev/null; echo "r$?" >&3; } | { ${mtimeCommand(options.lister)}; echo "h$?" >&3; } >&4; } 3>&1 )`,
+    'r=${s#*r}; r=${r%%[!0-9]*}; h=${s#*h}; h=${h%%[!0-9]*}',
+    `[ "$h" -lt 126 ] || exit ${EXIT_MTIME_UNAVAILABLE}`,
+    `[ "$h" -eq 0 ] || [ "$r" -gt 2 ] || exit ${EXIT_MTIME_PARTIAL}`,
+    'exit "$r"',
+  ].join('\n')
+}

@@ -1,0 +1,43 @@
+// rg's `--count --null` output: `path NUL count NEWLINE` per file, parsed once the output has ended.
+import { SearchError } from '../errors.js'
+
+/** One file's count as rg printed it. */
+export interface FileCount {
+  /** The path as rg printed it, decoded (invalid UTF-8 as U+FFFD). */
+  path: string
+  count: number
+}
+
+/**
+ * Collects rg's count output and parses it at the end. The output is one short record per matching
+ * file, bounded by the raw output cap; the path ends at its NUL, so a name with a newline parses.
+ */
+export class CountParser {
+  readonly #chunks: Buffer[] = []
+
+  /** Takes the next chunk (copied: the executor may reuse it). */
+  push(chunk: Uint8Array): void {
+    this.#chunks.push(Buffer.from(chunk))
+  }
+
+  /** Every file's count, in rg's order; throws SEARCH_FAILED for a record that does not parse. */
+  finish(): FileCount[] {
+    const bytes = Buffer.concat(this.#chunks)
+    const counts: FileCount[] = []
+    let pos = 0
+    while (pos < bytes.length) {
+      const nul = bytes.indexOf(0, pos)
+      let end = nul + 1
+      while (end < bytes.length && bytes[end]! >= 0x30 && bytes[end]! <= 0x39) end += 1
+      if (nul === -1 || end === nul + 1 || (end < bytes.length && bytes[end] !== 0x0a)) {
+        throw new SearchError(
+          'SEARCH_FAILED',
+          `Grep could not parse rg's count output near ${JSON.stringify(bytes.toString('utf8', pos, pos + 80))}; the search result cannot be trusted.`,
+        )
+      }
+      counts.push({ path: bytes.toString('utf8', pos, nul), count: Number(bytes.toString('latin1', nul + 1, end)) })
+      pos = end + 1
+    }
+    return counts
+  }
+}

@@ -1,0 +1,34 @@
+// Grep's files_with_matches and count modes: one entry per file.
+import type { ShownPaths } from '../glob/paths.js'
+import type { FileCount } from './counts.js'
+
+/** The files newest first from the `start`th on, one per line. */
+export function* fileEntries(paths: ShownPaths, start: number): Generator<string> {
+  for (let index = start; index < paths.count; index += 1) yield `${index === start ? '' : '\n'}${paths.at(index)}`
+}
+
+/** A shown file's count. */
+export interface ShownCount {
+  path: string
+  count: number
+}
+
+/**
+ * Counts under display paths, sorted by path so identical calls page identically; two raw names that
+ * display the same (lossy decoding) are added together, as the content mode merges their lines.
+ */
+export function showCounts(counts: readonly FileCount[], show: (path: string) => string): ShownCount[] {
+  const byPath = new Map<string, number>()
+  for (const { path, count } of counts) {
+    const shown = show(path)
+    byPath.set(shown, (byPath.get(shown) ?? 0) + count)
+  }
+  return [...byPath].sort(([a], [b]) => (a < b ? -1 : 1)).map(([path, count]) => ({ path, count }))
+}
+
+/** The counts from the `start`th on, `path:count` one per line. */
+export function* countEntries(counts: readonly ShownCount[], start: number): Generator<string> {
+  for (let index = start; index < counts.length; index += 1) {
+    yield `${index === start ? '' : '\n'}${counts[index]!.path}:${counts[index]!.count}`
+  }
+}

@@ -1,0 +1,46 @@
+// What Claude Code's surface tells a model: our own words for what Glob, Grep and Read see.
+import type { PromptSection } from '@dsh/core'
+import { GLOB_DESCRIPTION } from '../prompts.js'
+import { VCS_EXCLUDES } from '../shared/vcs.js'
+
+const vcs = VCS_EXCLUDES.join(', ')
+
+/** Glob's description: the dsh glob's, since the tool is the same. */
+export const GLOB_TOOL_DESCRIPTION = GLOB_DESCRIPTION
+
+/** Grep's description: what it searches, what each mode shows, and how pages go on. */
+export const GREP_TOOL_DESCRIPTION = [
+  'Search file contents with a regular expression (ripgrep syntax); use this, not grep or rg in a shell.',
+  'Searches hidden files but skips files excluded by .ignore or .rgignore, or by .gitignore inside a git',
+  `repository; binary files; VCS metadata directories (${vcs}); and symbolic links.`,
+  'output_mode "files_with_matches" (default) lists matching files newest modified first; "count" gives',
+  '`path:count` per file and the totals; "content" gives matching lines grouped by file as `Line N: text`,',
+  'context lines (-A, -B, -C) as `Line N- text`, and `--` where lines are skipped. Results are complete and',
+  'counted: a page shows at most head_limit entries (default 250, 0 for as many as fit) from offset, and a',
+  'capped page says how many there are, the offset to continue from, and where the complete result is stored.',
+].join(' ')
+
+/** The system-prompt sections registered with Claude Code's surface. */
+export const CLAUDE_CODE_PROMPT_SECTIONS: readonly PromptSection[] = [
+  {
+    id: 'tool-fs-search/Glob',
+    tool: 'Glob',
+    text: [
+      'Use Glob, not find or ls, to find files by name or path pattern. It lists regular files, ignored and',
+      'hidden ones too, except under VCS metadata directories; never symbolic links. Results come newest',
+      'modified first; a capped result names a file holding the complete list.',
+    ].join(' '),
+  },
+  {
+    id: 'tool-fs-search/Grep',
+    tool: 'Grep',
+    text: [
+      'Use Grep, not grep or rg in a shell, to search file contents. Start with files_with_matches to find',
+      'where, then content with -C for the lines. It honours ignore files: a file in node_modules or another',
+      'ignored directory is not searched unless path names it, so "no matches" does not prove a text is',
+      'absent there. A long line shows a preview marked "(cut)"; use Read for the rest. Totals are exact; to',
+      'see more than a page, call again with the offset the footer gives, or Read the stored result. A path',
+      'holding a control character is shown JSON-quoted with escapes.',
+    ].join(' '),
+  },
+]

@@ -1,0 +1,13 @@
+// The claude-code profile's real tier: the real loader, bash-local, spill-local and rg over temp trees.
+import type { Harness, ToolResult } from '@dsh/core'
+import { loadRealHarness } from '../real-harness.js'
+
+/** Loads the real plugins with the claude-code profile. */
+export function loadClaudeHarness(spillRoot: string, search: Record<string, unknown> = {}): Promise<Harness> {
+  return loadRealHarness({ spillRoot, search: { profile: 'claude-code', ...search } })
+}
+
+/** Calls Grep or Glob in a session whose working directory is `cwd`. */
+export function callClaude(harness: Harness, tool: 'Grep' | 'Glob', args: Record<string, unknown>, cwd: string): Promise<ToolResult> {
+  return harness.registry.execute(tool, args, { agent: { session: { header: { id: 'sess-cc', cwd } } } })
+}
