@@ -1,6 +1,19 @@
 // The card's look: every colour and font a CSS custom property, light by default, dark by preference or `theme="dark"`.
 import { css } from 'lit'
 
+// The dark palette, used by preference (unless `theme="light"`) and by `theme="dark"`.
+const darkColours = css`
+  --_bg: var(--dsh-card-bg, #0d1117);
+  --_fg: var(--dsh-card-fg, #e6edf3);
+  --_muted: var(--dsh-card-muted, #9198a1);
+  --_border: var(--dsh-card-border, #3d444d);
+  --_header-bg: var(--dsh-card-header-bg, #151b23);
+  --_hover: var(--dsh-card-hover, #212830);
+  --_accent: var(--dsh-card-accent, #4493f8);
+  --_mark-bg: var(--dsh-card-mark-bg, #5c4a00);
+  --_warn: var(--dsh-card-warn, #d29922);
+`
+
 /** The card's styles. Themable from outside through the `--dsh-card-*` custom properties. */
 export const cardStyles = css`
   :host {
@@ -25,27 +38,11 @@ export const cardStyles = css`
   }
   @media (prefers-color-scheme: dark) {
     :host(:not([theme='light'])) {
-      --_bg: var(--dsh-card-bg, #0d1117);
-      --_fg: var(--dsh-card-fg, #e6edf3);
-      --_muted: var(--dsh-card-muted, #9198a1);
-      --_border: var(--dsh-card-border, #3d444d);
-      --_header-bg: var(--dsh-card-header-bg, #151b23);
-      --_hover: var(--dsh-card-hover, #212830);
-      --_accent: var(--dsh-card-accent, #4493f8);
-      --_mark-bg: var(--dsh-card-mark-bg, #5c4a00);
-      --_warn: var(--dsh-card-warn, #d29922);
+      ${darkColours}
     }
   }
   :host([theme='dark']) {
-    --_bg: var(--dsh-card-bg, #0d1117);
-    --_fg: var(--dsh-card-fg, #e6edf3);
-    --_muted: var(--dsh-card-muted, #9198a1);
-    --_border: var(--dsh-card-border, #3d444d);
-    --_header-bg: var(--dsh-card-header-bg, #151b23);
-    --_hover: var(--dsh-card-hover, #212830);
-    --_accent: var(--dsh-card-accent, #4493f8);
-    --_mark-bg: var(--dsh-card-mark-bg, #5c4a00);
-    --_warn: var(--dsh-card-warn, #d29922);
+    ${darkColours}
   }
   p {
     margin: 0;
