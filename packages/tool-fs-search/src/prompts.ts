@@ -45,8 +45,9 @@ export const SEARCH_PROMPT_SECTIONS: readonly PromptSection[] = [
     text: [
       'Use grep to search file contents. It honours ignore files: a file in node_modules or another',
       'ignored directory is not searched, so "no matches" does not prove a text is absent there; grep',
-      'that path directly or find it with glob. Each matched line is cut to a preview; a row marked',
-      '"(cut)" shows only the start of its line; use read for context. Control characters in a matched',
+      'that path directly or find it with glob. Each matched line is cut to a preview: a row marked',
+      '"(cut)" shows the start of its line, one marked "(cut; columns A-B)" its bytes A to B around the',
+      "line's first match; use read for context. Control characters in a matched",
       'line other than tab are shown as JSON escapes (ESC as \\u001b, CR as \\r), and a footer says when.',
       'A capped result names a file holding every match. A search reported incomplete missed the paths',
       `it names. ${QUOTED_PATHS}`,

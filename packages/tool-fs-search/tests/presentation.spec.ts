@@ -393,5 +393,5 @@ function rowsOfPage(content: string): string[] {
   return (footer === -1 ? body : body.slice(0, footer))
     .split('\n')
     .filter((row) => row !== '')
-    .map((row) => row.replace(/^(Line \d+) \(cut\):/, '$1:'))
+    .map((row) => row.replace(/^(Line \d+) \(cut(?:; columns \d+-\d+)?\):/, '$1:'))
 }

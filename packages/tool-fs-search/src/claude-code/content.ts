@@ -1,7 +1,8 @@
 // Grep's content mode: every matched and context line as an entry, grouped by file, gaps marked `--`.
 import { nextRecord, shownLine, type ShownMatches } from '../grep/matches.js'
-import { CONTEXT, CUT, flagsOf, lineNumberOf } from '../grep/records.js'
-import { formatRow } from '../grep/rows.js'
+import type { PageRecord } from '../grep/windows.js'
+import { CONTEXT, flagsOf, lineNumberOf } from '../grep/records.js'
+import { cutLabel, formatRow } from '../grep/rows.js'
 
 /** How rows are written: with their line numbers (`-n`, the default), and with gaps marked (context was asked for). */
 export interface RowStyle {
@@ -25,7 +26,7 @@ export function countContext(matches: ShownMatches): { matchLines: number; conte
 function rowText(matches: ShownMatches, record: number, numbered: boolean): string {
   if (numbered) return formatRow(matches, record)
   const flags = flagsOf(matches.bytes, record)
-  return `${(flags & CUT) !== 0 ? '(cut)' : ''}${(flags & CONTEXT) !== 0 ? '-' : ':'} ${shownLine(matches, record)}`
+  return `${cutLabel(matches, record, '')}${(flags & CONTEXT) !== 0 ? '-' : ':'} ${shownLine(matches, record)}`
 }
 
 /**
@@ -54,4 +55,18 @@ export function* contentEntries(matches: ShownMatches, start: number, style: Row
     }
     skip = 0
   }
+}
+
+/** The `count` records from the `start`th on, each with its file: what a page of entries shows. */
+export function pageRecords(matches: ShownMatches, start: number, count: number): PageRecord[] {
+  const shown: PageRecord[] = []
+  let skip = start
+  for (const file of matches.files) {
+    for (let i = 0, record = -1; i < file.size && shown.length < count; i += 1) {
+      record = nextRecord(matches, file, i, record)
+      if (i >= skip) shown.push({ file, record })
+    }
+    skip = Math.max(0, skip - file.size)
+  }
+  return shown
 }

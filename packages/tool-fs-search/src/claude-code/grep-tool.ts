@@ -6,8 +6,9 @@ import type { GlobContext } from '../glob/tool.js'
 import { GlobListingParser, sortNewestFirst } from '../glob/listing.js'
 import { showPaths } from '../glob/paths.js'
 import type { GlobGaps } from '../glob/classify.js'
-import { showMatches } from '../grep/matches.js'
+import { showMatches, type ShownMatches } from '../grep/matches.js'
 import { RgOutputParser } from '../grep/parse.js'
+import { showWindows } from '../grep/windows.js'
 import { searchExclusions } from '../shared/access.js'
 import { TIMEOUT_BACKSTOP_MS } from '../shared/context.js'
 import { displayFrom, explicitPath, nameDisplay } from '../shared/display-path.js'
@@ -19,7 +20,7 @@ import { saveFormattedResult, type SpillOutcome } from '../shared/spill.js'
 import { ClaudeGrepArgs, contextLines, type OutputMode } from './args.js'
 import { assertClaudeGrepRan, claudeGrepGaps, unknownType, type ClaudeGrepCall } from './classify.js'
 import { buildClaudeGrepCommand } from './command.js'
-import { contentEntries, countContext, type RowStyle } from './content.js'
+import { contentEntries, countContext, pageRecords, type RowStyle } from './content.js'
 import { CountParser } from './counts.js'
 import { countEntries, fileEntries, showCounts } from './files.js'
 import { hasMore, pageRequest, pagingNote, pastEndNote, takePage, textBlocks, type Page } from './paging.js'
@@ -50,8 +51,11 @@ interface ModeResult {
   matches: number
   heading: string
   unit: string
-  notes: string[]
+  /** Read once the page is taken: a window can change what they count. */
+  readonly notes: string[]
   found: boolean
+  /** Content mode's records, and the directory rg's paths are relative to: what windows are fetched for. */
+  content?: { matches: ShownMatches; base: string }
 }
 
 /**
@@ -93,7 +97,25 @@ export async function executeClaudeGrep(ctx: GlobContext, args: ClaudeGrepArgs, 
   const mode_ = reader.finish(workdir)
   const gaps = claudeGrepGaps(run, mode_.found, call)
   const request = pageRequest(args)
-  const page = takePage(mode_.entries(request.offset), mode_.total, request, config.inlineMaxBytes)
+  let page = takePage(mode_.entries(request.offset), mode_.total, request, config.inlineMaxBytes)
+  if (mode_.content !== undefined) {
+    // The page's long lines show their first match; the page is taken again, since its rows changed.
+    const { matches, base } = mode_.content
+    const search = {
+      rg: ctx.rg,
+      pattern: args.pattern,
+      patternFlags: [
+        ...(args['-i'] === true ? ['--ignore-case'] : []),
+        ...(args.multiline === true ? ['--multiline', '--multiline-dotall'] : []),
+      ],
+      multiline: args.multiline === true,
+      base,
+      maxLineBytes: config.grepMaxLineBytes,
+    }
+    if (await showWindows(ctx, exec, matches, pageRecords(matches, page.offset, page.kept), search)) {
+      page = takePage(mode_.entries(request.offset), mode_.total, request, config.inlineMaxBytes)
+    }
+  }
   const spill = hasMore(page)
     ? await saveFormattedResult(
         ctx.spillStore(),
@@ -218,17 +240,22 @@ function modeReader(mode: OutputMode, config: GlobContext['config'], target: str
                   : 'No matches found'
                 : `Found ${plural(matchLines, 'matching line', 'matching lines')} in ${files}${withContext}`,
             unit: 'lines',
-            notes: [
-              ...(binary.length > 0 ? [`(Binary file matched, lines not shown: ${binary.join(', ')}.)`] : []),
-              ...(stopped.length > 0 ? [`(rg stopped at binary content in ${stopped.join(', ')}, so matches after it are missing.)`] : []),
-              ...lossyNote(matches.lossy, 'line or path'),
-              ...(matches.escaped > 0
-                ? [
-                    `(${plural(matches.escaped, 'line contains', 'lines contain')} control characters, shown escaped as \\u001b, \\r and the like.)`,
-                  ]
-                : []),
-            ],
+            get notes() {
+              return [
+                ...(binary.length > 0 ? [`(Binary file matched, lines not shown: ${binary.join(', ')}.)`] : []),
+                ...(stopped.length > 0
+                  ? [`(rg stopped at binary content in ${stopped.join(', ')}, so matches after it are missing.)`]
+                  : []),
+                ...lossyNote(matches.lossy, 'line or path'),
+                ...(matches.escaped > 0
+                  ? [
+                      `(${plural(matches.escaped, 'line contains', 'lines contain')} control characters, shown escaped as \\u001b, \\r and the like.)`,
+                    ]
+                  : []),
+              ]
+            },
             found: output.records.count > 0 || output.binaryFiles.length > 0,
+            content: { matches, base },
           }
         },
       }

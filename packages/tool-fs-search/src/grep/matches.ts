@@ -1,6 +1,6 @@
 // Matches as the model sees them: grouped under display paths, files sorted, each file's lines in order.
 import type { GrepMatch, ParsedOutput } from './parse.js'
-import { CUT, ESCAPED, flagsOf, lineNumberOf, markOf, textEnd, type RecordTable } from './records.js'
+import { CUT, ESCAPED, flagsOf, lineNumberOf, markOf, textEnd, WINDOW, type RecordTable } from './records.js'
 
 /** One file as shown: its display path and its records in line order. */
 export interface ShownFile {
@@ -11,6 +11,8 @@ export interface ShownFile {
   first: number
   /** Its records in order otherwise (runs that merged, or lines out of order); undefined for one run. */
   order: Uint32Array | undefined
+  /** The path rg printed for it, when all its records came under one: what a later step can open it by. */
+  source?: string
 }
 
 /** The matches in page order, as records in the parser's bytes: no object per match. */
@@ -47,7 +49,7 @@ export function showMatches({ bytes, records }: ParsedOutput, shown: (file: stri
     const first = runs[runIndex(keys[at++]!)]!
     if (first.inLineOrder && !samePath(keys[at], path)) {
       lossy += path.includes('\ufffd') ? first.count : first.lossyLines
-      files.push({ path, size: first.count, first: first.start, order: undefined })
+      files.push({ path, size: first.count, first: first.start, order: undefined, source: first.path })
       continue
     }
     const merged = [first]
@@ -60,7 +62,7 @@ export function showMatches({ bytes, records }: ParsedOutput, shown: (file: stri
       for (let i = 0, record = run.start; i < run.count; i += 1, record = recordAfter(bytes, records, record)) order[next++] = record
     }
     sortByLine(bytes, order)
-    files.push({ path, size, first: order[0]!, order })
+    files.push({ path, size, first: order[0]!, order, ...(merged.every((run) => run.path === first.path) ? { source: first.path } : {}) })
   }
   return { bytes, records, files, total: records.count, escaped: records.escapedLines.size, lossy }
 }
@@ -110,6 +112,7 @@ export function recordsOf(matches: ShownMatches, file: ShownFile, count = file.s
 export function shownLine(matches: ShownMatches, record: number): string {
   const { bytes, records } = matches
   const mark = markOf(bytes, record)
+  if ((bytes[mark]! & WINDOW) !== 0) return records.windows.get(record)!.text
   if ((bytes[mark]! & ESCAPED) !== 0) return records.escapedLines.get(record)!
   return bytes.toString('utf8', mark + 1, textEnd(bytes, records, mark + 1))
 }
@@ -122,6 +125,13 @@ export function listMatches(matches: ShownMatches): GrepMatch[] {
       lineNumber: lineNumberOf(matches.bytes, record),
       line: shownLine(matches, record),
       lineCut: (flagsOf(matches.bytes, record) & CUT) !== 0,
+      ...windowOf(matches, record),
     })),
   )
+}
+
+/** A windowed record's first column, for `GrepMatch.lineFrom`. */
+function windowOf(matches: ShownMatches, record: number): { lineFrom?: number } {
+  const window = matches.records.windows.get(record)
+  return window === undefined ? {} : { lineFrom: window.from }
 }

@@ -12,6 +12,8 @@ export interface GrepMatch {
   line: string
   /** True when the line shown is shorter than the line in the file. */
   lineCut: boolean
+  /** For a long line shown as a window around its first match: the 1-based byte column the window starts at. */
+  lineFrom?: number
 }
 
 /** What the parser must know of the search besides its budgets. */

@@ -8,6 +8,8 @@ export const ESCAPED = 2
 export const ODD_NUMBER = 4
 /** A context line rg printed around a match (`-A`/`-B`/`-C`), not a match. */
 export const CONTEXT = 8
+/** A cut line shown as a window around its first match instead of its head; the window is in `windows`. */
+export const WINDOW = 16
 
 /** One run of consecutive records from one file, as rg printed them. */
 export interface RecordRun {
@@ -26,8 +28,17 @@ export interface RecordRun {
 const NUL = 0x00
 // A record's digits end at a byte that says how to show it: MARK with its flags. Only ASCII digits
 // precede it, so any byte from MARK up is unambiguous there.
-/** The mark byte's high bits; its low four carry the flags. */
-export const MARK = 0xf0
+/** The mark byte's high bits; its low five carry the flags. */
+export const MARK = 0xe0
+
+/** What a `WINDOW` record shows: part of its line around the first match (docs/design.md#a-long-line-shows-its-first-match). */
+export interface LineWindow {
+  /** The part shown, control characters escaped. */
+  text: string
+  /** The 1-based byte columns of the line it starts and ends at. */
+  from: number
+  to: number
+}
 
 /**
  * Matched lines in the parser's bytes, each compacted to what its row shows: a NUL, the line number's
@@ -42,6 +53,8 @@ export class RecordTable {
   end = 0
   /** Escaped text of the records flagged `ESCAPED`, by record. */
   readonly escapedLines = new Map<number, string>()
+  /** Windows of the records flagged `WINDOW`, by record; their own bytes still hold the head rg printed. */
+  readonly windows = new Map<number, LineWindow>()
   readonly runs: RecordRun[] = []
 
   /** Starts a run of records from the file rg printed as `path`, with the record at `start`. */

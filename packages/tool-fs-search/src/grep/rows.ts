@@ -1,6 +1,6 @@
 // The rows of a grep result: a header line per file, then one `Line N: text` row per match.
 import { nextRecord, recordsOf, shownLine, type ShownFile, type ShownMatches } from './matches.js'
-import { CONTEXT, CUT, ESCAPED, lineNumberOf, MARK, markOf, ODD_NUMBER, textEnd } from './records.js'
+import { CONTEXT, CUT, ESCAPED, lineNumberOf, MARK, markOf, ODD_NUMBER, textEnd, WINDOW } from './records.js'
 
 /** A file the page or spill shows, and how many of its first matches. */
 export interface ShownGroup {
@@ -16,8 +16,20 @@ export interface ShownGroup {
  */
 export function formatRow(matches: ShownMatches, record: number): string {
   const flags = matches.bytes[markOf(matches.bytes, record)]!
-  const cut = (flags & CUT) !== 0
-  return `Line ${lineNumberOf(matches.bytes, record)}${cut ? ' (cut)' : ''}${(flags & CONTEXT) !== 0 ? '-' : ':'} ${shownLine(matches, record)}`
+  return `Line ${lineNumberOf(matches.bytes, record)}${cutLabel(matches, record, ' ')}${(flags & CONTEXT) !== 0 ? '-' : ':'} ${shownLine(matches, record)}`
+}
+
+/**
+ * What marks a cut row, after `space`: `(cut)` for a line's head, `(cut; columns A-B)` for a window
+ * around its first match (docs/design.md#a-long-line-shows-its-first-match); nothing for a whole line.
+ */
+export function cutLabel(matches: ShownMatches, record: number, space: string): string {
+  const flags = matches.bytes[markOf(matches.bytes, record)]!
+  if ((flags & WINDOW) !== 0) {
+    const { from, to } = matches.records.windows.get(record)!
+    return `${space}(cut; columns ${from}-${to})`
+  }
+  return (flags & CUT) !== 0 ? `${space}(cut)` : ''
 }
 
 /** The UTF-8 bytes of `formatRow(matches, record)`, counted without building it. */
@@ -25,6 +37,7 @@ export function rowBytes(matches: ShownMatches, record: number): number {
   const { bytes, records } = matches
   const mark = markOf(bytes, record)
   const flags = bytes[mark]!
+  if ((flags & WINDOW) !== 0) return Buffer.byteLength(formatRow(matches, record))
   const number = (flags & ODD_NUMBER) !== 0 ? String(lineNumberOf(bytes, record)).length : mark - record - 1
   const line = (flags & ESCAPED) !== 0 ? Buffer.byteLength(records.escapedLines.get(record)!) : textEnd(bytes, records, mark + 1) - mark - 1
   return ROW_FIXED_BYTES + number + ((flags & CUT) !== 0 ? CUT_MARK.length : 0) + line
@@ -99,10 +112,12 @@ export function* groupBlocks(matches: ShownMatches): Generator<Uint8Array> {
   if (cursor.used > 0) yield block.subarray(0, cursor.used)
 }
 
-/** A row that goes through a string: escaped, an odd line number, or larger than a block. */
+/** A row that goes through a string: escaped, an odd line number, a window, or larger than a block. */
 function isRare({ bytes, records }: ShownMatches, record: number): boolean {
   const mark = markOf(bytes, record)
-  return (bytes[mark]! & (ESCAPED | ODD_NUMBER)) !== 0 || textEnd(bytes, records, mark + 1) - record + ROW_OVER_RECORD > BLOCK_BYTES
+  return (
+    (bytes[mark]! & (ESCAPED | ODD_NUMBER | WINDOW)) !== 0 || textEnd(bytes, records, mark + 1) - record + ROW_OVER_RECORD > BLOCK_BYTES
+  )
 }
 
 /**
@@ -122,7 +137,7 @@ function writeRows(matches: ShownMatches, file: ShownFile, block: Buffer, cursor
     const flags = bytes[mark]!
     let stop = mark + 1
     while (stop < end && bytes[stop] !== 0) stop += 1
-    if ((flags & (ESCAPED | ODD_NUMBER)) !== 0 || stop - record + ROW_OVER_RECORD > BLOCK_BYTES - used) break
+    if ((flags & (ESCAPED | ODD_NUMBER | WINDOW)) !== 0 || stop - record + ROW_OVER_RECORD > BLOCK_BYTES - used) break
     // The row: a newline, `Line `, the digits, ` (cut)` when cut, `: `, the line. (Only the dsh grep
     // spills through here, and it never asks rg for context lines.)
     block[used++] = 0x0a

@@ -12,11 +12,12 @@ import { GrepArgs } from './args.js'
 import { assertGrepRan, partialSearchErrors } from './classify.js'
 import { buildGrepCommand } from './command.js'
 import { planInclude } from './include.js'
-import { listMatches, showMatches } from './matches.js'
+import { listMatches, recordsOf, showMatches } from './matches.js'
 import { formatGrepPage, grepSpillBlocks, type GrepNotes } from './page.js'
 import { RgOutputParser, type GrepMatch } from './parse.js'
 import { grepSearchMeta, MATCHES_VIEW_SCHEMA, presentGrepResult } from '../presentation.js'
-import { retainGrepMatches } from './retain.js'
+import { retainGrepMatches, type RetainedGrep } from './retain.js'
+import { showWindows } from './windows.js'
 
 /**
  * Runs one grep call end to end (docs/design.md#the-search-tools). rg's output is parsed as it
@@ -40,13 +41,22 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
   assertGrepRan(run, call)
   const output = parser.finish()
   const incomplete = partialSearchErrors(run, output, call)
-  const shown = displayFrom(workdir, output.searched === 'directory' ? path.resolve(workdir, target) : workdir)
+  const base = output.searched === 'directory' ? path.resolve(workdir, target) : workdir
+  const shown = displayFrom(workdir, base)
   const matches = showMatches(output, shown)
-  const retained = retainGrepMatches(matches, {
-    maxMatches: config.grepMaxMatches,
-    maxBytes: config.inlineMaxBytes,
-    maxPerFile: config.grepMaxMatchesPerFile,
-  })
+  const retain = (): RetainedGrep =>
+    retainGrepMatches(matches, {
+      maxMatches: config.grepMaxMatches,
+      maxBytes: config.inlineMaxBytes,
+      maxPerFile: config.grepMaxMatchesPerFile,
+    })
+  let retained = retain()
+  // The page's long lines show their first match; the page is retained again, since its rows changed.
+  const page = retained.groups.flatMap(({ file, count }) =>
+    recordsOf(matches, matches.files[file]!, count).map((record) => ({ file: matches.files[file]!, record })),
+  )
+  const search = { rg: ctx.rg, pattern: args.pattern, base, maxLineBytes: config.grepMaxLineBytes }
+  if (await showWindows(ctx, exec, matches, page, search)) retained = retain()
   const notes: GrepNotes = {
     incomplete,
     stderrCut: run.stderr.truncated,

@@ -165,14 +165,19 @@ describe('the byte pipeline matches the one it replaced', () => {
 })
 
 /** bash-local, with a copy of every chunk of stdout its sink was handed: what rg printed, for the reference. */
-function teeingBash(): { bash: BashExecutor; stdout: () => Buffer } {
+function teeingBash(): { bash: BashExecutor; stdout: () => Buffer; windows: () => string | undefined } {
   const local = bashLocal.createLocalBash({ killGraceMs: 200 })
   let chunks: Buffer[] = []
+  let windows: Buffer[] | undefined
   return {
     bash: {
       resolve: (request) => local.resolve(request),
       run: (spec) => {
-        chunks = []
+        // The window script (grep/windows.ts) runs after the search: its stdout is kept apart.
+        const window = spec.command.includes(' --byte-offset ')
+        if (window) windows = []
+        else [chunks, windows] = [[], undefined]
+        const into = window ? windows! : chunks
         const sink = spec.stdoutSink
         return local.run(
           sink === undefined
@@ -180,7 +185,7 @@ function teeingBash(): { bash: BashExecutor; stdout: () => Buffer } {
             : {
                 ...spec,
                 stdoutSink: (chunk) => {
-                  chunks.push(Buffer.from(chunk))
+                  into.push(Buffer.from(chunk))
                   sink(chunk)
                 },
               },
@@ -188,6 +193,7 @@ function teeingBash(): { bash: BashExecutor; stdout: () => Buffer } {
       },
     },
     stdout: () => Buffer.concat(chunks),
+    windows: () => (windows === undefined ? undefined : Buffer.concat(windows).toString('latin1')),
   }
 }
 
@@ -256,7 +262,7 @@ describe('the byte pipeline matches the one it replaced, over real rg', () => {
   ]
 
   it.each(CONFIGS)('gives the same page and spill file for each search with config %j', async (config) => {
-    const { bash, stdout } = teeingBash()
+    const { bash, stdout, windows } = teeingBash()
     const harness: Harness = await loadHarness({
       plugins: [spillLocal, toolFsSearch],
       services: { bash },
@@ -274,6 +280,7 @@ describe('the byte pipeline matches the one it replaced, over real rg', () => {
         maxPerFile: budget.grepMaxMatchesPerFile,
         incomplete: { paths: [] },
         stderrCut: false,
+        ...(windows() === undefined ? {} : { windows: windows()! }),
       })
       if ('error' in want) throw new Error(`the reference failed on ${JSON.stringify(args)}: ${want.error}`)
       const locator = spillLocator(result.content)

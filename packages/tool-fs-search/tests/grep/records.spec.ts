@@ -34,16 +34,16 @@ describe('compacted records', () => {
       0,
       0x31,
       0x32,
-      0xf1,
+      0xe1,
       ...Buffer.from('hello'),
       0,
       0x30,
       0x30,
       0x37,
-      0xf4,
+      0xe4,
       0,
       0x33,
-      0xf2,
+      0xe2,
     ])
   })
 

@@ -15,6 +15,12 @@ interface Match {
   lineNumber: number
   line: string
   lineCut: boolean
+  /** Its line was shown escaped. */
+  escaped?: boolean
+  /** The path rg printed, before it is shown. */
+  source?: string
+  /** The columns a window around the first match shows. */
+  window?: { from: number; to: number }
 }
 
 /** The budgets and the call the reference formats for. */
@@ -27,6 +33,8 @@ export interface ReferenceCall {
   maxPerFile: number
   incomplete: SearchGaps
   stderrCut: boolean
+  /** The window script's stdout (latin1), when the call ran one. */
+  windows?: string
 }
 
 /** What the reference made of one output: the page for a spill outcome, the spilled text when capped, the matches. */
@@ -34,7 +42,7 @@ export interface ReferenceResult {
   page: (spill: SpillOutcome | undefined) => string
   spill: string | undefined
   total: number
-  matches: Match[]
+  matches: Pick<Match, 'path' | 'lineNumber' | 'line' | 'lineCut'>[]
 }
 
 /** The old pipeline, from the script's decoded stdout to the page and the spill text. Throws as it did. */
@@ -54,17 +62,28 @@ export function referenceGrep(stdout: string, call: ReferenceCall): ReferenceRes
   const output = parseRgOutput(body)
   const shown = displayFrom(call.workdir, base)
   const { matches, escaped, lossy } = showMatches(output.matches, shown, call.maxLineBytes)
-  const retained = retainGrepMatches(matches, call)
+  let retained = retainGrepMatches(matches, call)
+  const counts = { escaped, lossy }
+  if (call.windows !== undefined && applyWindows(retained, base, call.windows, call.maxLineBytes, counts)) {
+    retained = retainGrepMatches(matches, call)
+  }
   const notes = {
     incomplete: call.incomplete,
     stderrCut: call.stderrCut,
     binary: output.binaryFiles.map(shown),
     binaryStopped: output.binaryStopped.map(shown),
-    lossy,
-    escaped,
+    lossy: counts.lossy,
+    escaped: counts.escaped,
   }
   const spill = retained.truncated ? `${formatGrepPage(retainEveryMatch(matches), undefined, notes)}\n` : undefined
-  return { page: (outcome) => formatGrepPage(retained, outcome, notes), spill, total: matches.length, matches }
+  const listed = matches.map(({ path, lineNumber, line, lineCut, window }) => ({
+    path,
+    lineNumber,
+    line,
+    lineCut,
+    ...(window === undefined ? {} : { lineFrom: window.from }),
+  }))
+  return { page: (outcome) => formatGrepPage(retained, outcome, notes), spill, total: matches.length, matches: listed }
 }
 
 const BINARY_MATCHES = /^(.*): binary file matches \(found "\\0" byte around offset \d+\)$/
@@ -128,6 +147,7 @@ function showMatches(raw: readonly Match[], shown: (file: string) => string, max
   for (const match of raw) {
     let file = displayed.get(match.path)
     if (file === undefined) displayed.set(match.path, (file = shown(match.path)))
+    match.source = match.path
     match.path = file
     if (match.line.length * 3 > maxLineBytes) {
       const kept = preview.retain(match.line)
@@ -137,6 +157,7 @@ function showMatches(raw: readonly Match[], shown: (file: string) => string, max
     const line = escapeLineControls(match.line)
     if (line !== match.line) {
       match.line = line
+      match.escaped = true
       escaped += 1
     }
     if (match.line.includes('\ufffd') || file.includes('\ufffd')) lossy += 1
@@ -167,7 +188,70 @@ interface Retained {
 }
 
 function formatRow(match: Match): string {
-  return `Line ${match.lineNumber}${match.lineCut ? ' (cut)' : ''}: ${match.line}`
+  const cut = match.window !== undefined ? ` (cut; columns ${match.window.from}-${match.window.to})` : match.lineCut ? ' (cut)' : ''
+  return `Line ${match.lineNumber}${cut}: ${match.line}`
+}
+
+/**
+ * The windows of the page's cut lines, from the window script's `W file line column offset start`
+ * blocks of hex (files numbered in the order the page first shows them), applied as strings: a window
+ * shows from its first whole character to the line's end or its last whole character.
+ */
+function applyWindows(
+  retained: Retained,
+  base: string,
+  stdout: string,
+  maxLineBytes: number,
+  counts: { escaped: number; lossy: number },
+): boolean {
+  const blocks = new Map<string, { column: number; offset: number; start: number; bytes: Buffer }>()
+  for (const block of stdout.split(/^W /m).slice(1)) {
+    const [head, ...hex] = block.split('\n')
+    const [file, line, column, offset, start] = head!.split(' ').map(Number)
+    blocks.set(`${file}:${line}`, {
+      column: column!,
+      offset: offset!,
+      start: start!,
+      bytes: Buffer.from(hex.join('').replace(/ /g, ''), 'hex'),
+    })
+  }
+  const files: string[] = []
+  let changed = false
+  let asked = 0
+  for (const match of retained.files.flatMap((group) => group.matches)) {
+    const file = path.resolve(base, match.source!)
+    // The first 25 cut lines of the page are asked for.
+    if (!match.lineCut || file.includes('\ufffd') || asked === 25) continue
+    asked += 1
+    if (!files.includes(file)) files.push(file)
+    const block = blocks.get(`${files.indexOf(file)}:${match.lineNumber}`)
+    if (block === undefined || block.column - 1 <= Math.floor(maxLineBytes / 4)) continue
+    const at = block.offset + block.column - 1 - block.start
+    if (at >= block.bytes.length || block.bytes.subarray(0, at).includes(0x0a)) continue
+    let from = 0
+    while (from < Math.min(3, at) && block.bytes[from]! >= 0x80 && block.bytes[from]! < 0xc0) from += 1
+    let text = block.bytes.subarray(from)
+    const newline = text.indexOf(0x0a)
+    if (newline !== -1) text = text.subarray(0, newline > 0 && text[newline - 1] === 0x0d ? newline - 1 : newline)
+    else if (block.bytes.length === maxLineBytes) {
+      // The read may end inside a character: drop a character whose bytes do not all fit.
+      for (let back = 1; back <= Math.min(4, text.length); back += 1) {
+        const byte = text[text.length - back]!
+        if (byte >= 0x80 && byte < 0xc0) continue
+        const size = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1
+        if (size > back) text = text.subarray(0, text.length - back)
+        break
+      }
+    }
+    const shown = text.toString('utf8')
+    const escapedLine = escapeLineControls(shown)
+    counts.escaped += (escapedLine !== shown ? 1 : 0) - (match.escaped === true ? 1 : 0)
+    counts.lossy += (shown.includes('\ufffd') ? 1 : 0) - (match.line.includes('\ufffd') ? 1 : 0)
+    match.line = escapedLine
+    match.window = { from: block.start - block.offset + from + 1, to: block.start - block.offset + from + text.length }
+    changed = true
+  }
+  return changed
 }
 
 function matchCost(match: Match, opensGroup: boolean): number {
