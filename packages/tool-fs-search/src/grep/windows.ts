@@ -52,6 +52,8 @@ const CR = 0x0d
  * head, as before.
  */
 export const MAX_WINDOWS = 25
+/** How long the window fetch may run, at most: it re-reads only the files of cut lines on the page. */
+export const WINDOW_TIMEOUT_MS = 5_000
 
 /**
  * Replaces the head of every cut matched line among `shown` with a window around the line's first
@@ -88,6 +90,9 @@ export async function showWindows(
       command: buildWindowCommand([...files.keys()], wanted, search),
       narrow: 'pattern or path',
       stdoutSink: (chunk) => chunks.push(Buffer.from(chunk)),
+      // The search has already taken its share of the call's time: a slow fetch must not spend the
+      // rest and time the whole call out. Past this, the lines keep their heads.
+      timeoutMs: WINDOW_TIMEOUT_MS,
     })
   } catch (error) {
     // An abort ends the call; a failed run (timeout, overflow, a missing tool) leaves the heads rg printed.

@@ -20,6 +20,8 @@ export interface SearchScript {
   narrow: string
   /** Takes stdout as it arrives: the executor keeps none of it (docs/design.md#streamed-stdout). */
   stdoutSink: (chunk: Uint8Array) => void
+  /** A shorter limit than the configured `timeoutMs`, for a run that follows the search within one call. */
+  timeoutMs?: number
 }
 
 // The end of an error is what explains it; 16 KiB holds dozens of rg's one-line errors.
@@ -37,13 +39,13 @@ const DIAGNOSIS_TIMEOUT_MS = 10_000
 export async function runSearchCommand(
   ctx: SearchContext,
   exec: ToolExecContext,
-  { command, narrow, stdoutSink }: SearchScript,
+  { command, narrow, stdoutSink, timeoutMs }: SearchScript,
 ): Promise<SearchRun> {
   const cwd = exec.agent?.session.header.cwd
   const request = {
     command,
     ...(cwd === undefined ? {} : { workdir: cwd }),
-    timeoutMs: ctx.config.timeoutMs,
+    timeoutMs: Math.min(timeoutMs ?? ctx.config.timeoutMs, ctx.config.timeoutMs),
     stdoutMaxBytes: ctx.config.rawOutputMaxBytes,
     stderrMaxBytes: STDERR_MAX_BYTES,
     // Output past the cap is discarded anyway: stop rg at once instead of paying for the whole search.

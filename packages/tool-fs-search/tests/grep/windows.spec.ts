@@ -4,7 +4,15 @@ import { FakeBash, rgLines, type Scripted } from '../fake-bash.js'
 import { agent, fakeHarness } from '../fake-harness.js'
 import { listMatches, recordsOf, shownLine, type ShownMatches } from '../../src/grep/matches.js'
 import { groupBlocks, rowBytes, formatRow } from '../../src/grep/rows.js'
-import { applyWindow, buildWindowCommand, MAX_WINDOWS, parseWindowOutput, showWindows, type WindowSearch } from '../../src/grep/windows.js'
+import {
+  applyWindow,
+  buildWindowCommand,
+  MAX_WINDOWS,
+  parseWindowOutput,
+  WINDOW_TIMEOUT_MS,
+  showWindows,
+  type WindowSearch,
+} from '../../src/grep/windows.js'
 import type { SearchContext } from '../../src/shared/context.js'
 import { shownOf } from './parsed.js'
 
@@ -183,6 +191,21 @@ describe('showWindows', () => {
     const { bash } = await run(matches, () => ({}))
     expect(bash.specs[0]!.command).toContain(`|${MAX_WINDOWS}):'`)
     expect(bash.specs[0]!.command).not.toContain(`|${MAX_WINDOWS + 1}`)
+  })
+
+  it('gives the fetch at most WINDOW_TIMEOUT_MS, or the configured timeout when that is shorter', async () => {
+    const matches = cutLines([1, 'aaaaaaaa'])
+    for (const [configured, applied] of [
+      [60_000, WINDOW_TIMEOUT_MS],
+      [1000, 1000],
+    ] as const) {
+      const bash = new FakeBash()
+      const ctx = { bash, config: { timeoutMs: configured, rawOutputMaxBytes: 1 << 20 }, rg: '/opt/rg' } as unknown as SearchContext
+      const exec: ToolExecContext = { name: 'grep', callId: 'c', agent, signal: new AbortController().signal }
+      const shown = matches.files.flatMap((file) => recordsOf(matches, file).map((record) => ({ file, record })))
+      await showWindows(ctx, exec, matches, shown, SEARCH)
+      expect(bash.requests[0]!.timeoutMs).toBe(applied)
+    }
   })
 
   it('keeps the heads when the script fails, and ends the call when it was aborted', async () => {
