@@ -13,7 +13,7 @@ export interface TimeSplit {
 /**
  * Splits each main case's time, and each of the `more` searches', through the recording harness
  * (medians of `calls` calls). `runMs` is
- * `bash.run` from spawn to close; the rest is the tool: resolve, parsing, sorting, retention,
+ * every `bash.run` of the call from spawn to close; the rest is the tool: resolve, parsing, sorting, retention,
  * formatting and the spill write.
  */
 export async function splitToolTime(
@@ -47,10 +47,11 @@ export async function splitToolTime(
     const totals: number[] = []
     const runs: number[] = []
     for (let i = 0; i < calls; i++) {
+      const before = ctx.recording.totalRunMs()
       const started = process.hrtime.bigint()
       await plan.call()
       totals.push(elapsedMs(started))
-      runs.push(ctx.recording.last().runMs)
+      runs.push(ctx.recording.totalRunMs() - before)
     }
     splits.push({ name: plan.name, totalMs: median(totals), runMs: median(runs) })
   }

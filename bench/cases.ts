@@ -9,7 +9,7 @@ import { drainProcess, elapsedMs, timeToBytes } from './processes.js'
 export interface BenchContext {
   rg: string
   harness: Harness
-  recording: { harness: Harness; last: () => SeamRecord }
+  recording: { harness: Harness; last: () => SeamRecord; totalRunMs: () => number }
   rawOutputMaxBytes: number
 }
 

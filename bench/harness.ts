@@ -37,15 +37,20 @@ export interface SeamRecord {
  * harness so the measured one stays the CLI's. It tells the bench the exact rg command the tool ran
  * (the overflow baseline replays it) and splits a call's time into rg-through-bash and tool-side.
  */
-export async function loadRecordingHarness(spillRoot: string): Promise<{ harness: Harness; last: () => SeamRecord }> {
+export async function loadRecordingHarness(
+  spillRoot: string,
+): Promise<{ harness: Harness; last: () => SeamRecord; totalRunMs: () => number }> {
   const local = bashLocal.createLocalBash()
   let record: SeamRecord | undefined
+  // A grep call can run more than one script (the search, then its long lines' windows).
+  let totalRunMs = 0
   const bash: BashExecutor = {
     resolve: (request) => local.resolve(request),
     run: async (spec) => {
       const started = process.hrtime.bigint()
       const result = await local.run(spec)
       record = { spec, runMs: elapsedMs(started) }
+      totalRunMs += record.runMs
       return result
     },
   }
@@ -56,6 +61,7 @@ export async function loadRecordingHarness(spillRoot: string): Promise<{ harness
   })
   return {
     harness,
+    totalRunMs: () => totalRunMs,
     last: () => {
       if (record === undefined) throw new Error('no command has run through the recording executor')
       return record
