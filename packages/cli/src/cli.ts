@@ -149,7 +149,7 @@ async function runTool(tool: ToolListing, line: CommandLine, session: Session, i
   return signal.aborted ? EXIT.interrupted : status
 }
 
-/** The call as a person would type it, for a page's title: `dsh grep TODO src --include=*.ts`. */
+/** The call as a person would type it, for a page's title: `dsh grep needle src --include=*.ts`. */
 function commandTitle(name: string, args: Record<string, unknown>, shape: ToolShape): string {
   const positional = new Set(shape.positionals.map((p) => p.name))
   const words = Object.entries(args).map(([key, value]) => (positional.has(key) ? String(value) : `--${key}=${String(value)}`))

@@ -7,7 +7,7 @@ import type { ToolResult, ToolResultView } from '@dsh/core'
 
 /** What one page shows: the command that ran, its result, the card view built for it, and the card's code. */
 export interface HtmlPage {
-  /** The command line as a person would type it, for the title: `dsh grep TODO src`. */
+  /** The command line as a person would type it, for the title: `dsh grep needle src`. */
   title: string
   /** The search pattern, which the card highlights. */
   pattern: string | undefined

@@ -1,6 +1,6 @@
 // What the tools tell a model about what they see.
 import type { PromptSection } from '@dsh/core'
-import { VCS_EXCLUDES } from './shared/vcs.js'
+import { VCS_EXCLUDES } from './common/vcs.js'
 
 const vcs = VCS_EXCLUDES.join(', ')
 

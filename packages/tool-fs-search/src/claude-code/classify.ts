@@ -4,10 +4,10 @@ import { SearchError } from '../errors.js'
 import { classifyGlobRun, type GlobGaps } from '../glob/classify.js'
 import type { MtimeLister } from '../glob/command.js'
 import type { IncludePlan } from '../grep/include.js'
-import { displayPath, explicitPath } from '../shared/display-path.js'
-import { classifyExit2 } from '../shared/exit-2.js'
-import { stderrExcerpt } from '../shared/rg-stderr.js'
-import { EXIT_INCLUDE_ON_FILE, EXIT_MTIME_PARTIAL, EXIT_MTIME_UNAVAILABLE, targetFailure } from '../shared/script-exit.js'
+import { displayPath, explicitPath } from '../common/display-path.js'
+import { classifyExit2 } from '../common/exit-2.js'
+import { stderrExcerpt } from '../common/rg-stderr.js'
+import { EXIT_INCLUDE_ON_FILE, EXIT_MTIME_PARTIAL, EXIT_MTIME_UNAVAILABLE, targetFailure } from '../common/script-exit.js'
 
 /** What one Grep call searched: its messages name it. */
 export interface ClaudeGrepCall {

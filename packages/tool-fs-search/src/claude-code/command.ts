@@ -2,11 +2,11 @@
 import { mtimeCommand, type MtimeLister } from '../glob/command.js'
 import { searchedFromInside } from '../grep/command.js'
 import type { IncludePlan } from '../grep/include.js'
-import { exclusionArgs } from '../shared/access.js'
-import { explicitPath } from '../shared/display-path.js'
-import { EXIT_CANNOT_ENTER, EXIT_INCLUDE_ON_FILE, EXIT_MISSING, EXIT_MTIME_PARTIAL, EXIT_MTIME_UNAVAILABLE } from '../shared/script-exit.js'
-import { shellCommand } from '../shared/shell-quote.js'
-import { VCS_EXCLUDES } from '../shared/vcs.js'
+import { exclusionArgs } from '../common/access.js'
+import { explicitPath } from '../common/display-path.js'
+import { EXIT_CANNOT_ENTER, EXIT_INCLUDE_ON_FILE, EXIT_MISSING, EXIT_MTIME_PARTIAL, EXIT_MTIME_UNAVAILABLE } from '../common/script-exit.js'
+import { shellCommand } from '../common/shell-quote.js'
+import { VCS_EXCLUDES } from '../common/vcs.js'
 import type { OutputMode } from './args.js'
 
 /** What one Grep script searches, and how rg prints what it finds. */

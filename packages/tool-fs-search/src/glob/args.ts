@@ -1,6 +1,6 @@
 // The glob tool's model-facing arguments: glob(pattern, path?).
 import { z } from 'zod'
-import { modelString, PATH_MAX_CHARS, wellFormed } from '../shared/model-string.js'
+import { modelString, PATH_MAX_CHARS, wellFormed } from '../common/model-string.js'
 
 /** rg matches no path against a `..` segment, so one after a wildcard would silently match nothing. */
 function dotDotAfterWildcard(pattern: string): boolean {

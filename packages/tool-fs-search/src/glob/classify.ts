@@ -2,10 +2,10 @@
 import path from 'node:path'
 import type { BashRunResult } from '@dsh/core'
 import { SearchError } from '../errors.js'
-import { displayPath } from '../shared/display-path.js'
-import { classifyExit2, type SearchGaps } from '../shared/exit-2.js'
-import { rgErrorLines, stderrExcerpt } from '../shared/rg-stderr.js'
-import { EXIT_MTIME_PARTIAL, EXIT_MTIME_UNAVAILABLE, EXIT_NOT_DIRECTORY, targetFailure } from '../shared/script-exit.js'
+import { displayPath } from '../common/display-path.js'
+import { classifyExit2, type SearchGaps } from '../common/exit-2.js'
+import { rgErrorLines, stderrExcerpt } from '../common/rg-stderr.js'
+import { EXIT_MTIME_PARTIAL, EXIT_MTIME_UNAVAILABLE, EXIT_NOT_DIRECTORY, targetFailure } from '../common/script-exit.js'
 import type { MtimeLister } from './command.js'
 
 /** What a listing left out: paths rg could not read, and files rg listed whose mtime could not be read. */

@@ -1,9 +1,9 @@
 // The glob script: list with rg from inside the root, and add each file's mtime in the executor.
-import { exclusionArgs } from '../shared/access.js'
-import { explicitPath } from '../shared/display-path.js'
-import { EXIT_CANNOT_ENTER, EXIT_MISSING, EXIT_MTIME_PARTIAL, EXIT_MTIME_UNAVAILABLE, EXIT_NOT_DIRECTORY } from '../shared/script-exit.js'
-import { shellCommand } from '../shared/shell-quote.js'
-import { VCS_EXCLUDES } from '../shared/vcs.js'
+import { exclusionArgs } from '../common/access.js'
+import { explicitPath } from '../common/display-path.js'
+import { EXIT_CANNOT_ENTER, EXIT_MISSING, EXIT_MTIME_PARTIAL, EXIT_MTIME_UNAVAILABLE, EXIT_NOT_DIRECTORY } from '../common/script-exit.js'
+import { shellCommand } from '../common/shell-quote.js'
+import { VCS_EXCLUDES } from '../common/vcs.js'
 
 /**
  * The program that adds each listed file's mtime in the executor, by absolute path as the load-time

@@ -1,7 +1,7 @@
 // The glob script's output as it arrives: `mtime TAB name NUL` records, parsed as bytes and ordered newest first.
 import type { BashRunResult } from '@dsh/core'
 import { SearchError } from '../errors.js'
-import { OutputBytes } from '../shared/output-bytes.js'
+import { OutputBytes } from '../common/output-bytes.js'
 
 /** The listed files, as offsets into the output's bytes and their modification times. */
 export interface GlobListing {

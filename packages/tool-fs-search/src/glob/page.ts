@@ -1,7 +1,7 @@
 // The glob page: the newest paths within the count and byte caps, then what the page does not show.
 import type { ItemRetention } from '@dsh/core'
-import { incompleteNote, nameSome, spillSentence } from '../shared/footers.js'
-import type { SpillOutcome } from '../shared/spill.js'
+import { incompleteNote, nameSome, spillSentence } from '../common/footers.js'
+import type { SpillOutcome } from '../common/spill.js'
 import type { GlobGaps } from './classify.js'
 
 /** The budgets of one glob page. */

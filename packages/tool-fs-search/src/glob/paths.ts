@@ -1,5 +1,5 @@
 // The sorted listing as the model sees it: display paths made for the page, bytes written for the spill.
-import { isPlainName, type NameDisplay } from '../shared/display-path.js'
+import { isPlainName, type NameDisplay } from '../common/display-path.js'
 import type { GlobListing } from './listing.js'
 
 /** The listing in page order, shown: each path made only when something reads it. */

@@ -1,6 +1,6 @@
 // The grep tool's model-facing arguments: grep(pattern, path?, include?).
 import { z } from 'zod'
-import { modelString, PATH_MAX_CHARS, PATTERN_MAX_CHARS, wellFormed } from '../shared/model-string.js'
+import { modelString, PATH_MAX_CHARS, PATTERN_MAX_CHARS, wellFormed } from '../common/model-string.js'
 import { includeProblem } from './include.js'
 
 /** Top-level commas outside `{...}` make a list; commas inside braces are glob alternation. */

@@ -1,10 +1,10 @@
 // What the grep script's exit status and stderr mean: matches, none, partial, or a failure.
 import type { BashRunResult } from '@dsh/core'
 import { SearchError } from '../errors.js'
-import { displayPath, explicitPath } from '../shared/display-path.js'
-import { classifyExit2, type SearchGaps } from '../shared/exit-2.js'
-import { stderrExcerpt } from '../shared/rg-stderr.js'
-import { EXIT_INCLUDE_ON_FILE, targetFailure } from '../shared/script-exit.js'
+import { displayPath, explicitPath } from '../common/display-path.js'
+import { classifyExit2, type SearchGaps } from '../common/exit-2.js'
+import { stderrExcerpt } from '../common/rg-stderr.js'
+import { EXIT_INCLUDE_ON_FILE, targetFailure } from '../common/script-exit.js'
 import type { IncludePlan } from './include.js'
 import type { ParsedOutput } from './parse.js'
 

@@ -1,9 +1,9 @@
 // The grep script: how a model's pattern, path and planned include become one shell command.
-import { exclusionArgs } from '../shared/access.js'
-import { explicitPath } from '../shared/display-path.js'
-import { EXIT_CANNOT_ENTER, EXIT_INCLUDE_ON_FILE, EXIT_MISSING } from '../shared/script-exit.js'
-import { shellCommand } from '../shared/shell-quote.js'
-import { VCS_EXCLUDES } from '../shared/vcs.js'
+import { exclusionArgs } from '../common/access.js'
+import { explicitPath } from '../common/display-path.js'
+import { EXIT_CANNOT_ENTER, EXIT_INCLUDE_ON_FILE, EXIT_MISSING } from '../common/script-exit.js'
+import { shellCommand } from '../common/shell-quote.js'
+import { VCS_EXCLUDES } from '../common/vcs.js'
 import type { IncludePlan } from './include.js'
 
 /** What one grep script searches: the rg to run, the model's pattern and path, the planned include, the policy's exclusions. */

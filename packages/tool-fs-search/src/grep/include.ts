@@ -1,5 +1,5 @@
 // What a model's `include` glob means, planned once: refused, a file filter, or a directory to search.
-import { VCS_EXCLUDES } from '../shared/vcs.js'
+import { VCS_EXCLUDES } from '../common/vcs.js'
 
 /** What an `include` glob becomes: rg filter arguments, and a subdirectory to narrow the search to. */
 export interface IncludePlan {

@@ -1,7 +1,7 @@
 // The grep page as the model reads it: a count, file groups, then footers for what the page does not show.
-import type { SearchGaps } from '../shared/exit-2.js'
-import { incompleteNote, nameSome, spillSentence } from '../shared/footers.js'
-import type { SpillOutcome } from '../shared/spill.js'
+import type { SearchGaps } from '../common/exit-2.js'
+import { incompleteNote, nameSome, spillSentence } from '../common/footers.js'
+import type { SpillOutcome } from '../common/spill.js'
 import type { ShownMatches } from './matches.js'
 import { retainEveryMatch, type RetainedGrep } from './retain.js'
 import { formatGroups, groupBlocks } from './rows.js'

@@ -1,7 +1,7 @@
 // Reading the grep script's output as it arrives: where its paths are relative to, then rg's `--null` records.
 import { SearchError } from '../errors.js'
-import { escapeLineControls } from '../shared/escape-controls.js'
-import { OutputBytes } from '../shared/output-bytes.js'
+import { escapeLineControls } from '../common/escape-controls.js'
+import { OutputBytes } from '../common/output-bytes.js'
 import { CONTEXT, CUT, ESCAPED, ODD_NUMBER, RecordTable, writeRecord, type RecordRun } from './records.js'
 
 /** One matched line as a host reads it (a result's `value.matches`): display path, shown line, its cut. */

@@ -1,6 +1,6 @@
 // Which ripgrep the tools run: each candidate probed in the executor, the first real rg chosen.
 import type { BashExecutor, BashRunResult, BashSpec, Logger } from '@dsh/core'
-import { shellCommand } from '../shared/shell-quote.js'
+import { shellCommand } from '../common/shell-quote.js'
 import { LOOKUP, runProbe, type ProbeChoice } from './script.js'
 
 /** The packaged ripgrep (`@vscode/ripgrep`), or undefined where its platform package is missing. */

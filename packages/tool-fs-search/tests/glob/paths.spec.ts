@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { GlobListingParser, sortNewestFirst, type GlobListing } from '../../src/glob/listing.js'
 import { pathBlocks, showPaths } from '../../src/glob/paths.js'
-import { nameDisplay } from '../../src/shared/display-path.js'
+import { nameDisplay } from '../../src/common/display-path.js'
 import { statRecords } from '../fake-bash.js'
 
 /** A listing of `names`, newest first in the order given. */

@@ -3,8 +3,8 @@
 // listing must match output for output (tests/glob/equivalence.spec.ts).
 import path from 'node:path'
 import { SearchError } from '../../src/errors.js'
-import { displayPath } from '../../src/shared/display-path.js'
-import { quoteName } from '../../src/shared/escape-controls.js'
+import { displayPath } from '../../src/common/display-path.js'
+import { quoteName } from '../../src/common/escape-controls.js'
 
 interface ListedFile {
   name: string

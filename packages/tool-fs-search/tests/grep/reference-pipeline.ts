@@ -4,11 +4,11 @@
 import path from 'node:path'
 import { ItemRetainer, TextRetainer } from '@dsh/core'
 import { SearchError } from '../../src/errors.js'
-import { displayFrom } from '../../src/shared/display-path.js'
-import { escapeLineControls } from '../../src/shared/escape-controls.js'
-import type { SearchGaps } from '../../src/shared/exit-2.js'
-import { incompleteNote, nameSome, spillSentence } from '../../src/shared/footers.js'
-import type { SpillOutcome } from '../../src/shared/spill.js'
+import { displayFrom } from '../../src/common/display-path.js'
+import { escapeLineControls } from '../../src/common/escape-controls.js'
+import type { SearchGaps } from '../../src/common/exit-2.js'
+import { incompleteNote, nameSome, spillSentence } from '../../src/common/footers.js'
+import type { SpillOutcome } from '../../src/common/spill.js'
 
 interface Match {
   path: string

@@ -13,7 +13,7 @@ import {
   showWindows,
   type WindowSearch,
 } from '../../src/grep/windows.js'
-import type { SearchContext } from '../../src/shared/context.js'
+import type { SearchContext } from '../../src/common/context.js'
 import { shownOf } from './parsed.js'
 
 const CUT_MARKER = ' [... omitted end of long line]'

@@ -12,7 +12,7 @@ import * as toolFsSearch from '@dsh/tool-fs-search'
 import { buildGlobCommand } from '../../src/glob/command.js'
 import { buildGrepCommand } from '../../src/grep/command.js'
 import { planInclude } from '../../src/grep/include.js'
-import { exclusionArgs } from '../../src/shared/access.js'
+import { exclusionArgs } from '../../src/common/access.js'
 import { FakeBash, isProbe, rgLines, statRecords } from '../fake-bash.js'
 import { callTool, spillLocator, tempDir, writeTree } from '../real-harness.js'
 

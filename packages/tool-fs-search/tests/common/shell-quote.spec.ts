@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Harness } from '@dsh/core'
-import { quoteShellArg, shellCommand } from '../../src/shared/shell-quote.js'
+import { quoteShellArg, shellCommand } from '../../src/common/shell-quote.js'
 import { callTool, loadRealHarness, scratchDirs, writeTree } from '../real-harness.js'
 
 /** What bash makes of a command line's words: printf prints each argument NUL-terminated. */

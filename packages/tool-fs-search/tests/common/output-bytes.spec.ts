@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { OutputBytes } from '../../src/shared/output-bytes.js'
+import { OutputBytes } from '../../src/common/output-bytes.js'
 
 const bytes = (...parts: (string | number[])[]): Buffer => Buffer.concat(parts.map((part) => Buffer.from(part)))
 

@@ -2,7 +2,7 @@ import path, { join } from 'node:path'
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Harness } from '@dsh/core'
-import { displayFrom, displayPath, isPlainName, nameDisplay } from '../../src/shared/display-path.js'
+import { displayFrom, displayPath, isPlainName, nameDisplay } from '../../src/common/display-path.js'
 import { callTool, loadRealHarness, scratchDirs, writeTree } from '../real-harness.js'
 
 describe('isPlainName', () => {
