@@ -3,9 +3,9 @@ import type { PluginContext } from '@dsh/core'
 import type { SearchConfig } from './config.js'
 import { createGlobTool } from './glob/tool.js'
 import { createGrepTool } from './grep/tool.js'
-import { chooseMtimeLister } from './probe/mtime-helper.js'
+import { probeExecutor } from './probe/executor.js'
 import { warnAboveOutputCap } from './probe/output-cap.js'
-import { chooseRg, packagedRgPath, rgCandidates } from './probe/ripgrep.js'
+import { packagedRgPath, rgCandidates } from './probe/ripgrep.js'
 import { SEARCH_PROMPT_SECTIONS } from './prompts.js'
 import { createClaudeGlobTool } from './claude-code/glob-tool.js'
 import { createClaudeGrepTool } from './claude-code/grep-tool.js'
@@ -27,14 +27,7 @@ type SearchPluginContext = PluginContext<(typeof inject)[number]>
  */
 export async function apply(ctx: SearchPluginContext, config: SearchConfig): Promise<void> {
   const claude = config.profile === 'claude-code'
-  // The probes are independent executor runs; run together, a CLI call waits for one round trip, not
-  // two. A broken executor fails both: the ripgrep probe's error is the one reported, whichever ends first.
-  const [rg, lister] = settled(
-    await Promise.allSettled([
-      packagedRgPath().then((packaged) => chooseRg(ctx.bash, rgCandidates(config.rgPath, packaged), ctx.logger)),
-      chooseMtimeLister(ctx.bash),
-    ]),
-  )
+  const { rg, lister } = await probeExecutor(ctx.bash, rgCandidates(config.rgPath, await packagedRgPath()), ctx.logger)
   if (!rg.available) return withhold(ctx, claude ? ['Glob', 'Grep'] : ['glob', 'grep'], rg.reason)
   await warnAboveOutputCap(ctx.bash, config, ctx.logger)
   const search = { bash: ctx.bash, rg: rg.chosen, config, spillStore: () => ctx.get('spillStore'), access: () => ctx.get('access') }
@@ -56,11 +49,4 @@ export async function apply(ctx: SearchPluginContext, config: SearchConfig): Pro
 function withhold(ctx: SearchPluginContext, tools: readonly string[], reason: string): void {
   ctx.logger.warn(`tool-fs-search: ${tools.join(' and ')} ${tools.length === 1 ? 'is' : 'are'} not registered: ${reason}`)
   for (const name of tools) ctx.toolAvailability.withhold({ name, reason })
-}
-
-/** Both values, or the first rejection in argument order. */
-function settled<A, B>([a, b]: [PromiseSettledResult<A>, PromiseSettledResult<B>]): [A, B] {
-  if (a.status === 'rejected') throw a.reason
-  if (b.status === 'rejected') throw b.reason
-  return [a.value, b.value]
 }

@@ -127,9 +127,14 @@ export function isProbe(command: string): boolean {
   return command.startsWith('dsh_lookup()')
 }
 
-/** True for the probe that resolves glob's mtime helpers. */
+/** True for a probe that resolves glob's mtime helpers: its own, or the joint one that also probes rg. */
 export function isMtimeProbe(command: string): boolean {
-  return isProbe(command) && command.includes('f=$(dsh_lookup find)')
+  return isProbe(command) && command.includes('dsh_mtime_probe')
+}
+
+/** True for the joint probe (the first rg candidate and the mtime helper in one run). */
+export function isJointProbe(command: string): boolean {
+  return isProbe(command) && command.includes("printf 'dsh-probe-1")
 }
 
 /** What rg 15 prints for `--version`, as the probe passes it on after the path and a NUL. */
@@ -137,11 +142,14 @@ export const RG_VERSION = 'ripgrep 15.0.0 (rev 3a612f88b8)\n\nfeatures:+pcre2'
 
 /**
  * What a probe prints by default: for rg, the candidate itself when absolute (else as if found in
- * /usr/bin) and its version; for the mtime helpers, GNU find in /usr/bin.
+ * /usr/bin) and its version; for the mtime helpers, GNU find in /usr/bin; the joint probe, both.
  */
 function probeReply(command: string): Scripted {
   if (!isProbe(command)) return {}
-  if (isMtimeProbe(command)) return { stdout: 'find\0/usr/bin/find' }
-  const candidate = /^p=\$\(dsh_lookup '?([^')]*)'?\)/m.exec(command)![1]!
-  return { stdout: `${candidate.startsWith('/') ? candidate : `/usr/bin/${candidate}`}\0${RG_VERSION}` }
+  const find = 'find\0/usr/bin/find'
+  const candidate = /^dsh_lookup '?([^'\n]*?)'? && \{$/m.exec(command)?.[1]
+  const rg = candidate === undefined ? '' : `${candidate.startsWith('/') ? candidate : `/usr/bin/${candidate}`}\0${RG_VERSION}`
+  if (isJointProbe(command)) return { stdout: `dsh-probe-1\0${find}\x000\0${rg}` }
+  if (isMtimeProbe(command)) return { stdout: find }
+  return { stdout: rg }
 }

@@ -1,8 +1,7 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { asPlugin, loadHarness, type Logger } from '@dsh/core'
 import * as toolFsSearch from '@dsh/tool-fs-search'
-import { buildMtimeProbeCommand } from '../src/probe/mtime-helper.js'
-import { buildProbeCommand } from '../src/probe/ripgrep.js'
+import { buildJointProbeCommand } from '../src/probe/executor.js'
 import { FakeBash } from './fake-bash.js'
 import { callTool, loadRealHarness, scratchDirs, writeTree } from './real-harness.js'
 
@@ -24,8 +23,11 @@ describe('the tool-fs-search plugin', () => {
       ['grep', true, true, 35_000],
     ])
     expect(harness.systemPrompt().map((s) => s.tool)).toEqual(['glob', 'grep'])
-    expect(bash.requests).toContainEqual({ command: buildProbeCommand('/opt/rg'), timeoutMs: 10_000, stdoutMaxBytes: 65_536 })
-    expect(bash.requests).toContainEqual(expect.objectContaining({ command: buildMtimeProbeCommand() }))
+    // One shell run probes both, for the first candidate: a CLI call pays one spawn, not two.
+    expect(bash.requests).toEqual([
+      { command: buildJointProbeCommand('/opt/rg'), timeoutMs: 10_000, stdoutMaxBytes: 65_536 },
+      expect.objectContaining({ command: 'true' }),
+    ])
   })
 
   it('withholds both tools, registering no prompt section, with the reason and a warning naming what it tried, when no rg is runnable', async () => {

@@ -4,26 +4,40 @@ import type { MtimeLister } from '../glob/command.js'
 import { LOOKUP, runProbe, type ProbeChoice } from './script.js'
 
 /**
- * The mtime helper probe script. It prints the first helper that works, its kind and its programs'
- * absolute paths separated by NULs: `find` when GNU find reads a NUL-separated list (findutils
- * >= 4.9); `stat` when GNU stat prints nanoseconds with `--printf`; `stat-lines` with `-c` (BusyBox,
- * GNU) or `-f` (BSD) when xargs -0 feeds a stat that prints whole seconds and sh pairs them with the
- * names (docs/design.md#glob-without-gnu-tools). When none works it prints `none` and the programs it
- * found, and exits 1.
+ * The sh function `dsh_mtime_probe`, which prints the first mtime helper that works, its kind and its
+ * programs' absolute paths separated by NULs: `find` when GNU find reads a NUL-separated list
+ * (findutils >= 4.9); `stat` when GNU stat prints nanoseconds with `--printf`; `stat-lines` with `-c`
+ * (BusyBox, GNU) or `-f` (BSD) when xargs -0 feeds a stat that prints whole seconds and sh pairs them
+ * with the names (docs/design.md#glob-without-gnu-tools). When none works it prints `none` and the
+ * programs it found, and returns 1. Needs LOOKUP.
  */
-export function buildMtimeProbeCommand(): string {
+export const MTIME_PROBE_FUNCTION = (() => {
   const seconds = (option: string, format: string) => `dsh_seconds "$(printf '/\\000' | "$x" -0 "$s" ${option} ${format} -- 2>/dev/null)"`
   return [
-    LOOKUP,
     `dsh_seconds() { case $1 in ''|*[!0-9]*) return 1 ;; esac; }`,
-    'f=$(dsh_lookup find); x=$(dsh_lookup xargs); s=$(dsh_lookup stat); sh=$(dsh_lookup sh)',
-    `if [ -n "$f" ] && "$f" -files0-from /dev/null -maxdepth 0 >/dev/null 2>&1; then printf 'find\\0%s' "$f"`,
-    `elif [ -n "$x" ] && [ -n "$s" ] && "$s" --printf='%.9Y' -- / >/dev/null 2>&1; then printf 'stat\\0%s\\0%s' "$x" "$s"`,
-    `elif [ -n "$x" ] && [ -n "$s" ] && [ -n "$sh" ] && ${seconds('-c', '%Y')}; then printf 'stat-lines\\0%s\\0%s\\0%s\\0-c' "$x" "$s" "$sh"`,
-    `elif [ -n "$x" ] && [ -n "$s" ] && [ -n "$sh" ] && ${seconds('-f', '%m')}; then printf 'stat-lines\\0%s\\0%s\\0%s\\0-f' "$x" "$s" "$sh"`,
-    `else printf 'none\\0%s\\0%s\\0%s\\0%s' "$f" "$x" "$s" "$sh"; exit 1; fi`,
+    'dsh_mtime_probe() {',
+    '  dsh_lookup find; f=$dsh_path; dsh_lookup xargs; x=$dsh_path; dsh_lookup stat; s=$dsh_path; dsh_lookup sh; sh=$dsh_path',
+    `  if [ -n "$f" ] && "$f" -files0-from /dev/null -maxdepth 0 >/dev/null 2>&1; then printf 'find\\0%s' "$f"`,
+    `  elif [ -n "$x" ] && [ -n "$s" ] && "$s" --printf='%.9Y' -- / >/dev/null 2>&1; then printf 'stat\\0%s\\0%s' "$x" "$s"`,
+    `  elif [ -n "$x" ] && [ -n "$s" ] && [ -n "$sh" ] && ${seconds('-c', '%Y')}; then printf 'stat-lines\\0%s\\0%s\\0%s\\0-c' "$x" "$s" "$sh"`,
+    `  elif [ -n "$x" ] && [ -n "$s" ] && [ -n "$sh" ] && ${seconds('-f', '%m')}; then printf 'stat-lines\\0%s\\0%s\\0%s\\0-f' "$x" "$s" "$sh"`,
+    `  else printf 'none\\0%s\\0%s\\0%s\\0%s' "$f" "$x" "$s" "$sh"; return 1; fi`,
+    '}',
   ].join('\n')
+})()
+
+/** The mtime helper probe script: `dsh_mtime_probe`'s answer, and its status as the script's. */
+export function buildMtimeProbeCommand(): string {
+  return [LOOKUP, MTIME_PROBE_FUNCTION, 'dsh_mtime_probe'].join('\n')
 }
+
+/** How many NUL-separated fields follow each kind of answer. */
+export const MTIME_ANSWER_FIELDS: ReadonlyMap<string, number> = new Map([
+  ['find', 1],
+  ['stat', 2],
+  ['stat-lines', 4],
+  ['none', 4],
+])
 
 const NEEDS =
   'glob lists files newest first, and reads modification times in the bash executor with GNU find (>= 4.9), or xargs -0 and sh with a stat that prints them (GNU, BusyBox or BSD stat)'
@@ -35,9 +49,14 @@ const NEEDS =
 export async function chooseMtimeLister(bash: BashExecutor): Promise<ProbeChoice<MtimeLister>> {
   const { run } = await runProbe(bash, { command: buildMtimeProbeCommand(), what: 'mtime helper' })
   if (run.stdout.truncated) return { available: false, reason: `${NEEDS}; the probe's answer was cut by the executor.` }
-  const [helper, ...fields] = run.stdout.text.split('\0')
+  return judgeMtimeAnswer(run.stdout.text, run.exitCode!)
+}
+
+/** Reads the helper probe's answer (`dsh_mtime_probe`'s output and status), whole. */
+export function judgeMtimeAnswer(text: string, exitCode: number): ProbeChoice<MtimeLister> {
+  const [helper, ...fields] = text.split('\0')
   const absolute = (programs: readonly string[]) => programs.every((program) => program.startsWith('/'))
-  if (run.exitCode === 0) {
+  if (exitCode === 0) {
     // Each kind is checked for its field count before its fields are read.
     const [first, second, third, option] = fields as [string, string, string, string]
     if (helper === 'find' && fields.length === 1 && absolute(fields)) return { available: true, chosen: { helper, find: first } }
@@ -52,5 +71,5 @@ export async function chooseMtimeLister(bash: BashExecutor): Promise<ProbeChoice
     const tried = ['find', 'xargs', 'stat', 'sh'].map((name, i) => `${name} (${fields[i] === '' ? 'not found' : fields[i]})`)
     return { available: false, reason: `${NEEDS}; tried ${tried.join(', ')}. Install GNU findutils (>= 4.9) or coreutils.` }
   }
-  return { available: false, reason: `${NEEDS}; the probe printed ${JSON.stringify(run.stdout.text.slice(0, 80))}.` }
+  return { available: false, reason: `${NEEDS}; the probe printed ${JSON.stringify(text.slice(0, 80))}.` }
 }

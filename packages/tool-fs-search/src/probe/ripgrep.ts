@@ -17,33 +17,42 @@ export function rgCandidates(configured: string | undefined, packaged: string | 
   return [...new Set([configured, packaged, 'rg'].filter((c): c is string => c !== undefined))]
 }
 
-/** The rg probe script: the candidate's absolute path, a NUL, then what its `--version` prints. */
-export function buildProbeCommand(rg: string): string {
+/** The sh that probes one candidate: its absolute path, a NUL, then what its `--version` prints; nothing, with status 1, when it is not found. */
+export function rgProbeLines(rg: string): string {
   return [
-    LOOKUP,
-    `p=$(dsh_lookup ${shellCommand([rg])}) || exit 1`,
-    'v=$("$p" --version </dev/null 2>/dev/null)',
-    `printf '%s\\0%s' "$p" "$v"`,
+    `dsh_lookup ${shellCommand([rg])} && {`,
+    '  p=$dsh_path; v=$("$p" --version </dev/null 2>/dev/null)',
+    `  printf '%s\\0%s' "$p" "$v"`,
+    '}',
   ].join('\n')
+}
+
+/** The rg probe script for one candidate. */
+export function buildProbeCommand(rg: string): string {
+  return [LOOKUP, rgProbeLines(rg)].join('\n')
 }
 
 /** What one candidate's probe says: ripgrep at an absolute path, nothing runnable, or something that is not ripgrep. */
 type RgVerdict = { verdict: 'ripgrep'; path: string } | { verdict: 'absent' } | { verdict: 'refused'; reason: string }
 
 /**
- * Reads a candidate's probe. A cut output is never trusted: a prefix of one path can name another
- * program. An rgPath of /bin/true also "exists"; only rg answers `--version` with its own name.
+ * Reads a candidate's probe answer (`rgProbeLines`' output and status), whole. An rgPath of /bin/true
+ * also "exists"; only rg answers `--version` with its own name.
  */
-function judgeRgProbe(run: BashRunResult, spec: BashSpec): RgVerdict {
-  if (run.stdout.truncated)
-    return { verdict: 'refused', reason: `the probe's output was cut at ${spec.stdoutMaxBytes} bytes by the executor` }
-  const out = run.stdout.text
+export function judgeRgAnswer(out: string, exitCode: number): RgVerdict {
   const nul = out.indexOf('\0')
   const path = nul === -1 ? out : out.slice(0, nul)
-  if (run.exitCode !== 0 || !path.startsWith('/')) return { verdict: 'absent' }
+  if (exitCode !== 0 || !path.startsWith('/')) return { verdict: 'absent' }
   const version = nul === -1 ? '' : out.slice(nul + 1)
   if (/^ripgrep \d/.test(version)) return { verdict: 'ripgrep', path }
   return { verdict: 'refused', reason: `not ripgrep: "--version" printed ${JSON.stringify(version.split('\n')[0]!.slice(0, 80))}` }
+}
+
+/** Reads a candidate's own probe run. A cut output is never trusted: a prefix of one path can name another program. */
+function judgeRgProbe(run: BashRunResult, spec: BashSpec): RgVerdict {
+  if (run.stdout.truncated)
+    return { verdict: 'refused', reason: `the probe's output was cut at ${spec.stdoutMaxBytes} bytes by the executor` }
+  return judgeRgAnswer(run.stdout.text, run.exitCode!)
 }
 
 /**

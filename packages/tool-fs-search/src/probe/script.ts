@@ -8,21 +8,23 @@ const PROBE_TIMEOUT_MS = 10_000
 const PROBE_STDOUT_MAX_BYTES = 65_536
 
 /**
- * A POSIX sh function that prints a command's absolute path. A name with a `/` is taken as a path (a
- * relative one made absolute here, since the tools run from inside the search root); a bare name is
- * looked up in the absolute PATH entries only: an empty or `.` entry means the current directory,
- * which for a search is the searched tree, whose own `./find` must never run. Builtins and functions
- * are not programs, so unlike `command -v` this never returns one.
+ * A POSIX sh function that sets `dsh_path` to a command's absolute path, or fails. A name with a `/`
+ * is taken as a path (a relative one made absolute here, since the tools run from inside the search
+ * root); a bare name is looked up in the absolute PATH entries only: an empty or `.` entry means the
+ * current directory, which for a search is the searched tree, whose own `./find` must never run.
+ * Builtins and functions are not programs, so unlike `command -v` this never returns one. It sets a
+ * variable rather than print, so a lookup costs no subshell (a fork each, several per probe).
  */
 export const LOOKUP = [
   'dsh_lookup() {',
+  '  dsh_path=',
   '  case $1 in',
   '  */*) [ -f "$1" ] && [ -x "$1" ] || return 1',
-  `    case $1 in /*) printf '%s' "$1" ;; *) printf '%s/%s' "$PWD" "$1" ;; esac ;;`,
+  '    case $1 in /*) dsh_path=$1 ;; *) dsh_path=$PWD/$1 ;; esac ;;',
   '  *) rest=$PATH:',
   '    while [ -n "$rest" ]; do',
   '      d=${rest%%:*}; rest=${rest#*:}',
-  `      case $d in /*) if [ -f "$d/$1" ] && [ -x "$d/$1" ]; then printf '%s/%s' "$d" "$1"; return 0; fi ;; esac`,
+  '      case $d in /*) if [ -f "$d/$1" ] && [ -x "$d/$1" ]; then dsh_path=$d/$1; return 0; fi ;; esac',
   '    done',
   '    return 1 ;;',
   '  esac',

@@ -54,7 +54,7 @@ describe('ripgrep resolution (docs/design.md#which-ripgrep)', () => {
 describe('the ripgrep probe under a hostile review', () => {
   it('refuses a candidate whose --version does not say ripgrep (an rgPath of /bin/true)', async () => {
     const bash = new FakeBash((command) =>
-      command.includes('dsh_lookup /bin/true)') ? { stdout: '/bin/true\0true (GNU coreutils) 9.1\n' } : {},
+      command.includes('dsh_lookup /bin/true &&') ? { stdout: '/bin/true\0true (GNU coreutils) 9.1\n' } : {},
     )
     const log = logger()
     const harness = await loadHarness({

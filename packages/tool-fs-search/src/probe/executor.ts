@@ -1,0 +1,64 @@
+// What the executor can run, asked in one shell run: the first rg candidate and glob's mtime helper together.
+import type { BashExecutor, Logger } from '@dsh/core'
+import type { MtimeLister } from '../glob/command.js'
+import { chooseMtimeLister, judgeMtimeAnswer, MTIME_ANSWER_FIELDS, MTIME_PROBE_FUNCTION } from './mtime-helper.js'
+import { chooseRg, judgeRgAnswer, rgProbeLines } from './ripgrep.js'
+import { LOOKUP, runProbe, type ProbeChoice } from './script.js'
+
+/** What the load-time probes chose: the rg to run, and glob's mtime helper. */
+export interface ExecutorProbe {
+  rg: ProbeChoice<string>
+  lister: ProbeChoice<MtimeLister>
+}
+
+// The first field of the joint probe's answer, so that no other output can pass for one.
+const TAG = 'dsh-probe-1'
+
+/**
+ * The joint probe script: the tag, the mtime helper's answer, its status, then the first rg
+ * candidate's answer (last, since a `--version` may print anything). Fields are NUL-separated; a
+ * helper answer has a fixed number of fields for its kind, and none holds a NUL (paths come from PATH).
+ */
+export function buildJointProbeCommand(rg: string): string {
+  return [LOOKUP, MTIME_PROBE_FUNCTION, `printf '${TAG}\\0'`, 'dsh_mtime_probe; printf \'\\0%s\\0\' "$?"', rgProbeLines(rg)].join('\n')
+}
+
+/**
+ * Probes the executor in one shell run, which is the start-up cost of every CLI call (a spawn and a
+ * shell each): the joint script answers for the first rg candidate and the mtime helper. Only a
+ * complete answer in which both are usable is taken; anything else (the first candidate is not
+ * ripgrep, no helper works, a cut or odd answer, a probe that could not run) falls back to one probe
+ * per candidate and one for the helper, side by side, whose answers say precisely what is wrong.
+ * A broken executor fails both of those: the ripgrep probe's error is the one reported.
+ */
+export async function probeExecutor(bash: BashExecutor, candidates: readonly string[], logger: Logger): Promise<ExecutorProbe> {
+  const joint = await jointProbe(bash, candidates[0]!)
+  if (joint !== undefined) return joint
+  const [rg, lister] = await Promise.allSettled([chooseRg(bash, candidates, logger), chooseMtimeLister(bash)])
+  if (rg.status === 'rejected') throw rg.reason
+  if (lister.status === 'rejected') throw lister.reason
+  return { rg: rg.value, lister: lister.value }
+}
+
+/** The joint probe's choices when its answer is complete and both are usable; otherwise undefined. */
+async function jointProbe(bash: BashExecutor, rg: string): Promise<ExecutorProbe | undefined> {
+  let answer: string
+  try {
+    const { run } = await runProbe(bash, { command: buildJointProbeCommand(rg), what: 'ripgrep' })
+    // The script's status is the rg candidate's: 0 only when it was found and asked for its version.
+    if (run.stdout.truncated || run.exitCode !== 0) return undefined
+    answer = run.stdout.text
+  } catch {
+    return undefined // the separate probes run it again, and report it in their own words
+  }
+  const fields = answer.split('\0')
+  const count = fields[0] === TAG ? MTIME_ANSWER_FIELDS.get(fields[1]!) : undefined
+  if (count === undefined) return undefined
+  const status = fields[count + 2]
+  if (status !== '0' && status !== '1') return undefined
+  const lister = judgeMtimeAnswer(fields.slice(1, count + 2).join('\0'), Number(status))
+  const rest = fields.slice(count + 3).join('\0')
+  const found = judgeRgAnswer(rest, rest === '' ? 1 : 0)
+  if (!lister.available || found.verdict !== 'ripgrep') return undefined
+  return { rg: { available: true, chosen: found.path }, lister }
+}
