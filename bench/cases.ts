@@ -135,10 +135,14 @@ export async function globCase(ctx: BenchContext, corpus: Corpus, pattern: strin
   }
 }
 
-/** `dsh grep` as a process vs rg as a process on a tiny tree: the per-call fixed cost. */
+/**
+ * `dsh grep` as a process vs rg as a process on a tiny tree: the per-call fixed cost. Node running an
+ * empty script is measured beside them, the floor under any Node program's start on this machine.
+ */
 export async function cliCase(ctx: BenchContext, corpus: Corpus, spillRoot: string, rounds: Rounds): Promise<CaseResult> {
   const search = { corpus: corpus.name, root: corpus.root, name: 'cli grep (process)', pattern: corpus.patterns.narrow }
-  return cliGrepCase(ctx, search, spillRoot, rounds, `\`${search.pattern}\` on ${corpus.name}`)
+  const node = { label: 'node -e 0', run: async () => (await drainProcess([process.execPath, '-e', '0'])).ms }
+  return cliGrepCase(ctx, search, spillRoot, rounds, `\`${search.pattern}\` on ${corpus.name}`, [node])
 }
 
 /** `dsh grep` as a process vs rg as a process: what a person who types the command waits for. */
@@ -148,15 +152,17 @@ export async function cliGrepCase(
   spillRoot: string,
   rounds: Rounds,
   detail: string,
+  others: readonly Contender[] = [],
 ): Promise<CaseResult> {
   const dsh = [path.join(REPO_ROOT, 'node_modules', '.bin', 'dsh'), 'grep', search.pattern, '--cwd', search.root, '--spill-dir', spillRoot]
   const rg = [ctx.rg, '--no-config', '--no-heading', '--with-filename', '-n', '-e', search.pattern, '--', search.root]
   const contenders: Contender[] = [
     { label: 'dsh grep', run: async () => (await drainProcess(dsh)).ms },
     { label: 'rg', run: async () => (await drainProcess(rg)).ms },
+    ...others,
   ]
   const times = await runInterleaved(contenders, rounds)
-  return { corpus: search.corpus, name: search.name, detail, labels: ['dsh grep', 'rg'], times }
+  return { corpus: search.corpus, name: search.name, detail, labels: contenders.map((c) => c.label), times }
 }
 
 /** A contender timed in this process: the tool call, from the registry's `execute` to its result. */
