@@ -12,8 +12,6 @@ export interface GlobListing {
   /** Where each name starts and ends in `bytes`. */
   nameStart: Uint32Array
   nameEnd: Uint32Array
-  /** Each file's bucket in `times`. */
-  timeOf: Uint32Array
   /** The distinct modification times, each with its files (in name order while few). */
   times: TimeBuckets
   /** Every name shows plain (`isPlainName`); when false, some may not. */
@@ -54,7 +52,6 @@ export class GlobListingParser {
   #count = 0
   #nameStart = new Uint32Array(INITIAL_FILES)
   #nameEnd = new Uint32Array(INITIAL_FILES)
-  #timeOf = new Uint32Array(INITIAL_FILES)
   readonly #times = new TimeBuckets(INITIAL_FILES)
 
   /** `capacityBytes`: the raw output cap, which the buffer grows to once the listing outgrows its start. */
@@ -103,7 +100,6 @@ export class GlobListingParser {
       count,
       nameStart: this.#nameStart.subarray(0, count),
       nameEnd: this.#nameEnd.subarray(0, count),
-      timeOf: this.#timeOf.subarray(0, count),
       times: this.#times,
       plainNames: this.#plainNames,
       replaced: this.#replaced(),
@@ -157,7 +153,7 @@ export class GlobListingParser {
     if (index === this.#nameStart.length) this.#grow()
     this.#nameStart[index] = nameStart
     this.#nameEnd[index] = nameEnd
-    this.#timeOf[index] = this.#times.add(index, seconds, nanos)
+    this.#times.add(index, seconds, nanos)
     this.#count = index + 1
   }
 
@@ -189,7 +185,6 @@ export class GlobListingParser {
     }
     this.#nameStart = grow(this.#nameStart)
     this.#nameEnd = grow(this.#nameEnd)
-    this.#timeOf = grow(this.#timeOf)
     this.#times.growFiles(size)
   }
 }

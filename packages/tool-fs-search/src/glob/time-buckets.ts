@@ -41,12 +41,11 @@ export class TimeBuckets {
     this.next = next
   }
 
-  /** Files `file` under its time; returns its bucket. */
-  add(file: number, seconds: number, nanos: number): number {
+  /** Files `file` under its time. */
+  add(file: number, seconds: number, nanos: number): void {
     const bucket = this.#bucket(seconds, nanos)
     this.next[file] = this.first[bucket]!
     this.first[bucket] = file
-    return bucket
   }
 
   /** The bucket of a time, a new one when it is new. */

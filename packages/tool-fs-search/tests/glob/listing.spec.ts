@@ -23,12 +23,15 @@ function parsed(stdout: string | Buffer, chunkBytes = 3): GlobListing {
   return parser.finish()
 }
 
-/** Each file of a listing: its name, whole seconds and nanoseconds, in `order`. */
+/** Each file of a listing: its name, whole seconds and nanoseconds (its bucket's), in `order`. */
 function files(listing: GlobListing, order: ArrayLike<number> = Array.from({ length: listing.count }, (_, i) => i)) {
+  const { seconds, nanos, first, next, count } = listing.times
+  const timeOf: number[] = []
+  for (let bucket = 0; bucket < count; bucket += 1) for (let file = first[bucket]!; file !== -1; file = next[file]!) timeOf[file] = bucket
   return Array.from(order, (i) => ({
     name: listing.bytes.toString('utf8', listing.nameStart[i], listing.nameEnd[i]),
-    seconds: listing.times.seconds[listing.timeOf[i]!]!,
-    nanos: listing.times.nanos[listing.timeOf[i]!]!,
+    seconds: seconds[timeOf[i]!]!,
+    nanos: nanos[timeOf[i]!]!,
   }))
 }
 
