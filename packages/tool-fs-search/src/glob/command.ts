@@ -61,20 +61,30 @@ export function buildGlobCommand({ rg, lister, root, glob, excludes = [] }: Glob
     ...VCS_EXCLUDES.map((dir) => `--glob=!${dir}`),
     ...exclusionArgs(excludes),
   ])
-  const helper = `{ ${mtimeCommand(lister)}; echo "h$?" >&3; }`
-  const dd = lister.dd === undefined ? undefined : shellCommand([lister.dd, `bs=${DD_BLOCK}`, 'iflag=fullblock', 'status=none'])
   const dir = shellCommand([explicitPath(root)])
   return [
     `[ -d ${dir} ] || { [ -e ${dir} ] && exit ${EXIT_NOT_DIRECTORY}; exit ${EXIT_MISSING}; }`,
     `cd -- ${dir} || exit ${EXIT_CANNOT_ENTER}`,
+    ...mtimePipeline(`${list} </dev/null`, lister),
+  ].join('\n')
+}
+
+/**
+ * The script lines that pipe `list` (NUL-separated names) through the mtime helper, and dd when there
+ * is one, to stdout, and exit with `list`'s status or the helper's (see `buildGlobCommand`).
+ */
+export function mtimePipeline(list: string, lister: MtimeLister): string[] {
+  const helper = `{ ${mtimeCommand(lister)}; echo "h$?" >&3; }`
+  const dd = lister.dd === undefined ? undefined : shellCommand([lister.dd, `bs=${DD_BLOCK}`, 'iflag=fullblock', 'status=none'])
+  return [
     'exec 4>&1',
-    `s=$( { { ${list} </dev/null; echo "r$?" >&3; } | ${dd === undefined ? helper : `{ ${helper} | ${dd}; echo "d$?" >&3; }`} >&4; } 3>&1 )`,
+    `s=$( { { ${list}; echo "r$?" >&3; } | ${dd === undefined ? helper : `{ ${helper} | ${dd}; echo "d$?" >&3; }`} >&4; } 3>&1 )`,
     'r=${s#*r}; r=${r%%[!0-9]*}; h=${s#*h}; h=${h%%[!0-9]*}',
     ...(dd === undefined ? [] : ['d=${s#*d}; d=${d%%[!0-9]*}', `[ "$d" -eq 0 ] || exit ${EXIT_MTIME_UNAVAILABLE}`]),
     `[ "$h" -lt 126 ] || exit ${EXIT_MTIME_UNAVAILABLE}`,
     `[ "$h" -eq 0 ] || [ "$r" -gt 2 ] || exit ${EXIT_MTIME_PARTIAL}`,
     'exit "$r"',
-  ].join('\n')
+  ]
 }
 
 /** The helper's side of the pipe: NUL-separated names in, `mtime TAB name NUL` records out. */
