@@ -1,10 +1,10 @@
 // The Grep script of Claude Code's surface: the dsh grep script with the mode's rg flags, and mtimes for a file list.
-import { mtimeCommand, type MtimeLister } from '../glob/command.js'
+import { mtimePipeline, type MtimeLister } from '../glob/command.js'
 import { searchedFromInside } from '../grep/command.js'
 import type { IncludePlan } from '../grep/include.js'
 import { exclusionArgs } from '../common/access.js'
 import { explicitPath } from '../common/display-path.js'
-import { EXIT_CANNOT_ENTER, EXIT_INCLUDE_ON_FILE, EXIT_MISSING, EXIT_MTIME_PARTIAL, EXIT_MTIME_UNAVAILABLE } from '../common/script-exit.js'
+import { EXIT_CANNOT_ENTER, EXIT_INCLUDE_ON_FILE, EXIT_MISSING } from '../common/script-exit.js'
 import { shellCommand } from '../common/shell-quote.js'
 import { VCS_EXCLUDES } from '../common/vcs.js'
 import type { OutputMode } from './args.js'
@@ -80,13 +80,5 @@ export function buildClaudeGrepCommand(options: ClaudeGrepCommandOptions): strin
     `else exit ${EXIT_MISSING}; fi`,
   ]
   if (options.mode !== 'files_with_matches') return [...prelude, `${rgCommand} "$@" </dev/null`].join('\n')
-  return [
-    ...prelude,
-    'exec 4>&1',
-    `s=$( { { ${rgCommand} "$@" </dev/null; echo "r$?" >&3; } | { ${mtimeCommand(options.lister)}; echo "h$?" >&3; } >&4; } 3>&1 )`,
-    'r=${s#*r}; r=${r%%[!0-9]*}; h=${s#*h}; h=${h%%[!0-9]*}',
-    `[ "$h" -lt 126 ] || exit ${EXIT_MTIME_UNAVAILABLE}`,
-    `[ "$h" -eq 0 ] || [ "$r" -gt 2 ] || exit ${EXIT_MTIME_PARTIAL}`,
-    'exit "$r"',
-  ].join('\n')
+  return [...prelude, ...mtimePipeline(`${rgCommand} "$@" </dev/null`, options.lister)].join('\n')
 }

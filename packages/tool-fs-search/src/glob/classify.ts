@@ -70,8 +70,12 @@ export function classifyGlobRun(run: BashRunResult, { workdir, root, lister }: G
   )
 }
 
-/** The programs a helper runs, by absolute path. */
+/** The programs a helper runs, by absolute path: the mtime helper's, and dd when it gathers their output. */
 function helperPrograms(lister: MtimeLister): string[] {
+  return [...mtimePrograms(lister), ...(lister.dd === undefined ? [] : [lister.dd])]
+}
+
+function mtimePrograms(lister: MtimeLister): string[] {
   switch (lister.helper) {
     case 'find':
       return [lister.find]

@@ -10,12 +10,18 @@ import { VCS_EXCLUDES } from '../common/vcs.js'
  * probe resolved it: GNU find reads the NUL-separated names in one process (findutils >= 4.9); else
  * `xargs stat` does in batches, GNU stat printing nanoseconds itself, any other stat (BusyBox `-c %Y`,
  * BSD `-f %m`) printing whole seconds one per line for sh to pair with the names. Absolute, so no `.`
- * or empty PATH entry can run a searched tree's own.
+ * or empty PATH entry can run a searched tree's own. With `dd`, when the executor has one that takes
+ * `iflag=fullblock`, the helper's output reaches the tool in large blocks
+ * (docs/design.md#glob-output-arrives-in-large-blocks).
  */
-export type MtimeLister =
+export type MtimeLister = (
   | { helper: 'find'; find: string }
   | { helper: 'stat'; xargs: string; stat: string }
   | { helper: 'stat-lines'; xargs: string; stat: string; sh: string; formatOption: '-c' | '-f' }
+) & { dd?: string }
+
+/** The blocks dd gathers the helper's output into: a few of the executor's 64 KiB reads each. */
+export const DD_BLOCK = '256k'
 
 /** What one glob script lists: which rg and mtime helper run, from which root, with which globs. */
 export interface GlobCommandOptions {
@@ -39,7 +45,7 @@ export interface GlobCommandOptions {
  * with no PIPESTATUS, each side of the pipe writes its status to fd 3, which a command substitution
  * collects, while the listing reaches stdout through fd 4. The script exits with rg's status, or with
  * its own when the root is unusable or the helper failed on a name (a file rg listed must never
- * vanish from the result unmentioned).
+ * vanish from the result unmentioned), or when dd failed (what it passed on may be cut).
  */
 export function buildGlobCommand({ rg, lister, root, glob, excludes = [] }: GlobCommandOptions): string {
   const list = shellCommand([
@@ -55,18 +61,30 @@ export function buildGlobCommand({ rg, lister, root, glob, excludes = [] }: Glob
     ...VCS_EXCLUDES.map((dir) => `--glob=!${dir}`),
     ...exclusionArgs(excludes),
   ])
-  const mtimes = mtimeCommand(lister)
   const dir = shellCommand([explicitPath(root)])
   return [
     `[ -d ${dir} ] || { [ -e ${dir} ] && exit ${EXIT_NOT_DIRECTORY}; exit ${EXIT_MISSING}; }`,
     `cd -- ${dir} || exit ${EXIT_CANNOT_ENTER}`,
+    ...mtimePipeline(`${list} </dev/null`, lister),
+  ].join('\n')
+}
+
+/**
+ * The script lines that pipe `list` (NUL-separated names) through the mtime helper, and dd when there
+ * is one, to stdout, and exit with `list`'s status or the helper's (see `buildGlobCommand`).
+ */
+export function mtimePipeline(list: string, lister: MtimeLister): string[] {
+  const helper = `{ ${mtimeCommand(lister)}; echo "h$?" >&3; }`
+  const dd = lister.dd === undefined ? undefined : shellCommand([lister.dd, `bs=${DD_BLOCK}`, 'iflag=fullblock', 'status=none'])
+  return [
     'exec 4>&1',
-    `s=$( { { ${list} </dev/null; echo "r$?" >&3; } | { ${mtimes}; echo "h$?" >&3; } >&4; } 3>&1 )`,
+    `s=$( { { ${list}; echo "r$?" >&3; } | ${dd === undefined ? helper : `{ ${helper} | ${dd}; echo "d$?" >&3; }`} >&4; } 3>&1 )`,
     'r=${s#*r}; r=${r%%[!0-9]*}; h=${s#*h}; h=${h%%[!0-9]*}',
+    ...(dd === undefined ? [] : ['d=${s#*d}; d=${d%%[!0-9]*}', `[ "$d" -eq 0 ] || exit ${EXIT_MTIME_UNAVAILABLE}`]),
     `[ "$h" -lt 126 ] || exit ${EXIT_MTIME_UNAVAILABLE}`,
     `[ "$h" -eq 0 ] || [ "$r" -gt 2 ] || exit ${EXIT_MTIME_PARTIAL}`,
     'exit "$r"',
-  ].join('\n')
+  ]
 }
 
 /** The helper's side of the pipe: NUL-separated names in, `mtime TAB name NUL` records out. */

@@ -1,9 +1,10 @@
-// The glob script's output as it arrives: `mtime TAB name NUL` records, parsed as bytes and ordered newest first.
+// The glob script's output as it arrives: `mtime TAB name NUL` records, parsed as bytes and grouped by time.
 import type { BashRunResult } from '@dsh/core'
 import { SearchError } from '../errors.js'
 import { OutputBytes } from '../common/output-bytes.js'
+import { TimeBuckets } from './time-buckets.js'
 
-/** The listed files, as offsets into the output's bytes and their modification times. */
+/** The listed files, as offsets into the output's bytes, grouped by modification time. */
 export interface GlobListing {
   /** The output's bytes, valid UTF-8. */
   bytes: Buffer
@@ -11,9 +12,8 @@ export interface GlobListing {
   /** Where each name starts and ends in `bytes`. */
   nameStart: Uint32Array
   nameEnd: Uint32Array
-  /** Each modification time as whole seconds and nanoseconds, both negative before 1970. */
-  seconds: Float64Array
-  nanos: Int32Array
+  /** The distinct modification times, each with its files (in name order while few). */
+  times: TimeBuckets
   /** Every name shows plain (`isPlainName`); when false, some may not. */
   plainNames: boolean
   /** The files whose names hold U+FFFD (most listings have none). */
@@ -52,8 +52,7 @@ export class GlobListingParser {
   #count = 0
   #nameStart = new Uint32Array(INITIAL_FILES)
   #nameEnd = new Uint32Array(INITIAL_FILES)
-  #seconds = new Float64Array(INITIAL_FILES)
-  #nanos = new Int32Array(INITIAL_FILES)
+  readonly #times = new TimeBuckets(INITIAL_FILES)
 
   /** `capacityBytes`: the raw output cap, which the buffer grows to once the listing outgrows its start. */
   constructor(capacityBytes: number) {
@@ -101,8 +100,7 @@ export class GlobListingParser {
       count,
       nameStart: this.#nameStart.subarray(0, count),
       nameEnd: this.#nameEnd.subarray(0, count),
-      seconds: this.#seconds.subarray(0, count),
-      nanos: this.#nanos.subarray(0, count),
+      times: this.#times,
       plainNames: this.#plainNames,
       replaced: this.#replaced(),
     }
@@ -155,8 +153,7 @@ export class GlobListingParser {
     if (index === this.#nameStart.length) this.#grow()
     this.#nameStart[index] = nameStart
     this.#nameEnd[index] = nameEnd
-    this.#seconds[index] = seconds
-    this.#nanos[index] = nanos
+    this.#times.add(index, seconds, nanos)
     this.#count = index + 1
   }
 
@@ -181,112 +178,13 @@ export class GlobListingParser {
   #grow(): void {
     const perRecord = Math.max(MIN_RECORD_BYTES, this.#pos / this.#count)
     const size = Math.max(this.#nameStart.length * 2, Math.ceil(this.#capacityBytes / perRecord))
-    const grow = <T extends Uint32Array | Float64Array | Int32Array>(array: T, grown: T): T => {
+    const grow = (array: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> => {
+      const grown = new Uint32Array(size)
       grown.set(array)
       return grown
     }
-    this.#nameStart = grow(this.#nameStart, new Uint32Array(size))
-    this.#nameEnd = grow(this.#nameEnd, new Uint32Array(size))
-    this.#seconds = grow(this.#seconds, new Float64Array(size))
-    this.#nanos = grow(this.#nanos, new Int32Array(size))
+    this.#nameStart = grow(this.#nameStart)
+    this.#nameEnd = grow(this.#nameEnd)
+    this.#times.growFiles(size)
   }
-}
-
-/**
- * The files newest modified first (docs/design.md#glob-lists-newest-first); ties by name, so identical
- * calls give identical pages (docs/design.md#deterministic-pages). A tree shares few modification
- * times (16k for 118k files), so files are bucketed by time through a hash table, the buckets sorted,
- * and only a bucket's names compared, as UTF-8 bytes in the order JavaScript compares strings.
- */
-export function sortNewestFirst(listing: GlobListing): Uint32Array {
-  const { count, seconds, nanos } = listing
-  const { bucketOf, first, buckets } = bucketByTime(listing)
-  // The buckets newest first; each is one time, so no two compare equal.
-  const byTime = Array.from({ length: buckets }, (_, bucket) => bucket).sort((a, b) => {
-    const x = first[a]!
-    const y = first[b]!
-    return seconds[y]! - seconds[x]! || nanos[y]! - nanos[x]!
-  })
-  const starts = new Uint32Array(buckets + 1)
-  const rank = new Uint32Array(buckets)
-  byTime.forEach((bucket, position) => (rank[bucket] = position))
-  for (let i = 0; i < count; i += 1) starts[rank[bucketOf[i]!]! + 1]! += 1
-  for (let position = 0; position < buckets; position += 1) starts[position + 1]! += starts[position]!
-  // Counting sort into buckets, each file in listing order, then each bucket by name.
-  const next = starts.slice(0, buckets)
-  const order = new Uint32Array(count)
-  for (let i = 0; i < count; i += 1) order[next[rank[bucketOf[i]!]!]!++] = i
-  for (let position = 0; position < buckets; position += 1) sortByName(listing, order, starts[position]!, starts[position + 1]!)
-  return order
-}
-
-/** Each file's bucket (one per distinct time), each bucket's first file, and how many buckets there are. */
-function bucketByTime({ count, seconds, nanos }: GlobListing): { bucketOf: Uint32Array; first: Uint32Array; buckets: number } {
-  // Open addressing, at most half full: a lookup takes a probe or two.
-  const mask = 2 ** Math.ceil(Math.log2(2 * count + 2)) - 1
-  const slots = new Int32Array(mask + 1).fill(-1)
-  const bucketOf = new Uint32Array(count)
-  const first = new Uint32Array(count)
-  let buckets = 0
-  for (let i = 0; i < count; i += 1) {
-    let slot = (Math.imul(seconds[i]! | 0, 0x9e3779b1) ^ Math.imul(nanos[i]!, 0x85ebca6b)) & mask
-    for (;;) {
-      const bucket = slots[slot]!
-      if (bucket === -1) {
-        slots[slot] = buckets
-        first[buckets] = i
-        bucketOf[i] = buckets++
-        break
-      }
-      const other = first[bucket]!
-      if (seconds[other] === seconds[i] && nanos[other] === nanos[i]) {
-        bucketOf[i] = bucket
-        break
-      }
-      slot = (slot + 1) & mask
-    }
-  }
-  return { bucketOf, first, buckets }
-}
-
-// Buckets up to this size are sorted by insertion, in place: a native sort costs more to set up.
-const INSERTION_MAX = 32
-
-/** Sorts `order[start, end)`, one bucket, by name. */
-function sortByName(listing: GlobListing, order: Uint32Array, start: number, end: number): void {
-  if (end - start > INSERTION_MAX) {
-    order.set(
-      Array.from(order.subarray(start, end)).sort((a, b) => compareNames(listing, a, b)),
-      start,
-    )
-    return
-  }
-  for (let i = start + 1; i < end; i += 1) {
-    const file = order[i]!
-    let at = i
-    for (; at > start && compareNames(listing, order[at - 1]!, file) > 0; at -= 1) order[at] = order[at - 1]!
-    order[at] = file
-  }
-}
-
-/**
- * Compares two names as `<` compares their strings, by UTF-16 code units, on their UTF-8 bytes. The
- * orders agree except where a character past U+FFFF (4 bytes, a surrogate pair in UTF-16) meets one
- * from U+E000 to U+FFFF (3 bytes led by EE or EF): UTF-16 puts the pair first.
- */
-export function compareNames({ bytes, nameStart, nameEnd }: GlobListing, a: number, b: number): number {
-  const aStart = nameStart[a]!
-  const bStart = nameStart[b]!
-  const aLength = nameEnd[a]! - aStart
-  const bLength = nameEnd[b]! - bStart
-  const common = Math.min(aLength, bLength)
-  for (let i = 0; i < common; i += 1) {
-    const x = bytes[aStart + i]!
-    const y = bytes[bStart + i]!
-    if (x === y) continue
-    if (x >= 0xf0 && (y === 0xee || y === 0xef)) return -1
-    if (y >= 0xf0 && (x === 0xee || x === 0xef)) return 1
-    return x - y
-  }
-  return aLength - bLength
 }

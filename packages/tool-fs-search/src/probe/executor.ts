@@ -17,7 +17,8 @@ const TAG = 'dsh-probe-1'
 /**
  * The joint probe script: the tag, the mtime helper's answer, its status, then the first rg
  * candidate's answer (last, since a `--version` may print anything). Fields are NUL-separated; a
- * helper answer has a fixed number of fields for its kind, and none holds a NUL (paths come from PATH).
+ * helper answer has a fixed number of fields for its kind, then `dd` and a path when the executor has
+ * a dd that gathers full blocks, and none holds a NUL (paths come from PATH).
  */
 export function buildJointProbeCommand(rg: string): string {
   return [LOOKUP, MTIME_PROBE_FUNCTION, `printf '${TAG}\\0'`, 'dsh_mtime_probe; printf \'\\0%s\\0\' "$?"', rgProbeLines(rg)].join('\n')
@@ -54,10 +55,12 @@ async function jointProbe(bash: BashExecutor, rg: string): Promise<ExecutorProbe
   const fields = answer.split('\0')
   const count = fields[0] === TAG ? MTIME_ANSWER_FIELDS.get(fields[1]!) : undefined
   if (count === undefined) return undefined
-  const status = fields[count + 2]
+  // The helper's own fields, then dd and its path when it has one (no path is "dd"), then the status.
+  const end = fields[count + 2] === 'dd' ? count + 4 : count + 2
+  const status = fields[end]
   if (status !== '0' && status !== '1') return undefined
-  const lister = judgeMtimeAnswer(fields.slice(1, count + 2).join('\0'), Number(status))
-  const rest = fields.slice(count + 3).join('\0')
+  const lister = judgeMtimeAnswer(fields.slice(1, end).join('\0'), Number(status))
+  const rest = fields.slice(end + 1).join('\0')
   const found = judgeRgAnswer(rest, rest === '' ? 1 : 0)
   if (!lister.available || found.verdict !== 'ripgrep') return undefined
   return { rg: { available: true, chosen: found.path }, lister }

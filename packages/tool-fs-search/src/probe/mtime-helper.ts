@@ -1,6 +1,6 @@
 // Which mtime helper glob runs: GNU find (>= 4.9), GNU stat, or any stat that prints whole seconds, resolved once in the executor.
 import type { BashExecutor } from '@dsh/core'
-import type { MtimeLister } from '../glob/command.js'
+import { DD_BLOCK, type MtimeLister } from '../glob/command.js'
 import { LOOKUP, runProbe, type ProbeChoice } from './script.js'
 
 /**
@@ -9,7 +9,9 @@ import { LOOKUP, runProbe, type ProbeChoice } from './script.js'
  * (findutils >= 4.9); `stat` when GNU stat prints nanoseconds with `--printf`; `stat-lines` with `-c`
  * (BusyBox, GNU) or `-f` (BSD) when xargs -0 feeds a stat that prints whole seconds and sh pairs them
  * with the names (docs/design.md#glob-without-gnu-tools). When none works it prints `none` and the
- * programs it found, and returns 1. Needs LOOKUP.
+ * programs it found, and returns 1. After a helper it prints `dd` and dd's path when a dd passes its
+ * input on in full blocks (`iflag=fullblock`: GNU, BusyBox), which the glob script then gathers the
+ * helper's output with (docs/design.md#glob-output-arrives-in-large-blocks). Needs LOOKUP.
  */
 export const MTIME_PROBE_FUNCTION = (() => {
   const seconds = (option: string, format: string) => `dsh_seconds "$(printf '/\\000' | "$x" -0 "$s" ${option} ${format} -- 2>/dev/null)"`
@@ -22,6 +24,8 @@ export const MTIME_PROBE_FUNCTION = (() => {
     `  elif [ -n "$x" ] && [ -n "$s" ] && [ -n "$sh" ] && ${seconds('-c', '%Y')}; then printf 'stat-lines\\0%s\\0%s\\0%s\\0-c' "$x" "$s" "$sh"`,
     `  elif [ -n "$x" ] && [ -n "$s" ] && [ -n "$sh" ] && ${seconds('-f', '%m')}; then printf 'stat-lines\\0%s\\0%s\\0%s\\0-f' "$x" "$s" "$sh"`,
     `  else printf 'none\\0%s\\0%s\\0%s\\0%s' "$f" "$x" "$s" "$sh"; return 1; fi`,
+    `  dsh_lookup dd && [ "$(printf ab | "$dsh_path" bs=${DD_BLOCK} iflag=fullblock status=none 2>/dev/null)" = ab ] && printf '\\0dd\\0%s' "$dsh_path"`,
+    '  return 0',
     '}',
   ].join('\n')
 })()
@@ -55,21 +59,30 @@ export async function chooseMtimeLister(bash: BashExecutor): Promise<ProbeChoice
 /** Reads the helper probe's answer (`dsh_mtime_probe`'s output and status), whole. */
 export function judgeMtimeAnswer(text: string, exitCode: number): ProbeChoice<MtimeLister> {
   const [helper, ...fields] = text.split('\0')
-  const absolute = (programs: readonly string[]) => programs.every((program) => program.startsWith('/'))
   if (exitCode === 0) {
-    // Each kind is checked for its field count before its fields are read.
-    const [first, second, third, option] = fields as [string, string, string, string]
-    if (helper === 'find' && fields.length === 1 && absolute(fields)) return { available: true, chosen: { helper, find: first } }
-    if (helper === 'stat' && fields.length === 2 && absolute(fields)) {
-      return { available: true, chosen: { helper, xargs: first, stat: second } }
-    }
-    if (helper === 'stat-lines' && fields.length === 4 && absolute([first, second, third]) && (option === '-c' || option === '-f')) {
-      return { available: true, chosen: { helper, xargs: first, stat: second, sh: third, formatOption: option } }
-    }
+    // dd, when it is there, follows the helper's fields.
+    const dd = fields.length >= 2 && fields.at(-2) === 'dd' ? fields.splice(-2)[1]! : undefined
+    const chosen = helperChoice(helper, fields)
+    if (chosen !== undefined && (dd === undefined || absolute([dd])))
+      return { available: true, chosen: dd === undefined ? chosen : { ...chosen, dd } }
   }
   if (helper === 'none' && fields.length === 4) {
     const tried = ['find', 'xargs', 'stat', 'sh'].map((name, i) => `${name} (${fields[i] === '' ? 'not found' : fields[i]})`)
     return { available: false, reason: `${NEEDS}; tried ${tried.join(', ')}. Install GNU findutils (>= 4.9) or coreutils.` }
   }
   return { available: false, reason: `${NEEDS}; the probe printed ${JSON.stringify(text.slice(0, 80))}.` }
+}
+
+const absolute = (programs: readonly string[]): boolean => programs.every((program) => program.startsWith('/'))
+
+/** The helper a probe's fields name, or undefined when they do not name one by absolute paths. */
+function helperChoice(helper: string | undefined, fields: readonly string[]): MtimeLister | undefined {
+  // Each kind is checked for its field count before its fields are read.
+  const [first, second, third, option] = fields as [string, string, string, string]
+  if (helper === 'find' && fields.length === 1 && absolute(fields)) return { helper, find: first }
+  if (helper === 'stat' && fields.length === 2 && absolute(fields)) return { helper, xargs: first, stat: second }
+  if (helper === 'stat-lines' && fields.length === 4 && absolute([first, second, third]) && (option === '-c' || option === '-f')) {
+    return { helper, xargs: first, stat: second, sh: third, formatOption: option }
+  }
+  return undefined
 }

@@ -23,6 +23,19 @@ describe('the glob script', () => {
     )
   })
 
+  it("with dd, gathers the helper's output into large blocks, and exits 125 when dd fails", () => {
+    const script = buildGlobCommand({
+      rg: '/opt/rg',
+      lister: { helper: 'find', find: '/usr/bin/find', dd: '/bin/dd' },
+      root: '.',
+      glob: '*',
+    })
+    expect(script).toContain(
+      `| { { /usr/bin/find -files0-from - -maxdepth 0 -printf '%T@\\t%p\\0'; echo "h$?" >&3; } | /bin/dd 'bs=256k' 'iflag=fullblock' 'status=none'; echo "d$?" >&3; } >&4; } 3>&1 )`,
+    )
+    expect(script).toContain('\nd=${s#*d}; d=${d%%[!0-9]*}\n[ "$d" -eq 0 ] || exit 125\n')
+  })
+
   it('runs the mtime helpers the probe resolved, by absolute path', async () => {
     const { bash, glob } = await fakeHarness(() => ({}))
     await glob({ pattern: '*' })

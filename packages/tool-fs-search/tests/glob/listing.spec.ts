@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Harness } from '@dsh/core'
-import { GlobListingParser, sortNewestFirst, type GlobListing } from '../../src/glob/listing.js'
+import { GlobListingParser, type GlobListing } from '../../src/glob/listing.js'
+import { sortNewestFirst } from '../../src/glob/order.js'
 import { isPlainName } from '../../src/common/display-path.js'
 import { statRecords } from '../fake-bash.js'
 import { fakeHarness } from '../fake-harness.js'
@@ -22,12 +23,15 @@ function parsed(stdout: string | Buffer, chunkBytes = 3): GlobListing {
   return parser.finish()
 }
 
-/** Each file of a listing: its name, whole seconds and nanoseconds, in `order`. */
+/** Each file of a listing: its name, whole seconds and nanoseconds (its bucket's), in `order`. */
 function files(listing: GlobListing, order: ArrayLike<number> = Array.from({ length: listing.count }, (_, i) => i)) {
+  const { seconds, nanos, first, next, count } = listing.times
+  const timeOf: number[] = []
+  for (let bucket = 0; bucket < count; bucket += 1) for (let file = first[bucket]!; file !== -1; file = next[file]!) timeOf[file] = bucket
   return Array.from(order, (i) => ({
     name: listing.bytes.toString('utf8', listing.nameStart[i], listing.nameEnd[i]),
-    seconds: listing.seconds[i]!,
-    nanos: listing.nanos[i]!,
+    seconds: seconds[timeOf[i]!]!,
+    nanos: nanos[timeOf[i]!]!,
   }))
 }
 
@@ -79,7 +83,9 @@ describe('the glob listing', () => {
     expect(names(parsed(statRecords(['5', 'c'], ['5', 'a'], ['5', 'b'])))).toEqual(['a', 'b', 'c'])
     // UTF-16 puts a character past U+FFFF (a surrogate pair) before U+E000, where UTF-8 would not.
     const mixed = ['\uffee', '😀', '\ue000', 'z', 'é']
-    expect(names(parsed(statRecords(...mixed.map((name): [string, string] => ['5', name]))))).toEqual([...mixed].sort())
+    for (const arrival of [mixed, [...mixed].reverse()]) {
+      expect(names(parsed(statRecords(...arrival.map((name): [string, string] => ['5', name]))))).toEqual([...mixed].sort())
+    }
   })
 
   it('sorts a bucket of many names as it sorts a few', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { GlobListingParser, sortNewestFirst, type GlobListing } from '../../src/glob/listing.js'
+import { GlobListingParser, type GlobListing } from '../../src/glob/listing.js'
+import { sortNewestFirst } from '../../src/glob/order.js'
 import { pathBlocks, showPaths } from '../../src/glob/paths.js'
 import { nameDisplay } from '../../src/common/display-path.js'
 import { statRecords } from '../fake-bash.js'

@@ -35,7 +35,14 @@ describe('the joint probe through the real executor', () => {
     const log = logger()
     expect(await probeExecutor(bash, [rg, 'rg'], log)).toEqual({
       rg: { available: true, chosen: rg },
-      lister: { available: true, chosen: { helper: 'find', find: execFileSync('sh', ['-c', 'command -v find']).toString().trim() } },
+      lister: {
+        available: true,
+        chosen: {
+          helper: 'find',
+          find: execFileSync('sh', ['-c', 'command -v find']).toString().trim(),
+          dd: execFileSync('sh', ['-c', 'command -v dd']).toString().trim(),
+        },
+      },
     })
     expect(commands).toEqual([buildJointProbeCommand(rg)])
     expect(log.warn).not.toHaveBeenCalled()
@@ -72,6 +79,17 @@ describe('the joint probe, answered by a fake executor', () => {
     expect(bash.specs.map((s) => s.command)).toEqual([buildJointProbeCommand('/opt/rg')])
   })
 
+  it('takes dd after the helper, when the executor has one that gathers full blocks', async () => {
+    const bash = new FakeBash((command) =>
+      isJointProbe(command) ? { stdout: `dsh-probe-1\0stat\0/bin/xargs\0/bin/stat\0dd\0/bin/dd\x000\0/opt/rg\0${RG_VERSION}` } : {},
+    )
+    expect(await probeExecutor(bash, ['/opt/rg'], logger())).toEqual({
+      rg: FOUND.rg,
+      lister: { available: true, chosen: { helper: 'stat', xargs: '/bin/xargs', stat: '/bin/stat', dd: '/bin/dd' } },
+    })
+    expect(bash.specs).toHaveLength(1)
+  })
+
   it('keeps a version that holds a NUL (a shell that keeps them) whole, since rg answers last', async () => {
     const bash = new FakeBash((command) =>
       isJointProbe(command) ? { stdout: `dsh-probe-1\0find\0/usr/bin/find\x000\0/opt/rg\0${RG_VERSION}\0more` } : {},
@@ -88,6 +106,7 @@ describe('the joint probe, answered by a fake executor', () => {
     ['the helper kind is an Object member', { stdout: `dsh-probe-1\0toString\0/bin/ls\x000\0/opt/rg\0${RG_VERSION}` }],
     ['the helper status is not a status', { stdout: `dsh-probe-1\0find\0/usr/bin/find\0x\0/opt/rg\0${RG_VERSION}` }],
     ['the answer ends early', { stdout: 'dsh-probe-1\0find\0/usr/bin/find' }],
+    ['dd has a relative path', { stdout: `dsh-probe-1\0find\0/usr/bin/find\0dd\0dd\x000\0/opt/rg\0${RG_VERSION}` }],
     ['no helper works', { stdout: `dsh-probe-1\0none\0\0\0\0\x001\0/opt/rg\0${RG_VERSION}` }],
     ['the helper path is relative', { stdout: `dsh-probe-1\0find\0find\x000\0/opt/rg\0${RG_VERSION}` }],
     ['the candidate is not ripgrep', { stdout: 'dsh-probe-1\0find\0/usr/bin/find\x000\0/bin/true\0true (GNU coreutils) 9.1\n' }],

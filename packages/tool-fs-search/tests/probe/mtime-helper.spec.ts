@@ -62,6 +62,11 @@ describe("glob's mtime helper probe", () => {
     ],
     ['the helper probe prints an unknown kind', { stdout: 'ls\0/bin/ls' }, 'the probe printed "ls\\u0000/bin/ls".'],
     [
+      'the helper probe prints a relative dd',
+      { stdout: 'find\0/usr/bin/find\0dd\0dd' },
+      'the probe printed "find\\u0000/usr/bin/find\\u0000dd\\u0000dd".',
+    ],
+    [
       'the helper probe names an unknown stat option',
       { stdout: 'stat-lines\0/bin/xargs\0/bin/stat\0/bin/sh\0-x' },
       'the probe printed "stat-lines\\u0000/bin/xargs\\u0000/bin/stat\\u0000/bin/sh\\u0000-x".',
@@ -102,11 +107,11 @@ describe('the mtime helper through the real executor', () => {
   beforeAll(() => writeMtimeTree(tree))
   const newestFirst = ['b-new.txt', 'tie-a.txt', 'tie-b.txt', 'a-mid.txt', 'c-old.txt'].join('\n')
 
-  /** A directory whose find, stat, xargs and env are BusyBox's, as on Alpine or in a minimal image. */
+  /** A directory whose find, stat, xargs, env and dd are BusyBox's, as on Alpine or in a minimal image. */
   function busyboxBin(): string {
     expect(existsSync('/bin/busybox'), 'install busybox (apt-get install busybox), as .ci/run does').toBe(true)
     const bin = scratchDir('busybox')
-    for (const tool of ['find', 'stat', 'xargs', 'env']) symlinkSync('/bin/busybox', join(bin, tool))
+    for (const tool of ['find', 'stat', 'xargs', 'env', 'dd']) symlinkSync('/bin/busybox', join(bin, tool))
     return bin
   }
 
@@ -114,7 +119,7 @@ describe('the mtime helper through the real executor', () => {
     const bin = busyboxBin()
     const PATH = `${bin}:/usr/bin:/bin`
     const probe = execFileSync('/bin/sh', ['-c', buildMtimeProbeCommand()], { env: { PATH }, encoding: 'utf8' })
-    expect(probe).toBe(`stat-lines\0${bin}/xargs\0${bin}/stat\0/usr/bin/sh\0-c`)
+    expect(probe).toBe(`stat-lines\0${bin}/xargs\0${bin}/stat\0/usr/bin/sh\0-c\0dd\0${bin}/dd`)
     const busybox = await loadRealHarness({ spillRoot, bash: { envSet: { PATH } } })
     expect(await callTool(busybox, 'glob', { pattern: '*.txt' }, tree)).toMatchObject({ isError: false, content: newestFirst })
   })
@@ -145,7 +150,9 @@ describe('the mtime helper through the real executor', () => {
       { mode: 0o755 },
     )
     const PATH = `${bin}:/usr/bin:/bin`
-    expect(execFileSync('/bin/sh', ['-c', buildMtimeProbeCommand()], { env: { PATH }, encoding: 'utf8' })).toMatch(/^stat-lines\0.*\0-f$/)
+    expect(execFileSync('/bin/sh', ['-c', buildMtimeProbeCommand()], { env: { PATH }, encoding: 'utf8' })).toMatch(
+      /^stat-lines\0.*\0-f\0dd\0\/usr\/bin\/dd$/,
+    )
     const bsd = await loadRealHarness({ spillRoot, bash: { envSet: { PATH } } })
     expect((await callTool(bsd, 'glob', { pattern: '*.txt' }, tree)).content).toBe(newestFirst)
   })
@@ -168,6 +175,27 @@ describe('the mtime helper through the real executor', () => {
       ),
     )
     expect(warnings).toEqual([expect.stringMatching(/^tool-fs-search: glob is not registered: glob lists files newest first/)])
+  })
+
+  it('with a dd that does not take iflag=fullblock, glob runs its helper without dd, and orders the same', async () => {
+    const bin = scratchDir('old-dd')
+    writeFileSync(join(bin, 'dd'), '#!/bin/sh\necho "dd: unknown operand iflag=fullblock" >&2\nexit 1\n', { mode: 0o755 })
+    const PATH = `${bin}:/usr/bin:/bin`
+    expect(execFileSync('/bin/sh', ['-c', buildMtimeProbeCommand()], { env: { PATH }, encoding: 'utf8' })).toBe('find\0/usr/bin/find')
+    const noDd = await loadRealHarness({ spillRoot, bash: { envSet: { PATH } } })
+    expect((await callTool(noDd, 'glob', { pattern: '*.txt' }, tree)).content).toBe(newestFirst)
+  })
+
+  it('when dd fails during a search, glob fails naming it instead of listing what dd may have cut', async () => {
+    const bin = scratchDir('failing-dd')
+    // Passes the probe's check, then fails on a real listing.
+    writeFileSync(join(bin, 'dd'), '#!/bin/sh\nin=$(cat)\n[ "$in" = ab ] && printf ab && exit 0\necho "dd: write error" >&2\nexit 1\n', {
+      mode: 0o755,
+    })
+    const failing = await loadRealHarness({ spillRoot, bash: { envSet: { PATH: `${bin}:/usr/bin:/bin` } } })
+    const result = await callTool(failing, 'glob', { pattern: '*.txt' }, tree)
+    expect(result).toMatchObject({ isError: true, errorCode: 'SEARCH_FAILED' })
+    expect(result.content).toContain(`glob could not run its modification-time helper (/usr/bin/find, ${bin}/dd)`)
   })
 
   it('glob orders by mtime the same way through the xargs/stat fallback, where find is older than 4.9', async () => {
