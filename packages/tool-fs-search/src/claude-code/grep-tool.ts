@@ -25,6 +25,7 @@ import { CountParser } from './counts.js'
 import { countEntries, fileEntries, showCounts } from './files.js'
 import { hasMore, pageRequest, pagingNote, pastEndNote, takePage, textBlocks, type Page } from './paging.js'
 import { GREP_TOOL_DESCRIPTION } from './prompts.js'
+import { ReplacedNames } from './replaced-names.js'
 import { ScriptHead } from './script-head.js'
 import { planGlobList } from './globs.js'
 import { closeTypeNames, typeNames } from './types.js'
@@ -168,7 +169,12 @@ function modeReader(mode: OutputMode, config: GlobContext['config'], target: str
   switch (mode) {
     case 'files_with_matches': {
       const parser = new GlobListingParser(config.rawOutputMaxBytes)
-      const head = new ScriptHead((chunk) => parser.push(chunk))
+      // The listing's own count holds a name's U+FFFD and one shown from the directory alike.
+      const replaced = new ReplacedNames()
+      const head = new ScriptHead((chunk) => {
+        parser.push(chunk)
+        replaced.push(chunk)
+      })
       return {
         push: (chunk) => head.push(chunk),
         finish: (workdir) => {
@@ -181,7 +187,7 @@ function modeReader(mode: OutputMode, config: GlobContext['config'], target: str
             matches: shown.count,
             heading: shown.count === 0 ? 'No files found' : `Found ${plural(shown.count, 'file', 'files')}, newest modified first`,
             unit: 'files',
-            notes: lossyNote(shown.lossy, 'path'),
+            notes: lossyNote(replaced.finish(), 'path'),
             found: shown.count > 0,
           }
         },
@@ -205,7 +211,7 @@ function modeReader(mode: OutputMode, config: GlobContext['config'], target: str
                 ? 'No matches found'
                 : `Found ${plural(matches, 'matching line', 'matching lines')} in ${plural(counts.length, 'file', 'files')}`,
             unit: 'files',
-            notes: lossyNote(counts.filter((file) => file.path.includes('\ufffd')).length, 'path'),
+            notes: lossyNote(counts.filter((file) => file.replaced).length, 'path'),
             found: counts.length > 0,
           }
         },
@@ -274,7 +280,7 @@ function baseOf(head: ScriptHead, workdir: string, target: string): string {
   return head.searched() === 'directory' ? path.resolve(workdir, target) : workdir
 }
 
-/** The footer for results holding U+FFFD. */
+/** The footer for results whose lines or paths held bytes that were not valid UTF-8. */
 function lossyNote(count: number, what: string): string[] {
   const verb = count === 1 ? 'contains' : 'contain'
   return count === 0 ? [] : [`(${count} ${what}${count === 1 ? '' : 's'} ${verb} U+FFFD: bytes that are not valid UTF-8, shown replaced.)`]
