@@ -187,7 +187,7 @@ function modeReader(mode: OutputMode, config: GlobContext['config'], target: str
             matches: shown.count,
             heading: shown.count === 0 ? 'No files found' : `Found ${plural(shown.count, 'file', 'files')}, newest modified first`,
             unit: 'files',
-            notes: lossyNote(replaced.finish(), 'path'),
+            notes: lossyNote(replaced.finish(), 'path', 'paths'),
             found: shown.count > 0,
           }
         },
@@ -211,7 +211,7 @@ function modeReader(mode: OutputMode, config: GlobContext['config'], target: str
                 ? 'No matches found'
                 : `Found ${plural(matches, 'matching line', 'matching lines')} in ${plural(counts.length, 'file', 'files')}`,
             unit: 'files',
-            notes: lossyNote(counts.filter((file) => file.replaced).length, 'path'),
+            notes: lossyNote(counts.filter((file) => file.replaced).length, 'path', 'paths'),
             found: counts.length > 0,
           }
         },
@@ -252,7 +252,7 @@ function modeReader(mode: OutputMode, config: GlobContext['config'], target: str
                 ...(stopped.length > 0
                   ? [`(rg stopped at binary content in ${stopped.join(', ')}, so matches after it are missing.)`]
                   : []),
-                ...lossyNote(matches.lossy, 'line or path'),
+                ...lossyNote(matches.lossy, 'line or path', 'lines or paths'),
                 ...(matches.escaped > 0
                   ? [
                       `(${plural(matches.escaped, 'line contains', 'lines contain')} control characters, shown escaped as \\u001b, \\r and the like.)`,
@@ -281,9 +281,9 @@ function baseOf(head: ScriptHead, workdir: string, target: string): string {
 }
 
 /** The footer for results whose lines or paths held bytes that were not valid UTF-8. */
-function lossyNote(count: number, what: string): string[] {
-  const verb = count === 1 ? 'contains' : 'contain'
-  return count === 0 ? [] : [`(${count} ${what}${count === 1 ? '' : 's'} ${verb} U+FFFD: bytes that are not valid UTF-8, shown replaced.)`]
+function lossyNote(count: number, one: string, many: string): string[] {
+  if (count === 0) return []
+  return [`(${count} ${count === 1 ? `${one} contains` : `${many} contain`} U+FFFD: bytes that are not valid UTF-8, shown replaced.)`]
 }
 
 /** SEARCH_INVALID_PATTERN for a type rg does not know, naming the close ones from the rg the call ran. */

@@ -207,8 +207,11 @@ export class RgOutputParser {
       sameFile ||= !this.#runPathPlain && nul - pos === this.#runPathLength
       for (let i = nul - pos - 1; !this.#runPathPlain && sameFile && i >= 0; i -= 1) sameFile = bytes[pos + i] === path[i]
       // A name with bytes replaced and one that holds U+FFFD itself decode alike, but are two files.
-      const pathReplaced = replaced && this.#output.replacedIn(pos, nul)
-      if (sameFile && pathReplaced !== this.#run!.pathReplaced) sameFile = false
+      let pathReplaced = false
+      if (replaced) {
+        pathReplaced = this.#output.replacedIn(pos, nul)
+        if (sameFile && pathReplaced !== this.#run!.pathReplaced) sameFile = false
+      }
       if (!sameFile) {
         this.#run = records.startRun(this.#output.text(pos, nul), kept, pathReplaced)
         if (nul - pos > path.length) this.#runPath = path = Buffer.allocUnsafe(2 * (nul - pos))
