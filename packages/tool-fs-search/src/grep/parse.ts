@@ -80,7 +80,10 @@ export class RgOutputParser {
   /** The current run's path as rg printed it, in `#runPath[0, #runPathLength)`: the output it came from is compacted away. */
   #runPath = Buffer.allocUnsafe(256)
   #runPathLength = -1
-  /** The run's path holds no newline: a record whose bytes match it up to a NUL is from the same file. */
+  /**
+   * The run's path holds no newline and no replaced byte: a record whose bytes match it up to a NUL is
+   * from the same file.
+   */
   #runPathPlain = false
   #lastLine = 0
 
@@ -206,10 +209,11 @@ export class RgOutputParser {
       // A path that holds a newline is compared here, after the line before its NUL was read as such.
       sameFile ||= !this.#runPathPlain && nul - pos === this.#runPathLength
       for (let i = nul - pos - 1; !this.#runPathPlain && sameFile && i >= 0; i -= 1) sameFile = bytes[pos + i] === path[i]
-      // A name with bytes replaced and one that holds U+FFFD itself decode alike, but are two files.
+      // A name with bytes replaced and one that holds U+FFFD itself decode alike, but are two files:
+      // checked when this one may hold a replaced byte, or the run's did (its path is then not plain).
       let pathReplaced = false
-      if (replaced) {
-        pathReplaced = this.#output.replacedIn(pos, nul)
+      if (replaced || !this.#runPathPlain) {
+        pathReplaced = replaced && this.#output.replacedIn(pos, nul)
         if (sameFile && pathReplaced !== this.#run!.pathReplaced) sameFile = false
       }
       if (!sameFile) {
@@ -221,7 +225,7 @@ export class RgOutputParser {
           if (bytes[i] === LF) plain = false
         }
         this.#runPathLength = nul - pos
-        this.#runPathPlain = plain
+        this.#runPathPlain = plain && !pathReplaced
         this.#lastLine = line
       }
       const run = this.#run!

@@ -23,7 +23,9 @@ describe('RgOutputParser', () => {
       'D\0bad\xff.txt\u00001:needle\nlit\ufffd.txt\u00001:needle \ufffd\nlit\ufffd.txt\u00002:\ufffd\xff\ufffd\nok\u00003:\ufffd\n',
     )
     const cut = Buffer.concat([Buffer.from('ok\u00004:needle '), Buffer.from([0xf0, 0x9f, 0x98]), Buffer.from('\n')])
-    const input = Buffer.concat([stdout, cut])
+    // Names that decode alike, one after another: a replaced one, a literal one, a replaced one again.
+    const alike = invalidUtf8('r\xff\u00001:x\nr\ufffd\u00002:y\nr\xff\u00003:z\n')
+    const input = Buffer.concat([stdout, cut, alike])
     for (let chunkBytes = 1; chunkBytes <= input.length; chunkBytes += 1) {
       const output = parseOutput(input, { chunkBytes })
       const runs = output.records.runs.map((run) => [run.path, run.pathReplaced, run.lossyLines])
@@ -31,9 +33,12 @@ describe('RgOutputParser', () => {
         ['bad\ufffd.txt', true, 0],
         ['lit\ufffd.txt', false, 1],
         ['ok', false, 1],
+        ['r\ufffd', true, 0],
+        ['r\ufffd', false, 0],
+        ['r\ufffd', true, 0],
       ])
       expect(output.records.replacedLines.size).toBe(2)
-      expect(showMatches(output, (path) => path).lossy).toBe(3)
+      expect(showMatches(output, (path) => path).lossy).toBe(5)
     }
   })
 
