@@ -112,6 +112,16 @@ export class MemorySpill implements SpillStore {
   }
 }
 
+/**
+ * `text` as UTF-8 bytes, each `ÿ` (U+00FF) written as the lone byte FF, which is not valid UTF-8: a way
+ * to write invalid bytes among a test's strings. A U+FFFD in `text` stays the character.
+ */
+export function invalidUtf8(text: string): Buffer {
+  return Buffer.concat(
+    text.split('\u00ff').flatMap((part, i) => (i === 0 ? [Buffer.from(part)] : [Buffer.from([0xff]), Buffer.from(part)])),
+  )
+}
+
 /** The grep script's output: its `D` record (rg ran inside the target directory), then rg's `--null` lines. */
 export function rgLines(...records: [path: string, line: number, text: string][]): string {
   return `D\0${records.map(([path, line, text]) => `${path}\0${line}:${text}\n`).join('')}`

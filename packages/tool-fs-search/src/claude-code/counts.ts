@@ -1,4 +1,5 @@
 // rg's `--count --null` output: `path NUL count NEWLINE` per file, parsed once the output has ended.
+import { isUtf8 } from 'node:buffer'
 import { SearchError } from '../errors.js'
 
 /** One file's count as rg printed it. */
@@ -6,6 +7,8 @@ export interface FileCount {
   /** The path as rg printed it, decoded (invalid UTF-8 as U+FFFD). */
   path: string
   count: number
+  /** The path held bytes that were not valid UTF-8, shown as U+FFFD. */
+  replaced: boolean
 }
 
 /**
@@ -23,6 +26,8 @@ export class CountParser {
   /** Every file's count, in rg's order; throws SEARCH_FAILED for a record that does not parse. */
   finish(): FileCount[] {
     const bytes = Buffer.concat(this.#chunks)
+    // Most outputs are valid UTF-8 throughout: then no path needs checking.
+    const valid = isUtf8(bytes)
     const counts: FileCount[] = []
     let pos = 0
     while (pos < bytes.length) {
@@ -35,7 +40,11 @@ export class CountParser {
           `Grep could not parse rg's count output near ${JSON.stringify(bytes.toString('utf8', pos, pos + 80))}; the search result cannot be trusted.`,
         )
       }
-      counts.push({ path: bytes.toString('utf8', pos, nul), count: Number(bytes.toString('latin1', nul + 1, end)) })
+      counts.push({
+        path: bytes.toString('utf8', pos, nul),
+        count: Number(bytes.toString('latin1', nul + 1, end)),
+        replaced: !valid && !isUtf8(bytes.subarray(pos, nul)),
+      })
       pos = end + 1
     }
     return counts

@@ -11,6 +11,8 @@ export function* fileEntries(paths: ShownPaths, start: number): Generator<string
 export interface ShownCount {
   path: string
   count: number
+  /** A raw path shown as this one held bytes that were not valid UTF-8. */
+  replaced: boolean
 }
 
 /**
@@ -18,12 +20,17 @@ export interface ShownCount {
  * display the same (lossy decoding) are added together, as the content mode merges their lines.
  */
 export function showCounts(counts: readonly FileCount[], show: (path: string) => string): ShownCount[] {
-  const byPath = new Map<string, number>()
-  for (const { path, count } of counts) {
+  const byPath = new Map<string, ShownCount>()
+  for (const { path, count, replaced } of counts) {
     const shown = show(path)
-    byPath.set(shown, (byPath.get(shown) ?? 0) + count)
+    const known = byPath.get(shown)
+    if (known === undefined) byPath.set(shown, { path: shown, count, replaced })
+    else {
+      known.count += count
+      known.replaced ||= replaced
+    }
   }
-  return [...byPath].sort(([a], [b]) => (a < b ? -1 : 1)).map(([path, count]) => ({ path, count }))
+  return [...byPath.values()].sort((a, b) => (a.path < b.path ? -1 : 1))
 }
 
 /** The counts from the `start`th on, `path:count` one per line. */

@@ -26,6 +26,7 @@ import { CountParser } from './counts.js'
 import { countEntries, fileEntries, showCounts } from './files.js'
 import { hasMore, pageRequest, pagingNote, pastEndNote, takePage, textBlocks, type Page } from './paging.js'
 import { GREP_TOOL_DESCRIPTION } from './prompts.js'
+import { ReplacedNames } from './replaced-names.js'
 import { ScriptHead } from './script-head.js'
 import { planGlobList } from './globs.js'
 import { closeTypeNames, typeNames } from './types.js'
@@ -169,7 +170,12 @@ function modeReader(mode: OutputMode, config: GlobContext['config'], target: str
   switch (mode) {
     case 'files_with_matches': {
       const parser = new GlobListingParser(config.rawOutputMaxBytes)
-      const head = new ScriptHead((chunk) => parser.push(chunk))
+      // The listing's own count holds a name's U+FFFD and one shown from the directory alike.
+      const replaced = new ReplacedNames()
+      const head = new ScriptHead((chunk) => {
+        parser.push(chunk)
+        replaced.push(chunk)
+      })
       return {
         push: (chunk) => head.push(chunk),
         finish: (workdir) => {
@@ -182,7 +188,7 @@ function modeReader(mode: OutputMode, config: GlobContext['config'], target: str
             matches: shown.count,
             heading: shown.count === 0 ? 'No files found' : `Found ${plural(shown.count, 'file', 'files')}, newest modified first`,
             unit: 'files',
-            notes: lossyNote(shown.lossy, 'path'),
+            notes: lossyNote(replaced.finish(), 'path', 'paths'),
             found: shown.count > 0,
           }
         },
@@ -206,7 +212,7 @@ function modeReader(mode: OutputMode, config: GlobContext['config'], target: str
                 ? 'No matches found'
                 : `Found ${plural(matches, 'matching line', 'matching lines')} in ${plural(counts.length, 'file', 'files')}`,
             unit: 'files',
-            notes: lossyNote(counts.filter((file) => file.path.includes('\ufffd')).length, 'path'),
+            notes: lossyNote(counts.filter((file) => file.replaced).length, 'path', 'paths'),
             found: counts.length > 0,
           }
         },
@@ -247,7 +253,7 @@ function modeReader(mode: OutputMode, config: GlobContext['config'], target: str
                 ...(stopped.length > 0
                   ? [`(rg stopped at binary content in ${stopped.join(', ')}, so matches after it are missing.)`]
                   : []),
-                ...lossyNote(matches.lossy, 'line or path'),
+                ...lossyNote(matches.lossy, 'line or path', 'lines or paths'),
                 ...(matches.escaped > 0
                   ? [
                       `(${plural(matches.escaped, 'line contains', 'lines contain')} control characters, shown escaped as \\u001b, \\r and the like.)`,
@@ -275,10 +281,10 @@ function baseOf(head: ScriptHead, workdir: string, target: string): string {
   return head.searched() === 'directory' ? path.resolve(workdir, target) : workdir
 }
 
-/** The footer for results holding U+FFFD. */
-function lossyNote(count: number, what: string): string[] {
-  const verb = count === 1 ? 'contains' : 'contain'
-  return count === 0 ? [] : [`(${count} ${what}${count === 1 ? '' : 's'} ${verb} U+FFFD: bytes that are not valid UTF-8, shown replaced.)`]
+/** The footer for results whose lines or paths held bytes that were not valid UTF-8. */
+function lossyNote(count: number, one: string, many: string): string[] {
+  if (count === 0) return []
+  return [`(${count} ${count === 1 ? `${one} contains` : `${many} contain`} U+FFFD: bytes that are not valid UTF-8, shown replaced.)`]
 }
 
 /** SEARCH_INVALID_PATTERN for a type rg does not know, naming the close ones from the rg the call ran. */

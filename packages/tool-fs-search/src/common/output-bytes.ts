@@ -1,8 +1,18 @@
 // A script's stdout as it arrives, kept as bytes that are valid UTF-8 up to the last complete record.
 import { isUtf8 } from 'node:buffer'
+import { replacementOffsets } from './replacements.js'
 
 // The buffer's first size, enough for most searches.
 const INITIAL_BYTES = 64 * 1024
+
+/** How an `OutputBytes` reads its output. */
+export interface OutputBytesOptions {
+  /**
+   * Remember where U+FFFD was put in for bytes, for `replacedIn`. Off for a reader that never
+   * compacts (`keep`), which would hold every one to the end. @default false
+   */
+  tracksReplacements?: boolean
+}
 
 /**
  * The bytes of a search script's stdout, appended chunk by chunk into one buffer. It starts small and,
@@ -15,18 +25,35 @@ const INITIAL_BYTES = 64 * 1024
  * (docs/design.md#one-bad-record-never-sinks-a-search). A stretch may be decoded apart from the rest
  * because it begins and ends at an ASCII boundary, where a decoder holds no partial character. A
  * parser may compact what it has read (`keep`), so the buffer holds its records, not the raw output.
+ * Where a U+FFFD was put in for bytes is remembered (`replacedIn`), so a reader can tell it from a
+ * U+FFFD the output held: after decoding the two are the same three bytes
+ * (docs/design.md#replaced-bytes-are-told-from-a-literal-ufffd).
  */
 export class OutputBytes {
   #bytes = Buffer.allocUnsafe(INITIAL_BYTES)
   readonly #boundary: number
   readonly #capacityBytes: number
+  readonly #tracksReplacements: boolean
   #length = 0
   #checked = 0
+  /**
+   * Where the U+FFFDs put in for bytes start, in ascending order, each as its offset plus `#dropped`
+   * at the time: `keep` then moves none of them (most outputs have none, and the list stays empty).
+   * Those from `#first` on are in bytes not yet compacted.
+   */
+  #replaced: number[] = []
+  #first = 0
+  /** Bytes `keep` has dropped so far. */
+  #dropped = 0
 
-  /** `boundary`: the byte that ends a record (the output is checked a record at a time); `capacityBytes`: the raw output cap. */
-  constructor(boundary: number, capacityBytes: number) {
+  /**
+   * `boundary`: the byte that ends a record (the output is checked a record at a time); `capacityBytes`:
+   * the raw output cap.
+   */
+  constructor(boundary: number, capacityBytes: number, { tracksReplacements = false }: OutputBytesOptions = {}) {
     this.#boundary = boundary
     this.#capacityBytes = capacityBytes
+    this.#tracksReplacements = tracksReplacements
   }
 
   /** The buffer; valid until the next `append`, `finish` or `keep`, which may replace it. */
@@ -68,8 +95,31 @@ export class OutputBytes {
     if (end === from) return
     this.#bytes.copyWithin(end, from, this.#length)
     this.#length -= from - end
+    // What lies before `from` has been read, and the parser's records replace it: its replacements are forgotten.
+    while (this.#first < this.#replaced.length && this.#replaced[this.#first]! - this.#dropped < from) this.#first += 1
+    if (this.#first === this.#replaced.length) this.#replaced.length = this.#first = 0
+    this.#dropped += from - end
     // Bytes dropped before any line was checked (the script's first record) leave nothing checked past `end`.
     this.#checked = Math.max(end, this.#checked - (from - end))
+  }
+
+  /**
+   * Whether a U+FFFD put in for bytes that were not valid UTF-8 starts in `[start, end)` of the checked
+   * bytes not yet compacted; a U+FFFD the output held is not one. Always false unless `tracksReplacements`.
+   */
+  replacedIn(start: number, end: number): boolean {
+    const replaced = this.#replaced
+    if (this.#first === replaced.length) return false
+    // The first replacement at or after `start`, by binary search: a chunk may hold many.
+    let low = this.#first
+    let high = replaced.length
+    const from = start + this.#dropped
+    while (low < high) {
+      const middle = (low + high) >>> 1
+      if (replaced[middle]! < from) low = middle + 1
+      else high = middle
+    }
+    return low < replaced.length && replaced[low]! < end + this.#dropped
   }
 
   /** The bytes from `start` to `end` decoded (lossily where they are not yet checked). */
@@ -80,6 +130,8 @@ export class OutputBytes {
   #check(end: number): void {
     const start = this.#checked
     if (!isUtf8(this.#bytes.subarray(start, end))) {
+      if (this.#tracksReplacements)
+        for (const at of replacementOffsets(this.#bytes, start, end)) this.#replaced.push(start + at + this.#dropped)
       const fixed = Buffer.from(this.text(start, end))
       const rest = Buffer.from(this.#bytes.subarray(end, this.#length))
       this.#length = start

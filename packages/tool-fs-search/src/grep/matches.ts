@@ -1,6 +1,6 @@
 // Matches as the model sees them: grouped under display paths, files sorted, each file's lines in order.
 import type { GrepMatch, ParsedOutput } from './parse.js'
-import { CUT, ESCAPED, flagsOf, lineNumberOf, markOf, textEnd, WINDOW, type RecordTable } from './records.js'
+import { CUT, ESCAPED, flagsOf, lineNumberOf, markOf, textEnd, WINDOW, type RecordRun, type RecordTable } from './records.js'
 
 /** One file as shown: its display path and its records in line order. */
 export interface ShownFile {
@@ -11,7 +11,10 @@ export interface ShownFile {
   first: number
   /** Its records in order otherwise (runs that merged, or lines out of order); undefined for one run. */
   order: Uint32Array | undefined
-  /** The path rg printed for it, when all its records came under one: what a later step can open it by. */
+  /**
+   * The path rg printed for it, when all its records came under one and it held no byte that had to be
+   * replaced: what a later step can open it by.
+   */
   source?: string
 }
 
@@ -24,7 +27,7 @@ export interface ShownMatches {
   total: number
   /** Matched lines whose control characters are shown escaped. */
   escaped: number
-  /** Matches whose line or path holds U+FFFD. */
+  /** Matches whose line or path holds bytes that were not valid UTF-8 (shown as U+FFFD); a U+FFFD of the file's own is not one. */
   lossy: number
 }
 
@@ -48,23 +51,33 @@ export function showMatches({ bytes, records }: ParsedOutput, shown: (file: stri
     const path = keys[at]!.slice(0, -INDEX_SUFFIX)
     const first = runs[runIndex(keys[at++]!)]!
     if (first.inLineOrder && !samePath(keys[at], path)) {
-      lossy += path.includes('\ufffd') ? first.count : first.lossyLines
-      files.push({ path, size: first.count, first: first.start, order: undefined, source: first.path })
+      lossy += lossyIn(first)
+      files.push({ path, size: first.count, first: first.start, order: undefined, ...(first.pathReplaced ? {} : { source: first.path }) })
       continue
     }
     const merged = [first]
     while (samePath(keys[at], path)) merged.push(runs[runIndex(keys[at++]!)]!)
     const size = merged.reduce((sum, run) => sum + run.count, 0)
-    lossy += path.includes('\ufffd') ? size : merged.reduce((sum, run) => sum + run.lossyLines, 0)
+    lossy += merged.reduce((sum, run) => sum + lossyIn(run), 0)
     const order = new Uint32Array(size)
     let next = 0
     for (const run of merged) {
       for (let i = 0, record = run.start; i < run.count; i += 1, record = recordAfter(bytes, records, record)) order[next++] = record
     }
     sortByLine(bytes, order)
-    files.push({ path, size, first: order[0]!, order, ...(merged.every((run) => run.path === first.path) ? { source: first.path } : {}) })
+    const oneSource = merged.every((run) => run.path === first.path && !run.pathReplaced)
+    files.push({ path, size, first: order[0]!, order, ...(oneSource ? { source: first.path } : {}) })
   }
   return { bytes, records, files, total: records.count, escaped: records.escapedLines.size, lossy }
+}
+
+/**
+ * A run's matches whose line or path holds replaced bytes: every one when its path does, else those
+ * whose line does. What a path is shown from (the workdir, the directory searched) never counts: it
+ * is the call's own text, so a U+FFFD in it is a character, not a replaced byte.
+ */
+function lossyIn(run: RecordRun): number {
+  return run.pathReplaced ? run.count : run.lossyLines
 }
 
 // A sort key's NUL and index.

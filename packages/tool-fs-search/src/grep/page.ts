@@ -13,6 +13,7 @@ export interface GrepNotes {
   stderrCut: boolean
   binary: readonly string[]
   binaryStopped: readonly string[]
+  /** Matches whose line or path held bytes that were not valid UTF-8. */
   lossy: number
   /** Matched lines whose control characters are shown escaped. */
   escaped: number
@@ -35,7 +36,7 @@ function footers(retained: RetainedGrep, spill: SpillOutcome | undefined, notes:
   if (binaryStopped.length > 0) {
     lines.push(`(rg stopped at binary content in ${nameSome(binaryStopped)}, so matches after it are missing.)`)
   }
-  // Once decoded, replaced bytes and a literal U+FFFD in a file look alike, so both are counted; the note says so.
+  // Only bytes that were replaced count: a U+FFFD the file (or its name) holds is shown as it is, without a note.
   if (lossy > 0)
     lines.push(
       `(${lossy} matched line${lossy === 1 ? '' : 's'} or path${lossy === 1 ? '' : 's'} contain U+FFFD: bytes that are not valid UTF-8, shown replaced.)`,

@@ -60,7 +60,7 @@ const EXCERPT_BYTES = 320
  * Parses the script's stdout chunk by chunk while rg runs (docs/design.md#grep-reads-rgs-null-line-output):
  * first `D` or `F` and a NUL, then `path NUL line-number : text NEWLINE` records. Each record is
  * compacted in place to its digits, flags and line as shown (cut, checked for control characters and
- * U+FFFD), and its path kept once per run of records from one file (`RecordTable`). The path ends at
+ * replaced bytes), and its path kept once per run of records from one file (`RecordTable`). The path ends at
  * the NUL, so one with a newline still parses. Output that does not parse is not thrown at once:
  * `finish` throws it, after the caller has read the exit status, as the whole-output parse did.
  */
@@ -80,7 +80,10 @@ export class RgOutputParser {
   /** The current run's path as rg printed it, in `#runPath[0, #runPathLength)`: the output it came from is compacted away. */
   #runPath = Buffer.allocUnsafe(256)
   #runPathLength = -1
-  /** The run's path holds no newline: a record whose bytes match it up to a NUL is from the same file. */
+  /**
+   * The run's path holds no newline and no replaced byte: a record whose bytes match it up to a NUL is
+   * from the same file.
+   */
   #runPathPlain = false
   #lastLine = 0
 
@@ -89,7 +92,7 @@ export class RgOutputParser {
    * `capacityBytes`: the raw output cap, which the buffer grows to once the output outgrows its start.
    */
   constructor(maxLineBytes: number, capacityBytes: number, { fileTarget, context = false }: ParserOptions = {}) {
-    this.#output = new OutputBytes(LF, capacityBytes)
+    this.#output = new OutputBytes(LF, capacityBytes, { tracksReplacements: true })
     this.#maxLineBytes = maxLineBytes
     this.#fileTarget = fileTarget === undefined ? undefined : Buffer.from(fileTarget)
     this.#context = context
@@ -156,6 +159,8 @@ export class RgOutputParser {
     const records = this.#records
     let pos = this.#pos
     let kept = records.end
+    // Most outputs are valid UTF-8 throughout: then no record asks where bytes were replaced.
+    const replaced = this.#output.replacedIn(pos, limit)
     while (pos < limit) {
       // Most records repeat the last one's path: when they do, and a NUL follows, there is nothing to scan for.
       let path = this.#runPath
@@ -189,17 +194,14 @@ export class RgOutputParser {
       const textStart = at + 1
       let lineEnd = textStart
       let firstControl = -1
-      let firstReplacement = -1
       while (lineEnd < limit) {
         const byte = bytes[lineEnd]!
         if (byte < 0x20) {
           if (byte === LF) break
           if (byte !== 0x09 && firstControl === -1) firstControl = lineEnd
-        } else if (byte >= 0x7f) {
-          // DEL, a C1 control (C2 80 to C2 9F), and U+FFFD (EF BF BD); the bytes are valid UTF-8.
-          if (firstControl === -1 && (byte === 0x7f || (byte === 0xc2 && bytes[lineEnd + 1]! <= 0x9f))) firstControl = lineEnd
-          else if (byte === 0xef && firstReplacement === -1 && bytes[lineEnd + 1] === 0xbf && bytes[lineEnd + 2] === 0xbd)
-            firstReplacement = lineEnd
+        } else if (byte >= 0x7f && firstControl === -1) {
+          // DEL, and a C1 control (C2 80 to C2 9F); the bytes are valid UTF-8.
+          if (byte === 0x7f || (byte === 0xc2 && bytes[lineEnd + 1]! <= 0x9f)) firstControl = lineEnd
         }
         lineEnd += 1
       }
@@ -207,8 +209,15 @@ export class RgOutputParser {
       // A path that holds a newline is compared here, after the line before its NUL was read as such.
       sameFile ||= !this.#runPathPlain && nul - pos === this.#runPathLength
       for (let i = nul - pos - 1; !this.#runPathPlain && sameFile && i >= 0; i -= 1) sameFile = bytes[pos + i] === path[i]
+      // A name with bytes replaced and one that holds U+FFFD itself decode alike, but are two files:
+      // checked when this one may hold a replaced byte, or the run's did (its path is then not plain).
+      let pathReplaced = false
+      if (replaced || !this.#runPathPlain) {
+        pathReplaced = replaced && this.#output.replacedIn(pos, nul)
+        if (sameFile && pathReplaced !== this.#run!.pathReplaced) sameFile = false
+      }
       if (!sameFile) {
-        this.#run = records.startRun(this.#output.text(pos, nul), kept)
+        this.#run = records.startRun(this.#output.text(pos, nul), kept, pathReplaced)
         if (nul - pos > path.length) this.#runPath = path = Buffer.allocUnsafe(2 * (nul - pos))
         let plain = true
         for (let i = pos; i < nul; i += 1) {
@@ -216,7 +225,7 @@ export class RgOutputParser {
           if (bytes[i] === LF) plain = false
         }
         this.#runPathLength = nul - pos
-        this.#runPathPlain = plain
+        this.#runPathPlain = plain && !pathReplaced
         this.#lastLine = line
       }
       const run = this.#run!
@@ -236,7 +245,10 @@ export class RgOutputParser {
         while ((bytes[textEnd]! & 0xc0) === 0x80) textEnd -= 1
         flags |= CUT
       }
-      if (firstReplacement !== -1 && firstReplacement < textEnd) run.lossyLines += 1
+      if (replaced && this.#output.replacedIn(textStart, textEnd)) {
+        run.lossyLines += 1
+        records.replacedLines.add(kept)
+      }
       // Escaped after the cut: the byte budget is the file's text, not its escapes.
       if (firstControl !== -1 && firstControl < textEnd) {
         flags |= ESCAPED

@@ -21,8 +21,10 @@ export interface RecordRun {
   count: number
   /** Its line numbers never decrease. */
   inLineOrder: boolean
-  /** Records whose shown line holds U+FFFD. */
+  /** Records whose shown line holds bytes that were not valid UTF-8 (shown as U+FFFD). */
   lossyLines: number
+  /** The path rg printed held bytes that were not valid UTF-8: it shows U+FFFD for them, and cannot name the file. */
+  pathReplaced: boolean
 }
 
 const NUL = 0x00
@@ -53,13 +55,15 @@ export class RecordTable {
   end = 0
   /** Escaped text of the records flagged `ESCAPED`, by record. */
   readonly escapedLines = new Map<number, string>()
+  /** The records whose shown line holds bytes that were not valid UTF-8 (most outputs have none). */
+  readonly replacedLines = new Set<number>()
   /** Windows of the records flagged `WINDOW`, by record; their own bytes still hold the head rg printed. */
   readonly windows = new Map<number, LineWindow>()
   readonly runs: RecordRun[] = []
 
-  /** Starts a run of records from the file rg printed as `path`, with the record at `start`. */
-  startRun(path: string, start: number): RecordRun {
-    const run = { path, start, count: 0, inLineOrder: true, lossyLines: 0 }
+  /** Starts a run of records from the file rg printed as `path` (`pathReplaced`: with bytes replaced), with the record at `start`. */
+  startRun(path: string, start: number, pathReplaced: boolean): RecordRun {
+    const run = { path, start, count: 0, inLineOrder: true, lossyLines: 0, pathReplaced }
     this.runs.push(run)
     return run
   }

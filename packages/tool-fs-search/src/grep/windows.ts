@@ -1,4 +1,5 @@
 // A long line's window: for the cut lines a page shows, the part around the first match instead of the head.
+import { isUtf8 } from 'node:buffer'
 import path from 'node:path'
 import type { ToolExecContext } from '@dsh/core'
 import { SearchError } from '../errors.js'
@@ -75,10 +76,9 @@ export async function showWindows(
   for (const { file, record } of shown) {
     if (wanted.length === MAX_WINDOWS) break
     const flags = matches.bytes[markOf(matches.bytes, record)]!
+    // A file without a source: rg printed it under two names, or with bytes replaced, so no name opens it.
     if ((flags & (CUT | CONTEXT | WINDOW)) !== CUT || file.source === undefined) continue
     const absolute = path.resolve(search.base, file.source)
-    // A replaced byte in the path: the name the shell would be given is not the file's.
-    if (absolute.includes('\ufffd')) continue
     let index = files.get(absolute)
     if (index === undefined) files.set(absolute, (index = files.size))
     wanted.push({ file: index, line: lineOf(matches, record), record })
@@ -180,7 +180,8 @@ export function parseWindowOutput(text: string): Map<string, FetchedWindow> {
  * Shows `window` for `record`, when it holds the match inside the line and the match lies past the
  * head's first quarter: from the first whole character, to the line's end or the last whole
  * character, its CR before the newline dropped and its control characters escaped. The escaped and
- * replaced-byte counts follow the line now shown. Returns true when the record changed.
+ * replaced-byte counts follow the line now shown (its path, which has a source, holds no replaced
+ * byte). Returns true when the record changed.
  */
 export function applyWindow(matches: ShownMatches, record: number, window: FetchedWindow, maxLineBytes: number): boolean {
   const { column, lineOffset, start: offset, bytes } = window
@@ -197,25 +198,19 @@ export function applyWindow(matches: ShownMatches, record: number, window: Fetch
   if (newline !== -1 && end > start && bytes[end - 1] === CR) end -= 1
   const shown = bytes.toString('utf8', start, end)
   const text = escapeLineControls(shown)
+  // Decoding put U+FFFD in exactly when the bytes are not valid UTF-8; a U+FFFD they hold is the file's.
+  const replaced = !isUtf8(bytes.subarray(start, end))
   const { records } = matches
   const mark = markOf(matches.bytes, record)
   const flags = matches.bytes[mark]!
-  const before = headLine(matches, record, mark)
   matches.escaped += (text !== shown ? 1 : 0) - ((flags & ESCAPED) !== 0 ? 1 : 0)
-  matches.lossy += (shown.includes('\ufffd') ? 1 : 0) - (before.includes('\ufffd') ? 1 : 0)
+  matches.lossy += (replaced ? 1 : 0) - (records.replacedLines.has(record) ? 1 : 0)
+  if (replaced) records.replacedLines.add(record)
+  else records.replacedLines.delete(record)
   records.escapedLines.delete(record)
   matches.bytes[mark] = MARK | ((flags & ~MARK & ~ESCAPED) | WINDOW)
   records.windows.set(record, { text, from: offset - lineOffset + start + 1, to: offset - lineOffset + end })
   return true
-}
-
-/** The head a record shows before its window: its escaped text, or its own bytes. */
-function headLine(matches: ShownMatches, record: number, mark: number): string {
-  const escaped = matches.records.escapedLines.get(record)
-  if (escaped !== undefined) return escaped
-  let end = mark + 1
-  while (end < matches.records.end && matches.bytes[end] !== 0) end += 1
-  return matches.bytes.toString('utf8', mark + 1, end)
 }
 
 /** Where `bytes` end without the character the read may have split: at the last character's start when it is incomplete. */

@@ -217,3 +217,61 @@ describe('Grep with hostile names and contents', () => {
     expect((await grep({ pattern: 'needle' }, names)).content).toContain('"new\\nline.txt"')
   })
 })
+
+describe("Grep tells a U+FFFD of a file's own from bytes that are not valid UTF-8, in every mode", () => {
+  const lossy = scratchDir('cc-fffd')
+  beforeAll(() => {
+    writeTree(lossy, {
+      'lit\ufffd.txt': 'needle \ufffd\n',
+      'dir\ufffd/inner.txt': 'needle \ufffd\n',
+      'long.txt': `\ufffd${'x'.repeat(3000)}needle \ufffd ${'y'.repeat(3000)}\n`,
+      // A U+FFFD and an invalid byte in one line.
+      'mixed.txt': Buffer.concat([Buffer.from('needle \ufffd '), Buffer.from([0xff]), Buffer.from('\n')]),
+    })
+    writeFileSync(Buffer.concat([Buffer.from(join(lossy, 'bad')), Buffer.from([0xff]), Buffer.from('.txt')]), 'needle \ufffd\n')
+  })
+
+  it('counts only the name with a replaced byte in files_with_matches and count modes', async () => {
+    const files = await grep({ pattern: 'needle' }, lossy)
+    expect(files.content).toMatch(/^Found 5 files, newest modified first\n/)
+    expect(files.content).toContain('\n\n(1 path contains U+FFFD: bytes that are not valid UTF-8, shown replaced.)')
+    const counts = await grep({ pattern: 'needle', output_mode: 'count' }, lossy)
+    expect(counts.content).toBe(
+      [
+        'Found 5 matching lines in 5 files',
+        'bad\ufffd.txt:1\ndir\ufffd/inner.txt:1\nlit\ufffd.txt:1\nlong.txt:1\nmixed.txt:1',
+        '(1 path contains U+FFFD: bytes that are not valid UTF-8, shown replaced.)',
+      ].join('\n\n'),
+    )
+  })
+
+  it('counts the replaced name and the line with a replaced byte in content mode, a window of a U+FFFD not', async () => {
+    const result = await grep({ pattern: 'needle', output_mode: 'content' }, lossy)
+    expect(result.content).toBe(
+      [
+        'Found 5 matching lines in 5 files',
+        [
+          'bad\ufffd.txt\nLine 1: needle \ufffd',
+          'dir\ufffd/inner.txt\nLine 1: needle \ufffd',
+          'lit\ufffd.txt\nLine 1: needle \ufffd',
+          `long.txt\nLine 1 (cut; columns 2504-4503): ${'x'.repeat(500)}needle \ufffd ${'y'.repeat(1489)}`,
+          'mixed.txt\nLine 1: needle \ufffd \ufffd',
+        ].join('\n\n'),
+        '(2 lines or paths contain U+FFFD: bytes that are not valid UTF-8, shown replaced.)',
+      ].join('\n\n'),
+    )
+  })
+
+  it('counts nothing for a directory whose name holds U+FFFD, searched from inside or by path', async () => {
+    for (const output_mode of ['files_with_matches', 'count', 'content']) {
+      for (const [args, cwd] of [
+        [{ path: 'dir\ufffd' }, lossy],
+        [{}, join(lossy, 'dir\ufffd')],
+      ] as const) {
+        const result = await grep({ pattern: 'needle', output_mode, ...args }, cwd)
+        expect(result.content, `${output_mode} ${JSON.stringify(args)}`).toMatch(/^Found 1 /)
+        expect(result.content).not.toContain('U+FFFD')
+      }
+    }
+  })
+})

@@ -65,4 +65,47 @@ describe('OutputBytes', () => {
     output.keep(6, 6)
     expect(output.length).toBe(9)
   })
+
+  it('knows where it put U+FFFD in for bytes, and not where the output held one, however the chunks fall', () => {
+    // A literal U+FFFD, then a replaced byte, in one line; a U+FFFD and a cut character split across lines.
+    const input = bytes('a\ufffd', [0xff], 'b\n\ufffd\n', [0xe2, 0x82], '\n')
+    for (let size = 1; size <= input.length; size += 1) {
+      const output = new OutputBytes(0x0a, 100_000, { tracksReplacements: true })
+      for (let at = 0; at < input.length; at += size) output.append(input.subarray(at, at + size))
+      output.finish()
+      expect(output.text(0, output.length)).toBe('a\ufffd\ufffdb\n\ufffd\n\ufffd\n')
+      const replaced = Array.from({ length: output.length }, (_, at) => output.replacedIn(at, at + 1))
+      expect(
+        replaced.flatMap((yes, at) => (yes ? [at] : [])),
+        `chunks of ${size}`,
+      ).toEqual([4, 13])
+      expect([output.replacedIn(0, 4), output.replacedIn(0, 5), output.replacedIn(5, 13), output.replacedIn(13, 17)]).toEqual([
+        false,
+        true,
+        false,
+        true,
+      ])
+    }
+  })
+
+  it('forgets the replacements a parser has read, and finds the rest where keep moved them', () => {
+    const output = new OutputBytes(0x0a, 100_000, { tracksReplacements: true })
+    output.append(bytes([0xff], 'a\nbb', [0xfe], '\nc\n'))
+    // Replacements start at 0 and 7: `\ufffd a \n b b \ufffd \n c \n`.
+    expect([output.replacedIn(0, 1), output.replacedIn(7, 8)]).toEqual([true, true])
+    // The parser read the first line and kept one byte of it.
+    output.keep(1, 5)
+    expect(output.text(1, output.length)).toBe('bb\ufffd\nc\n')
+    expect([output.replacedIn(0, 3), output.replacedIn(3, 4), output.replacedIn(4, 8)]).toEqual([false, true, false])
+    output.keep(1, 6)
+    expect([output.text(1, output.length), output.replacedIn(0, output.length)]).toEqual(['\nc\n', false])
+    // Later replacements are found again after the list emptied.
+    output.append(bytes('d', [0xff], '\n'))
+    expect([output.text(1, output.length), output.replacedIn(1, 5), output.replacedIn(5, 6)]).toEqual(['\nc\nd\ufffd\n', false, true])
+  })
+
+  it('remembers no replacement unless asked to', () => {
+    const output = fed(bytes([0xff], '\n'), 1)
+    expect([output.text(0, output.length), output.replacedIn(0, output.length)]).toEqual(['\ufffd\n', false])
+  })
 })

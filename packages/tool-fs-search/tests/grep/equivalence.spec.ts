@@ -19,14 +19,14 @@ const RETRIEVAL_HINT = 'Use read with offset/limit, or grep this path to search 
 /** The reference's page, spill and matches for one stdout, or the error message it throws. */
 function expected(stdout: Buffer, call: ReferenceCall): { result: ReferenceResult } | { error: string } {
   try {
-    return { result: referenceGrep(stdout.toString(), call) }
+    return { result: referenceGrep(stdout, call) }
   } catch (error) {
     return { error: (error as Error).message }
   }
 }
 
 // Paths a tree can hold: nested, `./`-prefixed and not, two that display the same, newlines, controls,
-// bytes that are not UTF-8, a literal U+FFFD, names outside the search root.
+// bytes that are not UTF-8, a literal U+FFFD and a name that decodes to it, names outside the search root.
 const PATHS: (string | Buffer)[] = [
   'a.ts',
   './a.ts',
@@ -38,6 +38,7 @@ const PATHS: (string | Buffer)[] = [
   Buffer.from([0x2e, 0x2f, 0x62, 0x61, 0x64, 0xff, 0x2e, 0x74]),
   Buffer.from([0x2e, 0x2f, 0x62, 0x61, 0x64, 0xfe, 0x2e, 0x74]),
   './r\ufffd.txt',
+  Buffer.from([0x2e, 0x2f, 0x72, 0xff, 0x2e, 0x74, 0x78, 0x74]),
   './é/ü.ts',
   '../up.ts',
   '/abs/x.ts',
@@ -225,6 +226,13 @@ function writeEdgeTree(root: string, seed: number): void {
     'long-3.txt': `${'€'.repeat(700)} needle ${'€'.repeat(700)}\n`,
     'long-4.txt': `needle ${'😀'.repeat(600)}\n${'x'.repeat(3000)} needle\n`,
     'bytes.txt': Buffer.concat([Buffer.from('needle '), Buffer.from([0xc3, 0x28, 0xfe, 0xff]), Buffer.from(' end\nneedle \ufffd\n')]),
+    // U+FFFD of a file's own: in a name, in a long line's window and head, beside replaced bytes.
+    'long-\ufffd.txt': Buffer.concat([
+      Buffer.from(`\ufffd${'x'.repeat(3000)} needle \ufffd `),
+      Buffer.from([0xff]),
+      Buffer.from(`\n${'y'.repeat(2500)} needle \ufffd\n`),
+    ]),
+    'bad/n\ufffd.txt': 'needle \ufffd\n',
     'controls.txt': 'needle \u001b[31mred\u001b[0m\rLine 9: fake\u0007\nneedle \u0085 \u007f\n',
     'esc\u001bname.txt': 'needle\n',
     'new\nline.txt': 'needle\n',

@@ -3,7 +3,7 @@ import type { Harness } from '@dsh/core'
 import { showMatches } from '../../src/grep/matches.js'
 import { formatGrepPage } from '../../src/grep/page.js'
 import { retainGrepMatches } from '../../src/grep/retain.js'
-import { rgLines } from '../fake-bash.js'
+import { invalidUtf8, rgLines } from '../fake-bash.js'
 import { fakeHarness } from '../fake-harness.js'
 import { callTool, loadRealHarness, scratchDirs, writeTree } from '../real-harness.js'
 import { parseOutput } from './parsed.js'
@@ -14,18 +14,22 @@ describe('the grep page through the registry', () => {
     expect(await grep({ pattern: 'x' })).toMatchObject({ isError: false, content: 'No matches found' })
   })
 
-  it('notes binary files and lines that are not valid UTF-8', async () => {
+  it("notes binary files and lines that are not valid UTF-8, and not a U+FFFD of the file's own", async () => {
     const { grep } = await fakeHarness(() => ({
-      stdout: `F\0./bin.dat: binary file matches (found "\\0" byte around offset 5)\n${rgLines(['./bad\ufffd.txt', 1, 'needle \ufffd'], ['./ok.txt', 2, 'needle']).slice(2)}`,
+      stdout: invalidUtf8(
+        `F\0./bin.dat: binary file matches (found "\\0" byte around offset 5)\n${rgLines(['./bad\xff.txt', 1, 'needle \xff'], ['./ok.txt', 2, 'needle \ufffd']).slice(2)}`,
+      ),
     }))
     expect((await grep({ pattern: 'needle', path: 'bin.dat' })).content).toBe(
-      'Found 2 matches\n\nbad\ufffd.txt\nLine 1: needle \ufffd\n\nok.txt\nLine 2: needle\n\n(Binary file matched, lines not shown: bin.dat.)\n\n(1 matched line or path contain U+FFFD: bytes that are not valid UTF-8, shown replaced.)',
+      'Found 2 matches\n\nbad\ufffd.txt\nLine 1: needle \ufffd\n\nok.txt\nLine 2: needle \ufffd\n\n(Binary file matched, lines not shown: bin.dat.)\n\n(1 matched line or path contain U+FFFD: bytes that are not valid UTF-8, shown replaced.)',
     )
   })
 
   it('notes several lossy lines in the plural, and a file rg stopped in after its matches', async () => {
     const { grep } = await fakeHarness(() => ({
-      stdout: `${rgLines(['x', 1, '\ufffd'], ['y', 1, '\ufffd'], ['./z', 3, 'x'])}./z: WARNING: stopped searching binary file after match (found "\\0" byte around offset 9)\n`,
+      stdout: invalidUtf8(
+        `${rgLines(['x', 1, '\xff'], ['y', 1, '\xff'], ['./z', 3, 'x'])}./z: WARNING: stopped searching binary file after match (found "\\0" byte around offset 9)\n`,
+      ),
     }))
     const { content } = await grep({ pattern: 'x' })
     expect(content).toContain('(2 matched lines or paths contain U+FFFD')

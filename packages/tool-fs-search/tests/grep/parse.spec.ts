@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import type { Harness } from '@dsh/core'
 import { listMatches, showMatches } from '../../src/grep/matches.js'
 import { previewMarkerStart } from '../../src/grep/parse.js'
-import { rgLines } from '../fake-bash.js'
+import { invalidUtf8, rgLines } from '../fake-bash.js'
 import { fakeHarness } from '../fake-harness.js'
 import { callTool, loadRealHarness, NAMES_TREE, scratchDirs, writeBytesTree, writeTree } from '../real-harness.js'
 import { parseOutput, shownOf } from './parsed.js'
@@ -16,6 +16,37 @@ beforeAll(async () => {
 })
 
 describe('RgOutputParser', () => {
+  it('tells replaced bytes from a U+FFFD rg printed, wherever the chunks split either', () => {
+    // A name with a replaced byte; one with a U+FFFD; a line with both; a line with only a U+FFFD; a
+    // four-byte character cut short, split across chunks every way.
+    const stdout = invalidUtf8(
+      'D\0bad\xff.txt\u00001:needle\nlit\ufffd.txt\u00001:needle \ufffd\nlit\ufffd.txt\u00002:\ufffd\xff\ufffd\nok\u00003:\ufffd\n',
+    )
+    const cut = Buffer.concat([Buffer.from('ok\u00004:needle '), Buffer.from([0xf0, 0x9f, 0x98]), Buffer.from('\n')])
+    // Names that decode alike, one after another: a replaced one, a literal one, a replaced one again.
+    const alike = invalidUtf8('r\xff\u00001:x\nr\ufffd\u00002:y\nr\xff\u00003:z\n')
+    const input = Buffer.concat([stdout, cut, alike])
+    for (let chunkBytes = 1; chunkBytes <= input.length; chunkBytes += 1) {
+      const output = parseOutput(input, { chunkBytes })
+      const runs = output.records.runs.map((run) => [run.path, run.pathReplaced, run.lossyLines])
+      expect(runs, `chunks of ${chunkBytes}`).toEqual([
+        ['bad\ufffd.txt', true, 0],
+        ['lit\ufffd.txt', false, 1],
+        ['ok', false, 1],
+        ['r\ufffd', true, 0],
+        ['r\ufffd', false, 0],
+        ['r\ufffd', true, 0],
+      ])
+      expect(output.records.replacedLines.size).toBe(2)
+      expect(showMatches(output, (path) => path).lossy).toBe(5)
+    }
+  })
+
+  it('counts a replaced byte only when the cut line still shows it', () => {
+    const stdout = invalidUtf8('D\0a\u00001:abcd\xff\na\u00002:\ufffdbcd\xff\na\u00003:a\xffbcd\n')
+    expect(shownOf(stdout, { maxLineBytes: 4 }).lossy).toBe(1)
+  })
+
   it('parses a last record without a trailing newline', () => {
     expect(listMatches(shownOf('D\0a.ts\u000012:last line'))).toEqual([{ path: 'a.ts', lineNumber: 12, line: 'last line', lineCut: false }])
   })

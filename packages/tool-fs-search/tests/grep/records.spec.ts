@@ -4,11 +4,11 @@ import { CUT, ESCAPED, flagsOf, lineNumberOf, markOf, ODD_NUMBER, RecordTable, t
 describe('RecordTable', () => {
   it('starts a run at a record, for the path rg printed before it', () => {
     const table = new RecordTable()
-    table.startRun('a', 0)
-    table.startRun('a', 9)
+    table.startRun('a', 0, false)
+    table.startRun('a', 9, true)
     expect(table.runs).toEqual([
-      { path: 'a', start: 0, count: 0, inLineOrder: true, lossyLines: 0 },
-      { path: 'a', start: 9, count: 0, inLineOrder: true, lossyLines: 0 },
+      { path: 'a', start: 0, count: 0, inLineOrder: true, lossyLines: 0, pathReplaced: false },
+      { path: 'a', start: 9, count: 0, inLineOrder: true, lossyLines: 0, pathReplaced: true },
     ])
   })
 })

@@ -1,6 +1,8 @@
 // The grep pipeline as it was before it parsed bytes: rg's output decoded whole, one object per match,
-// then shown, sorted, retained and formatted as strings. Kept verbatim as the oracle that the byte
-// pipeline must match output for output (tests/grep/equivalence.spec.ts).
+// then shown, sorted, retained and formatted as strings. Kept as the oracle that the byte pipeline must
+// match output for output (tests/grep/equivalence.spec.ts). One change since: it tells bytes replaced
+// by U+FFFD from a U+FFFD the output held, by decoding the output a second time with each literal
+// U+FFFD turned into U+E000 first (`markLiterals`), so only a replaced byte still reads as U+FFFD.
 import path from 'node:path'
 import { ItemRetainer, TextRetainer } from '@dsh/core'
 import { SearchError } from '../../src/errors.js'
@@ -19,6 +21,10 @@ interface Match {
   escaped?: boolean
   /** The path rg printed, before it is shown. */
   source?: string
+  /** The path and the line as decoded with literal U+FFFDs marked: where they hold U+FFFD, bytes were replaced. */
+  marked?: { path: string; line: string }
+  /** The line as shown holds a replaced byte. */
+  lineReplaced?: boolean
   /** The columns a window around the first match shows. */
   window?: { from: number; to: number }
 }
@@ -45,8 +51,20 @@ export interface ReferenceResult {
   matches: Pick<Match, 'path' | 'lineNumber' | 'line' | 'lineCut'>[]
 }
 
-/** The old pipeline, from the script's decoded stdout to the page and the spill text. Throws as it did. */
-export function referenceGrep(stdout: string, call: ReferenceCall): ReferenceResult {
+/**
+ * `bytes` with each U+FFFD (EF BF BD) written as U+E000 (EE 80 80): the same length, and a decoder
+ * reads both the same way (a lead byte with two continuation bytes, neither part of what comes before),
+ * so decoding it gives the same text with only the U+FFFDs that stand for bad bytes left.
+ */
+function markLiterals(bytes: Buffer): Buffer {
+  const marked = Buffer.from(bytes)
+  for (let at = marked.indexOf('\ufffd'); at !== -1; at = marked.indexOf('\ufffd', at + 3)) marked.set([0xee, 0x80, 0x80], at)
+  return marked
+}
+
+/** The old pipeline, from the script's stdout to the page and the spill text. Throws as it did. */
+export function referenceGrep(raw: Buffer, call: ReferenceCall): ReferenceResult {
+  const stdout = raw.toString()
   let searched: 'directory' | 'file'
   let base: string
   let body: string
@@ -60,6 +78,8 @@ export function referenceGrep(stdout: string, call: ReferenceCall): ReferenceRes
   }
   void searched
   const output = parseRgOutput(body)
+  const marked = parseRgOutput(markLiterals(raw).toString().slice(2))
+  output.matches.forEach((match, i) => (match.marked = marked.matches[i]!))
   const shown = displayFrom(call.workdir, base)
   const { matches, escaped, lossy } = showMatches(output.matches, shown, call.maxLineBytes)
   let retained = retainGrepMatches(matches, call)
@@ -154,13 +174,15 @@ function showMatches(raw: readonly Match[], shown: (file: string) => string, max
       match.line = kept.text
       match.lineCut ||= kept.truncated
     }
+    // The marked line cuts where the line does: U+E000 takes the bytes U+FFFD takes.
+    match.lineReplaced = preview.retain(match.marked!.line).text.includes('\ufffd')
     const line = escapeLineControls(match.line)
     if (line !== match.line) {
       match.line = line
       match.escaped = true
       escaped += 1
     }
-    if (match.line.includes('\ufffd') || file.includes('\ufffd')) lossy += 1
+    if (match.lineReplaced || match.marked!.path.includes('\ufffd')) lossy += 1
     let group = byFile.get(file)
     if (group === undefined) byFile.set(file, (group = []))
     group.push(match)
@@ -215,13 +237,19 @@ function applyWindows(
       bytes: Buffer.from(hex.join('').replace(/ /g, ''), 'hex'),
     })
   }
+  // A shown file rg printed under two names, or under one with bytes replaced, has no name to open it by.
+  const opens = new Map<string, string | undefined>()
+  for (const match of retained.files.flatMap((group) => group.matches)) {
+    const own = match.marked!.path.includes('\ufffd') ? undefined : match.source
+    opens.set(match.path, opens.has(match.path) && opens.get(match.path) !== own ? undefined : own)
+  }
   const files: string[] = []
   let changed = false
   let asked = 0
   for (const match of retained.files.flatMap((group) => group.matches)) {
     const file = path.resolve(base, match.source!)
     // The first 25 cut lines of the page are asked for.
-    if (!match.lineCut || file.includes('\ufffd') || asked === 25) continue
+    if (!match.lineCut || opens.get(match.path) === undefined || asked === 25) continue
     asked += 1
     if (!files.includes(file)) files.push(file)
     const block = blocks.get(`${files.indexOf(file)}:${match.lineNumber}`)
@@ -246,7 +274,9 @@ function applyWindows(
     const shown = text.toString('utf8')
     const escapedLine = escapeLineControls(shown)
     counts.escaped += (escapedLine !== shown ? 1 : 0) - (match.escaped === true ? 1 : 0)
-    counts.lossy += (shown.includes('\ufffd') ? 1 : 0) - (match.line.includes('\ufffd') ? 1 : 0)
+    const replaced = markLiterals(text).toString('utf8').includes('\ufffd')
+    counts.lossy += (replaced ? 1 : 0) - (match.lineReplaced === true ? 1 : 0)
+    match.lineReplaced = replaced
     match.line = escapedLine
     match.window = { from: block.start - block.offset + from + 1, to: block.start - block.offset + from + text.length }
     changed = true

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { ToolExecContext } from '@dsh/core'
-import { FakeBash, rgLines, type Scripted } from '../fake-bash.js'
+import { FakeBash, invalidUtf8, rgLines, type Scripted } from '../fake-bash.js'
 import { agent, fakeHarness } from '../fake-harness.js'
 import { listMatches, recordsOf, shownLine, type ShownMatches } from '../../src/grep/matches.js'
 import { groupBlocks, rowBytes, formatRow } from '../../src/grep/rows.js'
@@ -27,7 +27,7 @@ function block(file: number, line: number, column: number, offset: number, start
 
 /** One file's cut lines, maxLineBytes 8. */
 function cutLines(...lines: [line: number, head: string][]): ShownMatches {
-  return shownOf(`D\0${lines.map(([line, head]) => `./a\0${line}:${head}${CUT_MARKER}\n`).join('')}`, { maxLineBytes: 8 })
+  return shownOf(invalidUtf8(`D\0${lines.map(([line, head]) => `./a\0${line}:${head}${CUT_MARKER}\n`).join('')}`), { maxLineBytes: 8 })
 }
 
 /** The first record of `matches`. */
@@ -100,14 +100,20 @@ describe('applyWindow', () => {
   })
 
   it('escapes control characters and replaced bytes as the footers count them', () => {
-    const matches = cutLines([1, 'a\u001baaaaaa'], [2, 'bbbbbbbb'], [3, 'c\ufffdcccccc'])
-    const [one, two, three] = recordsOf(matches, matches.files[0]!)
-    expect([matches.escaped, matches.lossy]).toEqual([1, 1])
+    const matches = cutLines([1, 'a\u001baaaaaa'], [2, 'bbbbbbbb'], [3, 'c\xffcccccc'], [4, 'd\ufffddd'], [5, 'e\xffe\ufffd'])
+    const [one, two, three, four, five] = recordsOf(matches, matches.files[0]!)
+    expect([matches.escaped, matches.lossy]).toEqual([1, 2])
     applyWindow(matches, one!, window(21, 0, 18, 'xxNEEDLE'), 8)
     applyWindow(matches, two!, window(21, 0, 18, Buffer.from([0x78, 0, 0x4e, 0xff])), 8)
     applyWindow(matches, three!, window(21, 0, 18, 'xxNEEDLE'), 8)
     expect(shownLine(matches, two!)).toBe('x\\u0000N\ufffd')
-    expect([matches.escaped, matches.lossy]).toEqual([1, 1])
+    expect([matches.escaped, matches.lossy]).toEqual([1, 2])
+    // A U+FFFD of the line's own, in the window or the head, is not a replaced byte.
+    applyWindow(matches, four!, window(21, 0, 18, 'xxN\ufffd'), 8)
+    expect(shownLine(matches, four!)).toBe('xxN\ufffd')
+    expect(matches.lossy).toBe(2)
+    applyWindow(matches, five!, window(21, 0, 18, 'xxN\ufffd'), 8)
+    expect(matches.lossy).toBe(1)
   })
 })
 
@@ -151,8 +157,8 @@ describe('showWindows', () => {
   }
 
   it('asks nothing for a page with no cut match, a file it cannot name, or a path with a replaced byte', async () => {
-    const plain = shownOf('D\0./a\u00001:short\n./b\ufffd\u00001:aaaaaaaa [... 1 more match]\n', { maxLineBytes: 8 })
-    expect(await run(plain, () => ({}))).toMatchObject({ changed: false })
+    const plain = shownOf(invalidUtf8('D\0./a\u00001:short\n./b\xff\u00001:aaaaaaaa [... 1 more match]\n'), { maxLineBytes: 8 })
+    expect(await run(plain, () => ({}))).toMatchObject({ changed: false, bash: { specs: [] } })
     const merged = cutLines([1, 'aaaaaaaa'])
     // A file merged from runs of different raw paths has no one path to open.
     const { path, size, first: start, order } = merged.files[0]!
@@ -160,6 +166,14 @@ describe('showWindows', () => {
     const { changed, bash } = await run(merged, () => ({}))
     expect(changed).toBe(false)
     expect(bash.specs).toEqual([])
+  })
+
+  it('windows a line of a file whose name holds U+FFFD itself: the name opens the file', async () => {
+    const matches = shownOf(`D\0./b\ufffd\u00001:aaaaaaaa${CUT_MARKER}\n`, { maxLineBytes: 8 })
+    const { changed, bash } = await run(matches, () => ({ stdout: block(0, 1, 21, 0, 18, 'aaNEEDLE') }))
+    expect(changed).toBe(true)
+    expect(bash.specs[0]!.command).toContain(`-- '/work/repo/b\ufffd'`)
+    expect([listMatches(matches)[0]!.line, matches.lossy]).toEqual(['aaNEEDLE', 0])
   })
 
   it('windows the lines the script answers for, one file numbered once, and keeps the others', async () => {
