@@ -24,7 +24,9 @@ export const MTIME_PROBE_FUNCTION = (() => {
     `  elif [ -n "$x" ] && [ -n "$s" ] && [ -n "$sh" ] && ${seconds('-c', '%Y')}; then printf 'stat-lines\\0%s\\0%s\\0%s\\0-c' "$x" "$s" "$sh"`,
     `  elif [ -n "$x" ] && [ -n "$s" ] && [ -n "$sh" ] && ${seconds('-f', '%m')}; then printf 'stat-lines\\0%s\\0%s\\0%s\\0-f' "$x" "$s" "$sh"`,
     `  else printf 'none\\0%s\\0%s\\0%s\\0%s' "$f" "$x" "$s" "$sh"; return 1; fi`,
-    `  dsh_lookup dd && [ "$(printf ab | "$dsh_path" bs=${DD_BLOCK} iflag=fullblock status=none 2>/dev/null)" = ab ] && printf '\\0dd\\0%s' "$dsh_path"`,
+    // One run of dd that copies nothing, under the options the glob script gives it: a dd that lacks
+    // one (BSD has no iflag) fails it. No command substitution or pipe: each would fork the shell.
+    `  dsh_lookup dd && "$dsh_path" if=/dev/null of=/dev/null bs=${DD_BLOCK} iflag=fullblock status=none 2>/dev/null && printf '\\0dd\\0%s' "$dsh_path"`,
     '  return 0',
     '}',
   ].join('\n')

@@ -188,10 +188,14 @@ describe('the mtime helper through the real executor', () => {
 
   it('when dd fails during a search, glob fails naming it instead of listing what dd may have cut', async () => {
     const bin = scratchDir('failing-dd')
-    // Passes the probe's check, then fails on a real listing.
-    writeFileSync(join(bin, 'dd'), '#!/bin/sh\nin=$(cat)\n[ "$in" = ab ] && printf ab && exit 0\necho "dd: write error" >&2\nexit 1\n', {
-      mode: 0o755,
-    })
+    // Passes the probe's check (which copies /dev/null), then fails on a real listing.
+    writeFileSync(
+      join(bin, 'dd'),
+      '#!/bin/sh\ncase "$*" in *if=/dev/null*) exit 0 ;; esac\ncat >/dev/null\necho "dd: write error" >&2\nexit 1\n',
+      {
+        mode: 0o755,
+      },
+    )
     const failing = await loadRealHarness({ spillRoot, bash: { envSet: { PATH: `${bin}:/usr/bin:/bin` } } })
     const result = await callTool(failing, 'glob', { pattern: '*.txt' }, tree)
     expect(result).toMatchObject({ isError: true, errorCode: 'SEARCH_FAILED' })
