@@ -39,7 +39,7 @@ function footers(retained: RetainedGrep, spill: SpillOutcome | undefined, notes:
   // Only bytes that were replaced count: a U+FFFD the file (or its name) holds is shown as it is, without a note.
   if (lossy > 0)
     lines.push(
-      `(${lossy} matched line${lossy === 1 ? '' : 's'} or path${lossy === 1 ? '' : 's'} contain U+FFFD: bytes that are not valid UTF-8, shown replaced.)`,
+      `(${lossy} matched line${lossy === 1 ? '' : 's'} or path${lossy === 1 ? ' contains' : 's contain'} U+FFFD: bytes that are not valid UTF-8, shown replaced.)`,
     )
   // An escape reads like a file's own backslash text; the footer says which it is.
   if (escaped > 0) {

@@ -149,7 +149,7 @@ describe('matches as shown, through the real executor', () => {
     })
     const result = await callTool(harness, 'grep', { pattern: 'needle' }, tree)
     expect(result.content).toBe(
-      `Found 1 match\n\nlong.txt\nLine 1 (cut; columns 2504-4503): ${'x'.repeat(500)}needle \ufffd ${'y'.repeat(1491)}\n\n(1 matched line or path contain U+FFFD: bytes that are not valid UTF-8, shown replaced.)`,
+      `Found 1 match\n\nlong.txt\nLine 1 (cut; columns 2504-4503): ${'x'.repeat(500)}needle \ufffd ${'y'.repeat(1491)}\n\n(1 matched line or path contains U+FFFD: bytes that are not valid UTF-8, shown replaced.)`,
     )
   })
 })

@@ -21,7 +21,7 @@ describe('the grep page through the registry', () => {
       ),
     }))
     expect((await grep({ pattern: 'needle', path: 'bin.dat' })).content).toBe(
-      'Found 2 matches\n\nbad\ufffd.txt\nLine 1: needle \ufffd\n\nok.txt\nLine 2: needle \ufffd\n\n(Binary file matched, lines not shown: bin.dat.)\n\n(1 matched line or path contain U+FFFD: bytes that are not valid UTF-8, shown replaced.)',
+      'Found 2 matches\n\nbad\ufffd.txt\nLine 1: needle \ufffd\n\nok.txt\nLine 2: needle \ufffd\n\n(Binary file matched, lines not shown: bin.dat.)\n\n(1 matched line or path contains U+FFFD: bytes that are not valid UTF-8, shown replaced.)',
     )
   })
 

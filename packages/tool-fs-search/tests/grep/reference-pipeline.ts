@@ -371,7 +371,7 @@ function footers(retained: Retained, spill: SpillOutcome | undefined, notes: Not
   }
   if (lossy > 0)
     lines.push(
-      `(${lossy} matched line${lossy === 1 ? '' : 's'} or path${lossy === 1 ? '' : 's'} contain U+FFFD: bytes that are not valid UTF-8, shown replaced.)`,
+      `(${lossy} matched line${lossy === 1 ? '' : 's'} or path${lossy === 1 ? ' contains' : 's contain'} U+FFFD: bytes that are not valid UTF-8, shown replaced.)`,
     )
   if (escaped > 0) {
     lines.push(
