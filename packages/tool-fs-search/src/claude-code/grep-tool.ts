@@ -26,7 +26,6 @@ import { CountParser } from './counts.js'
 import { countEntries, fileEntries, showCounts } from './files.js'
 import { hasMore, pageRequest, pagingNote, pastEndNote, takePage, textBlocks, type Page } from './paging.js'
 import { GREP_TOOL_DESCRIPTION } from './prompts.js'
-import { ReplacedNames } from './replaced-names.js'
 import { ScriptHead } from './script-head.js'
 import { planGlobList } from './globs.js'
 import { closeTypeNames, typeNames } from './types.js'
@@ -170,12 +169,7 @@ function modeReader(mode: OutputMode, config: GlobContext['config'], target: str
   switch (mode) {
     case 'files_with_matches': {
       const parser = new GlobListingParser(config.rawOutputMaxBytes)
-      // The listing's own count holds a name's U+FFFD and one shown from the directory alike.
-      const replaced = new ReplacedNames()
-      const head = new ScriptHead((chunk) => {
-        parser.push(chunk)
-        replaced.push(chunk)
-      })
+      const head = new ScriptHead((chunk) => parser.push(chunk))
       return {
         push: (chunk) => head.push(chunk),
         finish: (workdir) => {
@@ -188,7 +182,7 @@ function modeReader(mode: OutputMode, config: GlobContext['config'], target: str
             matches: shown.count,
             heading: shown.count === 0 ? 'No files found' : `Found ${plural(shown.count, 'file', 'files')}, newest modified first`,
             unit: 'files',
-            notes: lossyNote(replaced.finish(), 'path', 'paths'),
+            notes: lossyNote(shown.lossy, 'path', 'paths'),
             found: shown.count > 0,
           }
         },

@@ -23,8 +23,6 @@ export interface NameDisplay {
    * else show as `prefix + name`. Undefined when every name takes the full route.
    */
   prefix: string | undefined
-  /** The workdir or the directory holds U+FFFD: a name shown from them may hold it though the name does not. */
-  baseReplaced: boolean
 }
 
 /**
@@ -35,8 +33,7 @@ export interface NameDisplay {
 export function nameDisplay(workdir: string, dir: string): NameDisplay {
   const base = displayPath(workdir, dir)
   const slow = (name: string): string => displayPath(workdir, path.resolve(dir, name))
-  const baseReplaced = workdir.includes('\ufffd') || dir.includes('\ufffd')
-  if (base.startsWith('"')) return { show: slow, prefix: undefined, baseReplaced }
+  if (base.startsWith('"')) return { show: slow, prefix: undefined }
   const prefix = base === '.' ? '' : base.endsWith('/') ? base : `${base}/`
   const show = (name: string): string => {
     const relative = name.startsWith('./') ? name.slice(2) : name
@@ -50,7 +47,7 @@ export function nameDisplay(workdir: string, dir: string): NameDisplay {
       return slow(name)
     return quoteName(prefix + relative)
   }
-  return { show, prefix, baseReplaced }
+  return { show, prefix }
 }
 
 /** `nameDisplay(workdir, dir).show`. */

@@ -4,12 +4,14 @@ import { replacementOffsets } from './replacements.js'
 
 // The buffer's first size, enough for most searches.
 const INITIAL_BYTES = 64 * 1024
+// What `takeReplacements` gives for output without replaced bytes (most of it).
+const NONE: readonly number[] = Object.freeze([])
 
 /** How an `OutputBytes` reads its output. */
 export interface OutputBytesOptions {
   /**
-   * Remember where U+FFFD was put in for bytes, for `replacedIn`. Off for a reader that never
-   * compacts (`keep`), which would hold every one to the end. @default false
+   * Remember where U+FFFD was put in for bytes, for `replacedIn` and `takeReplacements`. A reader that
+   * never compacts (`keep`) takes them as it parses, or they are held to the end. @default false
    */
   tracksReplacements?: boolean
 }
@@ -120,6 +122,18 @@ export class OutputBytes {
       else high = middle
     }
     return low < replaced.length && replaced[low]! < end + this.#dropped
+  }
+
+  /**
+   * Where each U+FFFD put in for bytes starts in the checked bytes not yet compacted, ascending;
+   * forgotten once taken, so a reader that keeps every byte (`keep` never drops any) holds no offsets
+   * it has already read. Empty unless `tracksReplacements`, and for valid output.
+   */
+  takeReplacements(): readonly number[] {
+    if (this.#first === this.#replaced.length) return NONE
+    const taken = this.#replaced.slice(this.#first).map((at) => at - this.#dropped)
+    this.#replaced.length = this.#first = 0
+    return taken
   }
 
   /** The bytes from `start` to `end` decoded (lossily where they are not yet checked). */

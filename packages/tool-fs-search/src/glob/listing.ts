@@ -16,7 +16,10 @@ export interface GlobListing {
   times: TimeBuckets
   /** Every name shows plain (`isPlainName`); when false, some may not. */
   plainNames: boolean
-  /** The files whose names hold U+FFFD (most listings have none). */
+  /**
+   * The files whose names held bytes that are not valid UTF-8, shown replaced by U+FFFD (most listings
+   * have none); a name that holds U+FFFD itself is not one.
+   */
   replaced: ReadonlySet<number>
 }
 
@@ -27,8 +30,6 @@ const DOT = 0x2e
 const SLASH = 0x2f
 // find prints ten fractional digits, stat nine; nanoseconds are the first nine.
 const FRACTION_MAX_DIGITS = 10
-// U+FFFD as UTF-8.
-const REPLACEMENT = Buffer.from('\ufffd')
 // Files the arrays first hold.
 const INITIAL_FILES = 4096
 // The shortest record: `0 TAB x NUL`.
@@ -53,10 +54,13 @@ export class GlobListingParser {
   #nameStart = new Uint32Array(INITIAL_FILES)
   #nameEnd = new Uint32Array(INITIAL_FILES)
   readonly #times = new TimeBuckets(INITIAL_FILES)
+  readonly #replaced = new Set<number>()
+  /** The first file a replaced byte still to come can lie in: they arrive in listing order. */
+  #replacedFile = 0
 
   /** `capacityBytes`: the raw output cap, which the buffer grows to once the listing outgrows its start. */
   constructor(capacityBytes: number) {
-    this.#output = new OutputBytes(NUL, capacityBytes)
+    this.#output = new OutputBytes(NUL, capacityBytes, { tracksReplacements: true })
     this.#capacityBytes = capacityBytes
   }
 
@@ -102,7 +106,7 @@ export class GlobListingParser {
       nameEnd: this.#nameEnd.subarray(0, count),
       times: this.#times,
       plainNames: this.#plainNames,
-      replaced: this.#replaced(),
+      replaced: this.#replaced,
     }
   }
 
@@ -146,6 +150,7 @@ export class GlobListingParser {
       pos = nameEnd + 1
     }
     this.#pos = pos
+    this.#noteReplaced()
   }
 
   #add(nameStart: number, nameEnd: number, seconds: number, nanos: number): void {
@@ -157,18 +162,20 @@ export class GlobListingParser {
     this.#count = index + 1
   }
 
-  /** The files whose names hold U+FFFD: found by one native search of the bytes, since most listings hold none. */
-  #replaced(): Set<number> {
-    const bytes = this.#output.bytes.subarray(0, this.#output.length)
-    const replaced = new Set<number>()
-    let file = 0
-    for (let at = bytes.indexOf(REPLACEMENT); at !== -1; at = bytes.indexOf(REPLACEMENT, at + 1)) {
+  /**
+   * Notes the files whose names the decoder put U+FFFD in (a U+FFFD a name holds is not one): once per
+   * parsed stretch, and only a look when there is none (docs/design.md#replaced-bytes-are-told-from-a-literal-ufffd).
+   */
+  #noteReplaced(): void {
+    const offsets = this.#output.takeReplacements()
+    let file = this.#replacedFile
+    for (const at of offsets) {
       // Names lie in listing order, between times that hold only digits: the one that holds `at` is
-      // the first that ends past it.
-      while (this.#nameEnd[file]! <= at) file += 1
-      replaced.add(file)
+      // the first that ends past it. One past the last parsed lies in a record that did not parse.
+      while (file < this.#count && this.#nameEnd[file]! <= at) file += 1
+      if (file < this.#count) this.#replaced.add(file)
     }
-    return replaced
+    this.#replacedFile = file
   }
 
   /**

@@ -7,27 +7,19 @@ export interface ShownPaths {
   count: number
   /** The `index`th path, newest first. */
   at: (index: number) => string
-  /** Paths holding U+FFFD. */
+  /**
+   * Paths whose names held bytes that are not valid UTF-8, shown replaced by U+FFFD. A U+FFFD a name
+   * holds is not one, nor one in what it is shown from: the workdir and the directory are the call's
+   * own text, not rg's bytes (docs/design.md#replaced-bytes-are-told-from-a-literal-ufffd).
+   */
   lossy: number
 }
 
-/**
- * The listing in `order`, as `display` shows its names. A shown path holds U+FFFD only when its name
- * or what it is shown from does, so a listing without any (one search of its bytes found none) counts
- * none without showing a path.
- */
+/** The listing in `order`, as `display` shows its names. */
 export function showPaths(listing: GlobListing, order: Uint32Array, display: NameDisplay): ShownPaths {
-  const { bytes, nameStart, nameEnd, replaced } = listing
+  const { bytes, nameStart, nameEnd } = listing
   const name = (file: number): string => bytes.toString('utf8', nameStart[file], nameEnd[file])
-  let lossy = 0
-  if (display.baseReplaced || replaced.size > 0) {
-    const prefixLossy = display.prefix?.includes('\ufffd') ?? false
-    for (let file = 0; file < listing.count; file += 1) {
-      const plain = display.prefix !== undefined && isPlain(listing, nameStart[file]!, nameEnd[file]!)
-      if (plain ? prefixLossy || replaced.has(file) : display.show(name(file)).includes('\ufffd')) lossy += 1
-    }
-  }
-  return { count: listing.count, at: (index) => display.show(name(order[index]!)), lossy }
+  return { count: listing.count, at: (index) => display.show(name(order[index]!)), lossy: listing.replaced.size }
 }
 
 /** Whether a name shows plain: known for all at once when the parser saw nothing that could say no. */

@@ -104,8 +104,20 @@ describe('OutputBytes', () => {
     expect([output.text(1, output.length), output.replacedIn(1, 5), output.replacedIn(5, 6)]).toEqual(['\nc\nd\ufffd\n', false, true])
   })
 
+  it('hands over the replacements not yet taken, where keep moved them, and forgets them', () => {
+    const output = new OutputBytes(0x0a, 100_000, { tracksReplacements: true })
+    output.append(bytes('\ufffd', [0xff], 'a\n'))
+    expect(output.takeReplacements()).toEqual([3])
+    expect([output.takeReplacements(), output.replacedIn(0, output.length)]).toEqual([[], false])
+    output.append(bytes('b', [0xfe], '\n\ufffd\nc', [0xc3]))
+    output.keep(0, 8)
+    output.finish()
+    // `b \ufffd \n \ufffd \n c \ufffd`, moved down by the 8 bytes dropped: the literal one is not taken.
+    expect([output.text(0, output.length), output.takeReplacements()]).toEqual(['b\ufffd\n\ufffd\nc\ufffd', [1, 10]])
+  })
+
   it('remembers no replacement unless asked to', () => {
     const output = fed(bytes([0xff], '\n'), 1)
-    expect([output.text(0, output.length), output.replacedIn(0, output.length)]).toEqual(['\ufffd\n', false])
+    expect([output.text(0, output.length), output.replacedIn(0, output.length), output.takeReplacements()]).toEqual(['\ufffd\n', false, []])
   })
 })

@@ -38,6 +38,11 @@ const NAMES: (string | Buffer)[] = [
   Buffer.from([0x62, 0x61, 0x64, 0xff]),
   Buffer.from([0x62, 0x61, 0x64, 0xfe]),
   'r\ufffd',
+  'd\ufffd/r.txt',
+  // A literal U+FFFD beside a replaced byte, a U+FFFD cut short, and a cut three-byte character.
+  Buffer.concat([Buffer.from('m\ufffd'), Buffer.from([0xff])]),
+  Buffer.from([0x63, 0xef, 0xbf]),
+  Buffer.from([0xe2, 0x82, 0x2e, 0x74]),
   '\ue000.txt',
   '\uffee.txt',
   '😀.txt',
@@ -79,7 +84,7 @@ describe('the byte listing matches the one it replaced', () => {
         fc.constantFrom(1, 2, 5, 100, 20_000),
         fc.constantFrom(10, 60, 20_000),
         fc.constantFrom(1, 3, 7, 4096),
-        fc.constantFrom(undefined, 'sub', 'q\nuoted'),
+        fc.constantFrom(undefined, 'sub', 'q\nuoted', 'd\ufffd'),
         async (stdout, globMaxResults, inlineMaxBytes, chunk, root) => {
           const spill = new MemorySpill()
           const bash = new FakeBash((command) => (isProbe(command) ? {} : { stdout }))
@@ -93,7 +98,7 @@ describe('the byte listing matches the one it replaced', () => {
           const result = await harness.registry.execute('glob', args, { agent, callId: 'call-9' })
           let want
           try {
-            want = referenceListing(stdout.toString(), {
+            want = referenceListing(stdout, {
               workdir: agent.session.header.cwd,
               root: root ?? '.',
               maxResults: globMaxResults,
@@ -144,7 +149,15 @@ describe('the byte listing matches the one it replaced, over real rg and find', 
   const scratchDir = scratchDirs()
   const tree = scratchDir('glob-equivalence')
   beforeAll(() => {
-    const files: Record<string, string> = { 'new\nline.txt': '', 'e\u001bsc.txt': '', '\ue000.txt': '', '😀.txt': '', 'é/ü.txt': '' }
+    const files: Record<string, string> = {
+      'new\nline.txt': '',
+      'e\u001bsc.txt': '',
+      '\ue000.txt': '',
+      '😀.txt': '',
+      'é/ü.txt': '',
+      'f\ufffd.txt': '',
+      'd\ufffd/g\ufffd.txt': '',
+    }
     for (let i = 0; i < 300; i += 1) files[`d${i % 9}/f${i}.ts`] = ''
     writeTree(tree, files)
     writeFileSync(Buffer.concat([Buffer.from(join(tree, 'bad')), Buffer.from([0xff])]), '')
@@ -165,9 +178,14 @@ describe('the byte listing matches the one it replaced, over real rg and find', 
         config: { 'spill-local': { root: scratchDir('spill') }, 'tool-fs-search': config },
       })
       const budget = toolFsSearch.Config.parse(config)
-      for (const args of [{ pattern: '**/*' }, { pattern: '*.ts', path: 'd1' }, { pattern: '**/*.txt' }]) {
+      for (const args of [
+        { pattern: '**/*' },
+        { pattern: '*.ts', path: 'd1' },
+        { pattern: '**/*.txt' },
+        { pattern: '*', path: 'd\ufffd' },
+      ]) {
         const result = await harness.registry.execute('glob', args, { agent: { session: { header: { id: 'eq', cwd: tree } } } })
-        const want = referenceListing(stdout().toString(), {
+        const want = referenceListing(stdout(), {
           workdir: tree,
           root: args.path ?? '.',
           maxResults: budget.globMaxResults,

@@ -132,16 +132,55 @@ describe('the glob listing', () => {
     )
   })
 
-  it('finds the names that hold U+FFFD', () => {
+  it('finds the names whose bytes were replaced, not those that hold U+FFFD', () => {
     const listing = parsed(
       Buffer.concat([
         Buffer.from(statRecords(['1', './plain'], ['1', 'e\u001bsc'])),
         Buffer.from('1\tbad'),
         Buffer.from([0xff, 0]),
         Buffer.from(statRecords(['1', 'r\ufffd\ufffd'])),
+        Buffer.from('1\tboth\ufffd'),
+        Buffer.from([0xef, 0xbf, 0]),
+        Buffer.from('1\tlast'),
+        Buffer.from([0xfe, 0]),
       ]),
     )
-    expect([...listing.replaced]).toEqual([2, 3])
+    expect([...listing.replaced]).toEqual([2, 4, 5])
+  })
+
+  // Names with replaced bytes, a literal U+FFFD, both, and none, over chunk sizes that split every
+  // U+FFFD and every bad byte from its record's NUL.
+  const mixed = Buffer.concat([
+    Buffer.from(statRecords(['1', 'a\ufffd'], ['2', 'plain'])),
+    Buffer.from('3\tx'),
+    Buffer.from([0xc3, 0]),
+    Buffer.from(statRecords(['4', '\ufffd/in-dir'])),
+    Buffer.from('5\t'),
+    Buffer.from([0xf0, 0x9f, 0x98]),
+    Buffer.from('\ufffd\0'),
+    Buffer.from(statRecords(['6', 'z'])),
+  ])
+  it.each([1, 2, 3, 4, 5, 7, 11, 64])('finds them in chunks of %i bytes', (chunkBytes) => {
+    const listing = parsed(mixed, chunkBytes)
+    expect([...listing.replaced]).toEqual([2, 4])
+    expect(files(listing).map((file) => file.name)).toEqual(['a\ufffd', 'plain', 'x\ufffd', '\ufffd/in-dir', '\ufffd\ufffd', 'z'])
+  })
+
+  it('finds them across many chunks, each parsed in turn', () => {
+    const records: Buffer[] = []
+    for (let i = 0; i < 3000; i += 1) {
+      const name = i % 3 === 0 ? Buffer.from([0x66, 0xff]) : Buffer.from(i % 3 === 1 ? 'f\ufffd' : 'f')
+      records.push(Buffer.from(`${i}\t`), name, Buffer.from('\0'))
+    }
+    const listing = parsed(Buffer.concat(records), 4096)
+    expect(listing.replaced.size).toBe(1000)
+    expect([...listing.replaced].every((file) => file % 3 === 0)).toBe(true)
+  })
+
+  it('leaves a replaced byte in a record that did not parse to the error it throws', () => {
+    const parser = new GlobListingParser(1 << 20)
+    parser.push(Buffer.concat([Buffer.from(statRecords(['1', 'ok'])), Buffer.from('x\t'), Buffer.from([0xff, 0])]))
+    expect(() => parser.finish()).toThrow(/near "x\\t\ufffd\\u0000"/)
   })
 
   it('grows past the files its arrays first hold', () => {

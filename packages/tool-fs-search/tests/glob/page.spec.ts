@@ -74,12 +74,21 @@ describe('the glob page through the registry', () => {
   })
 
   it('notes names that are not valid UTF-8, once per path, in the singular and the plural', async () => {
-    const one = await fakeHarness(() => ({ stdout: statRecords(['1', 'bad\ufffd.ts'], ['2', 'ok.ts']) }))
+    const bad = (mtime: string, name: string, ...tail: number[]): Buffer =>
+      Buffer.concat([Buffer.from(`${mtime}\t${name}`), Buffer.from(tail), Buffer.from('\0')])
+    const one = await fakeHarness(() => ({
+      stdout: Buffer.concat([bad('1', 'bad', 0xff, 0x2e, 0x74, 0x73), Buffer.from(statRecords(['2', 'ok.ts']))]),
+    }))
     expect((await one.glob({ pattern: '*.ts' })).content).toBe(
       'ok.ts\nbad\ufffd.ts\n\n(1 path contains U+FFFD: bytes that are not valid UTF-8, shown replaced.)',
     )
-    const two = await fakeHarness(() => ({ stdout: statRecords(['1', 'a\ufffd'], ['2', 'b\ufffd']) }))
+    const two = await fakeHarness(() => ({ stdout: Buffer.concat([bad('1', 'a', 0xfe), bad('2', 'b\ufffd', 0xc3)]) }))
     expect((await two.glob({ pattern: '*' })).content).toContain('(2 paths contain U+FFFD')
+  })
+
+  it('says nothing of a U+FFFD a name or the directory it is listed from holds', async () => {
+    const literal = await fakeHarness(() => ({ stdout: statRecords(['1', 'r\ufffd.ts'], ['2', 'ok.ts']) }))
+    expect((await literal.glob({ pattern: '*.ts', path: 'd\ufffd' })).content).toBe('d\ufffd/ok.ts\nd\ufffd/r\ufffd.ts')
   })
 })
 
