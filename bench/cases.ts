@@ -102,9 +102,15 @@ export async function overflowCase(ctx: BenchContext, corpus: Corpus, rounds: Ro
   }
 }
 
-/** Glob through the registry vs rg listing the same files unsorted (the floor) and sorted (what peers run). */
+/**
+ * Glob through the registry vs rg listing the same files unsorted and sorted (what peers run), and vs
+ * the tool's own script (replayed from the recording executor) with its output discarded: the rg,
+ * mtime helper and dd pipeline a glob cannot do without, so tool / script is the tool's own share.
+ */
 export async function globCase(ctx: BenchContext, corpus: Corpus, pattern: string, rounds: Rounds): Promise<CaseResult> {
-  // The tool's listing flags (src/glob.ts buildGlobCommand), without its `stat` pipeline and sort.
+  await callTool(ctx.recording.harness, 'glob', { pattern }, corpus.root)
+  const { spec } = ctx.recording.last()
+  // The tool's listing flags (src/glob/command.ts buildGlobCommand), without its mtime pipeline and sort.
   const list = [
     ctx.rg,
     '--files',
@@ -124,6 +130,10 @@ export async function globCase(ctx: BenchContext, corpus: Corpus, pattern: strin
     }),
     { label: 'rg --files', run: async () => (await drainProcess(list, { cwd: corpus.root })).ms },
     { label: 'rg --files --sortr=modified', run: async () => (await drainProcess([...list, '--sortr=modified'], { cwd: corpus.root })).ms },
+    {
+      label: 'its script (bash -c)',
+      run: async () => (await drainProcess(['/bin/bash', '-c', spec.command], { cwd: spec.workdir, env: spec.env })).ms,
+    },
   ]
   const times = await runInterleaved(contenders, rounds)
   return {
