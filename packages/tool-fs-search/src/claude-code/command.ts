@@ -1,10 +1,7 @@
 // The Grep script of Claude Code's surface: the dsh grep script with the mode's rg flags, and mtimes for a file list.
 import { mtimePipeline, type MtimeLister } from '../glob/command.js'
-import { searchedFromInside } from '../grep/command.js'
+import { targetPrelude } from '../grep/command.js'
 import type { IncludePlan } from '../grep/include.js'
-import { exclusionArgs } from '../common/access.js'
-import { explicitPath } from '../common/display-path.js'
-import { EXIT_CANNOT_ENTER, EXIT_INCLUDE_ON_FILE, EXIT_MISSING } from '../common/script-exit.js'
 import { shellCommand } from '../common/shell-quote.js'
 import { VCS_EXCLUDES } from '../common/vcs.js'
 import type { OutputMode } from './args.js'
@@ -57,7 +54,6 @@ function modeArgs({ mode, maxLineBytes, context }: ClaudeGrepCommandOptions): st
  */
 export function buildClaudeGrepCommand(options: ClaudeGrepCommandOptions): string {
   const { rg, pattern, target, plan, excludes, caseInsensitive, multiline, type } = options
-  const dir = shellCommand([explicitPath(target)])
   const rgCommand = shellCommand([
     rg,
     '--no-config',
@@ -73,12 +69,7 @@ export function buildClaudeGrepCommand(options: ClaudeGrepCommandOptions): strin
     '-e',
     pattern,
   ])
-  const filtered = plan.args.length > 0 || plan.subdir !== undefined || type !== undefined
-  const prelude = [
-    `if [ -d ${dir} ]; then cd -- ${dir} || exit ${EXIT_CANNOT_ENTER}; printf 'D\\0'; ${searchedFromInside(plan, exclusionArgs(excludes))}`,
-    `elif [ -e ${dir} ]; then ${filtered ? `exit ${EXIT_INCLUDE_ON_FILE}` : `printf 'F\\0'; set -- -- ${dir}`}`,
-    `else exit ${EXIT_MISSING}; fi`,
-  ]
+  const prelude = targetPrelude(target, plan, excludes, plan.args.length > 0 || plan.subdir !== undefined || type !== undefined)
   if (options.mode !== 'files_with_matches') return [...prelude, `${rgCommand} "$@" </dev/null`].join('\n')
   return [...prelude, ...mtimePipeline(`${rgCommand} "$@" </dev/null`, options.lister)].join('\n')
 }

@@ -34,7 +34,6 @@ export interface GrepCommandOptions {
  * cannot be entered.
  */
 export function buildGrepCommand({ rg, pattern, target, plan, excludes = [], maxLineBytes }: GrepCommandOptions): string {
-  const dir = shellCommand([explicitPath(target)])
   const rgCommand = shellCommand([
     rg,
     '--no-config',
@@ -50,13 +49,23 @@ export function buildGrepCommand({ rg, pattern, target, plan, excludes = [], max
     '-e',
     pattern,
   ])
-  const filtered = plan.args.length > 0 || plan.subdir !== undefined
+  return [...targetPrelude(target, plan, excludes, plan.args.length > 0 || plan.subdir !== undefined), `${rgCommand} "$@" </dev/null`].join(
+    '\n',
+  )
+}
+
+/**
+ * The lines before rg in both grep scripts: a directory target is entered (`D`, rg's arguments set
+ * from inside it), a file target named (`F`, or its own exit status when the search is `filtered`,
+ * since rg would ignore the filters for it), and a missing one exits with its own status.
+ */
+export function targetPrelude(target: string, plan: IncludePlan, excludes: readonly string[], filtered: boolean): string[] {
+  const dir = shellCommand([explicitPath(target)])
   return [
     `if [ -d ${dir} ]; then cd -- ${dir} || exit ${EXIT_CANNOT_ENTER}; printf 'D\\0'; ${searchedFromInside(plan, exclusionArgs(excludes))}`,
     `elif [ -e ${dir} ]; then ${filtered ? `exit ${EXIT_INCLUDE_ON_FILE}` : `printf 'F\\0'; set -- -- ${dir}`}`,
     `else exit ${EXIT_MISSING}; fi`,
-    `${rgCommand} "$@" </dev/null`,
-  ].join('\n')
+  ]
 }
 
 /**
