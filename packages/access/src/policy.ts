@@ -9,7 +9,7 @@ import { specialTree } from './special-trees.js'
 /** What the policy needs besides its config: the filesystem that resolves links, and the spill store. */
 export interface AccessDeps {
   fs: FileSystem
-  /** The store whose files stay reachable wherever it keeps them; read when a call is checked. */
+  /** The store whose results stay reachable, for the session that saved them; read when a call is checked. */
   spillStore: () => SpillStore | undefined
 }
 
@@ -26,7 +26,11 @@ export function createAccessPolicy(config: AccessConfig, deps: AccessDeps): Acce
     async check(request: AccessRequest): Promise<AccessGrant> {
       const lexical = resolve(request.cwd, request.path)
       const real = await realPathOf(deps.fs, lexical)
-      if (deps.spillStore()?.holds(real) === true) return { realPath: real, excludeGlobs: [] }
+      // Only the results the store saved for this session, never all that lies under its root.
+      const store = deps.spillStore()
+      if (store !== undefined && request.session !== undefined && (await store.holds(real, request.session))) {
+        return { realPath: real, excludeGlobs: [] }
+      }
       const roots = await Promise.all(config.roots.map((root) => resolveRoot(deps.fs, request.cwd, root)))
       const root = roots.find((r) => contains(r.real, real))
       if (root === undefined) {

@@ -33,12 +33,13 @@ const store: SpillStore = {
   saveText: () => Promise.reject(new Error('unused')),
   saveStream: () => Promise.reject(new Error('unused')),
   readText: () => Promise.reject(new Error('unused')),
-  holds: (path) => path.startsWith(`${spillRoot}/`),
+  holds: (path, owner) => Promise.resolve(owner === 'cli' && path.startsWith(`${spillRoot}/cli/`)),
 }
 const fs = createLocalFileSystem()
 const policy = (roots: string[] = ['.'], deny: string[] = ['**/.env', 'id_*', 'config/prod/'], spill: SpillStore | null = store) =>
   createAccessPolicy({ roots, deny }, { fs, spillStore: () => spill ?? undefined })
-const check = (path: string, purpose: 'search' | 'read' = 'read', p = policy()) => p.check({ path, cwd: work, purpose })
+const check = (path: string, purpose: 'search' | 'read' = 'read', p = policy(), session = 'cli') =>
+  p.check({ path, cwd: work, purpose, session })
 
 describe('roots', () => {
   it.each(['src/a.ts', 'src', '.', join(work, 'notes.txt'), 'src/../notes.txt', 'src/missing.ts', 'new/dir/file'])(
@@ -92,6 +93,18 @@ describe('roots', () => {
     const locator = join(spillRoot, 'cli', '0001-grep-results.txt')
     await expect(check(locator)).resolves.toEqual({ realPath: locator, excludeGlobs: [] })
     await expect(check(locator, 'read', policy(['.'], [], null))).rejects.toMatchObject({ code: 'ACCESS_OUTSIDE_ROOTS' })
+  })
+
+  it("exempts only the files the store holds for the asking session: another's, or a call with no session, are judged", async () => {
+    const locator = join(spillRoot, 'cli', '0001-grep-results.txt')
+    await expect(check(locator, 'read', policy(), 'other')).rejects.toMatchObject({ code: 'ACCESS_OUTSIDE_ROOTS' })
+    await expect(policy().check({ path: locator, cwd: work, purpose: 'read' })).rejects.toMatchObject({ code: 'ACCESS_OUTSIDE_ROOTS' })
+  })
+
+  it('denies a file the store does not hold, even when the store lies over the whole workspace', async () => {
+    const everywhere: SpillStore = { ...store, holds: (path) => Promise.resolve(path === join(work, 'notes.txt')) }
+    await expect(check('notes.txt', 'read', policy(['.'], ['**/.env'], everywhere))).resolves.toMatchObject({ excludeGlobs: [] })
+    await expect(check('.env', 'read', policy(['.'], ['**/.env'], everywhere))).rejects.toMatchObject({ code: 'ACCESS_DENIED' })
   })
 })
 

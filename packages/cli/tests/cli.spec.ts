@@ -486,6 +486,22 @@ describe('read', () => {
     })
   })
 
+  it.each(['.', '..', '/'])('with --spill-dir %s, a denied or outside file stays refused; the spill stays readable', async (spillDir) => {
+    writeTree(tree, { '.env': 'SECRET=1\n' })
+    const deny = configFile('deny-spill.json', JSON.stringify({ access: { deny: ['**/.env'] }, 'tool-fs-search': { globMaxResults: 1 } }))
+    const inTree = (argv: readonly string[]) => dsh(['--spill-dir', spillDir, '--session', 'spill-exempt-test', '--config', deny, ...argv], tree)
+    expect(await inTree(['read', '.env'])).toMatchObject({ code: EXIT.toolError, stderr: expect.stringContaining('is excluded') })
+    expect(await inTree(['grep', 'SECRET', '.env'])).toMatchObject({ code: EXIT.toolError, stderr: expect.stringContaining('is excluded') })
+    expect((await inTree(['read', join(configs, 'outside.txt')])).code).toBe(EXIT.toolError)
+    // Where the store can write (not "/" for a user who may not), its own result is still read back.
+    const glob = await inTree(['glob', '*.txt'])
+    const locator = /stored at: (\S+)\. Use read/.exec(glob.stdout)?.[1]
+    if (locator !== undefined) {
+      expect((await inTree(['read', locator])).code).toBe(EXIT.ok)
+      rmSync(join(locator, '..'), { recursive: true, force: true })
+    }
+  })
+
   it('reads a file whose name starts with a dash, after "--"', async () => {
     writeTree(tree, { '-rf': 'dashed\n' })
     expect(await run(['read', '--', '-rf'])).toEqual({ code: 0, stdout: '     1\tdashed\n', stderr: '' })

@@ -141,10 +141,13 @@ export interface SpillStore {
    */
   readText(locator: string): Promise<string>
   /**
-   * True when an absolute, symlink-free path lies inside this store: an access policy lets tools read
-   * and search the store's own files wherever it keeps them.
+   * True when an absolute, symlink-free path names a result this store saved for `owner`: a file of
+   * the store's own naming, in the owner's directory, which the store made. An access policy lets a
+   * session read and search exactly those files, wherever the store keeps them
+   * (docs/design.md#the-spill-store-is-exempt-file-by-file); everything else under the store's root
+   * is judged like any other path.
    */
-  holds(path: string): boolean
+  holds(path: string, owner: string): Promise<boolean>
 }
 
 /** What kind of thing a path names, after following symbolic links. */
@@ -228,6 +231,8 @@ export interface AccessRequest {
   cwd: string
   /** `search`: a glob or grep target, below which deny rules become exclusions; `read`: one file. */
   purpose: 'search' | 'read'
+  /** The session asking: the owner whose spilled results it may reach wherever the store keeps them. */
+  session?: string | undefined
   signal?: AbortSignal
 }
 

@@ -32,7 +32,7 @@ export async function testHarness(options: { spillStore?: SpillStore | false } =
   const store: SpillStore = {
     saveText: () => Promise.reject(new Error('not used')),
     saveStream: () => Promise.reject(new Error('not used')),
-    holds: (path) => path.startsWith('/spill/'),
+    holds: (path) => Promise.resolve(path.startsWith('/spill/')),
     readText: async (locator) => {
       const text = texts.get(locator)
       if (text === undefined) throw new HarnessError('SPILL_NOT_FOUND', `no saved result at ${locator}; run the search again`)

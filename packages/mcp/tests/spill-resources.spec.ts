@@ -64,7 +64,7 @@ describe('spilled results as resources', () => {
       saveText: () => Promise.reject(new Error('unused')),
       saveStream: () => Promise.reject(new Error('unused')),
       readText: () => Promise.reject('disk on fire'),
-      holds: () => false,
+      holds: () => Promise.resolve(false),
     }
     const { client, link } = await spilled({ spillStore: broken })
     const error = await client.readResource({ uri: link.uri }).catch((e: unknown) => e)

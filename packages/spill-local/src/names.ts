@@ -24,6 +24,9 @@ export function ownerDirName(hint: unknown): string {
   return `${safe || 'unknown'}-${digest}`
 }
 
+/** Every name `spillFileName` makes: the id, a dash, then the cleaned hint. */
+export const SPILL_FILE_NAME = /^[0-9a-f]{12}-[A-Za-z0-9._-]+$/
+
 /** The on-disk name for a filename hint: `<12 hex id>-<clean name>`, unique per save. */
 export function spillFileName(hint: unknown): string {
   const safe = cleanComponent(typeof hint === 'string' ? hint : '', FILENAME_MAX_CHARS)

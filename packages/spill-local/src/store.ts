@@ -6,7 +6,8 @@ import { writeFileAtomic, type SpillContent } from './atomic-write.js'
 import { parseLocalSpillOptions, type LocalSpillOptions, type LocalSpillSettings } from './config.js'
 import { ensureOwnerDir } from './directories.js'
 import { SpillError } from './errors.js'
-import { assertInsideRoot, isInside, ownerDirName, spillFileName } from './names.js'
+import { holdsResult } from './holds.js'
+import { assertInsideRoot, ownerDirName, spillFileName } from './names.js'
 import { pruneOwnerDir } from './prune.js'
 
 /** Options for `createLocalSpillStore`: the plugin's config fields, plus a clock for tests. */
@@ -30,7 +31,7 @@ export function createLocalSpillStore(options: LocalSpillStoreOptions = {}): Spi
     saveText: ({ text, ...request }) => save({ ...request, content: text }, settings, now),
     saveStream: ({ blocks, ...request }) => save({ ...request, content: blocks }, settings, now),
     readText: (locator) => readText(locator, settings),
-    holds: (path) => isInside(settings.root, path),
+    holds: (path, owner) => holdsResult(settings.root, path, owner),
   }
 }
 

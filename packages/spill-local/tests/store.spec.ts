@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -211,12 +211,58 @@ describe('readText', () => {
 })
 
 describe('holds', () => {
-  it('says whether a path lies inside the store, so an access policy can let tools reach it', () => {
+  it('holds a result it saved for the owner, and nothing else under its root', async () => {
     const root = freshRoot()
     const store = createLocalSpillStore({ root })
-    expect(store.holds(join(root, 'session-1', 'x.txt'))).toBe(true)
-    expect(store.holds(root)).toBe(false)
-    expect(store.holds(join(root, '..', 'elsewhere'))).toBe(false)
-    expect(store.holds(`${root}-sibling/x.txt`)).toBe(false)
+    const saved = await store.saveText(request())
+    expect(await store.holds(saved.locator, 'session-1')).toBe(true)
+    // Another session's result is judged by the policy like any other path.
+    expect(await store.holds(saved.locator, 'session-2')).toBe(false)
+    expect(await store.holds(root, 'session-1')).toBe(false)
+    expect(await store.holds(dirname(saved.locator), 'session-1')).toBe(false)
+    expect(await store.holds(join(dirname(saved.locator), '.dsh-spill-owner'), 'session-1')).toBe(false)
+    expect(await store.holds(join(root, '..', 'elsewhere'), 'session-1')).toBe(false)
+    expect(await store.holds(`${root}-sibling/x.txt`, 'session-1')).toBe(false)
+  })
+
+  it('holds nothing of a root of "." but its own results: a user file named like one is not exempt', async () => {
+    const root = freshRoot()
+    const store = createLocalSpillStore({ root })
+    const saved = await store.saveText(request())
+    // A file of the user's beside the root's owner directory, one planted in it, and a look-alike directory.
+    writeFileSync(join(root, '.env'), 'KEY=1\n')
+    expect(await store.holds(join(root, '.env'), 'session-1')).toBe(false)
+    const planted = join(dirname(saved.locator), 'not-a-result.txt')
+    writeFileSync(planted, 'x')
+    expect(await store.holds(planted, 'session-1')).toBe(false)
+    const lookalike = join(root, 'session-3')
+    mkdirSync(lookalike, { mode: 0o755 })
+    writeFileSync(join(lookalike, '.dsh-spill-owner'), 'forged\n')
+    writeFileSync(join(lookalike, '0123456789ab-grep-results.txt'), 'x')
+    expect(await store.holds(join(lookalike, '0123456789ab-grep-results.txt'), 'session-3')).toBe(false)
+    // A directory with a forged marker but no 0700 mode is not one the store made; one without a marker neither.
+    chmodSync(lookalike, 0o700)
+    rmSync(join(lookalike, '.dsh-spill-owner'))
+    expect(await store.holds(join(lookalike, '0123456789ab-grep-results.txt'), 'session-3')).toBe(false)
+  })
+
+  it('holds no link planted in an owner directory, and nothing under a root that does not exist', async () => {
+    const root = freshRoot()
+    const store = createLocalSpillStore({ root })
+    const saved = await store.saveText(request())
+    const link = join(dirname(saved.locator), '0123456789ab-link.txt')
+    symlinkSync(saved.locator, link)
+    expect(await store.holds(link, 'session-1')).toBe(false)
+    expect(await store.holds(join(freshRoot(), 'session-1', '0123456789ab-x.txt'), 'session-1')).toBe(false)
+  })
+
+  it('compares real paths: a root reached through a link holds its results under the real path', async () => {
+    const real = freshRoot()
+    const store = createLocalSpillStore({ root: real })
+    const saved = await store.saveText(request())
+    const alias = freshRoot()
+    symlinkSync(real, alias)
+    const viaAlias = createLocalSpillStore({ root: alias })
+    expect(await viaAlias.holds(saved.locator, 'session-1')).toBe(true)
   })
 })

@@ -103,8 +103,8 @@ export class MemorySpill implements SpillStore {
     return request.text
   }
 
-  holds(path: string): boolean {
-    return path.startsWith('/spill/')
+  holds(path: string, owner: string): Promise<boolean> {
+    return Promise.resolve(path.startsWith(`/spill/${owner}/`))
   }
 
   private locatorOf(request: SpillSaveRequest): string {

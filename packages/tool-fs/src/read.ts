@@ -98,7 +98,7 @@ async function allowedPath(access: AccessPolicy | undefined, path: string, exec:
       'this call has no session working directory, which the access roots are relative to; read runs only in a session.',
     )
   try {
-    return (await access.check({ path, cwd, purpose: 'read', signal: exec.signal })).realPath
+    return (await access.check({ path, cwd, purpose: 'read', session: exec.agent?.session.header.id, signal: exec.signal })).realPath
   } catch (error) {
     if (error instanceof AccessError && error.code === 'ACCESS_DENIED')
       throw new FsError('FS_DENIED', `${shownPath(path)} is excluded by this session's access rules; it cannot be read.`, { cause: error })

@@ -16,7 +16,7 @@ export async function searchExclusions(access: AccessPolicy | undefined, target:
       `${exec.name} has no session working directory, which the access roots are relative to; it runs only in a session.`,
     )
   }
-  return (await access.check({ path: target, cwd, purpose: 'search', signal: exec.signal })).excludeGlobs
+  return (await access.check({ path: target, cwd, purpose: 'search', session: exec.agent?.session.header.id, signal: exec.signal })).excludeGlobs
 }
 
 /** The exclusions as rg arguments. They must follow every include glob: of two globs rg obeys the later. */
