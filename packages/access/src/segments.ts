@@ -1,6 +1,6 @@
 // Matching one path segment against one segment of a gitignore-style glob.
 
-/** A regex for one glob segment: `*` and `?` stay within the segment, `[...]` is a class, `\x` is literal. */
+/** A regex for one glob segment, case-insensitive as deny rules are: `*` and `?` stay within the segment, `[...]` is a class, `\x` is literal. */
 export function segmentPattern(glob: string): RegExp {
   let source = ''
   for (let i = 0; i < glob.length; i++) {
@@ -20,10 +20,10 @@ export function segmentPattern(glob: string): RegExp {
     } else source += escape(char)
   }
   try {
-    return new RegExp(`^${source}$`)
+    return new RegExp(`^${source}$`, 'i')
   } catch {
     // A class rg would reject too (`[z-a]`): compared as text, it matches only itself.
-    return new RegExp(`^${[...glob].map(escape).join('')}$`)
+    return new RegExp(`^${[...glob].map(escape).join('')}$`, 'i')
   }
 }
 

@@ -64,3 +64,24 @@ describe('DenyRules.exclusionsBelow', () => {
     expect(new DenyRules(['a/b']).exclusionsBelow('a/b/c')).toEqual([])
   })
 })
+
+describe('one rule, one meaning (docs/design.md#one-rule-one-meaning)', () => {
+  const folded = new DenyRules(['**/.env', 's\u00e9cret/', 'Config/Prod/*.json'])
+
+  it.each([
+    ['.ENV', true],
+    ['x/.Env', true],
+    ['SÉCRET/a', true],
+    ['se\u0301cret/a', true],
+    ['config/prod/DB.JSON', true],
+    ['config/dev/db.json', false],
+  ])('%s: %s, whatever the case or the Unicode spelling', (path, expected) => {
+    expect(folded.denies(path)).toBe(expected)
+  })
+
+  it('gives rg a glob in both spellings when they differ, and rebases an anchored rule whatever the case', () => {
+    expect(folded.exclusionsBelow('')).toEqual(['**/.env', 's\u00e9cret/', 'se\u0301cret/', '/Config/Prod/*.json'])
+    expect(folded.exclusionsBelow('CONFIG')).toEqual(['**/.env', 's\u00e9cret/', 'se\u0301cret/', '/Prod/*.json'])
+    expect(new DenyRules(['a/*x/k']).exclusionsBelow('A/BX')).toEqual(['/k'])
+  })
+})

@@ -10,7 +10,7 @@ import type { GlobGaps } from '../glob/classify.js'
 import { showMatches, type ShownMatches } from '../grep/matches.js'
 import { RgOutputParser } from '../grep/parse.js'
 import { showWindows } from '../grep/windows.js'
-import { searchExclusions } from '../common/access.js'
+import { allowedPlan, searchExclusions } from '../common/access.js'
 import { TIMEOUT_BACKSTOP_MS } from '../common/context.js'
 import { displayFrom, explicitPath, nameDisplay } from '../common/display-path.js'
 import { listGaps } from '../common/exit-2.js'
@@ -68,9 +68,9 @@ export async function executeClaudeGrep(ctx: GlobContext, args: ClaudeGrepArgs, 
   const { config } = ctx
   const mode = args.output_mode ?? 'files_with_matches'
   const target = args.path ?? '.'
-  const plan = planGlobList(args.glob, args.type !== undefined)
   const context = mode === 'content' ? contextLines(args) : { before: 0, after: 0 }
   const excludes = await searchExclusions(ctx.access(), target, exec)
+  const plan = await allowedPlan(ctx.access(), target, planGlobList(args.glob, args.type !== undefined), exec)
   const command = buildClaudeGrepCommand({
     rg: ctx.rg,
     lister: ctx.lister,

@@ -2,7 +2,7 @@
 import path from 'node:path'
 import { defineTool, type ToolExecContext, type ToolOutput } from '@dsh/core'
 import { GREP_DESCRIPTION } from '../prompts.js'
-import { searchExclusions } from '../common/access.js'
+import { allowedPlan, searchExclusions } from '../common/access.js'
 import { TIMEOUT_BACKSTOP_MS, type SearchContext } from '../common/context.js'
 import { displayFrom, explicitPath } from '../common/display-path.js'
 import { listGaps } from '../common/exit-2.js'
@@ -28,8 +28,8 @@ import { showWindows } from './windows.js'
 export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: ToolExecContext): Promise<ToolOutput> {
   const { config } = ctx
   const target = args.path ?? '.'
-  const plan = planInclude(args.include)
   const excludes = await searchExclusions(ctx.access(), target, exec)
+  const plan = await allowedPlan(ctx.access(), target, planInclude(args.include), exec)
   const command = buildGrepCommand({ rg: ctx.rg, pattern: args.pattern, target, plan, excludes, maxLineBytes: config.grepMaxLineBytes })
   const parser = new RgOutputParser(config.grepMaxLineBytes, config.rawOutputMaxBytes, { fileTarget: explicitPath(target) })
   const { run, workdir } = await runSearchCommand(ctx, exec, {
