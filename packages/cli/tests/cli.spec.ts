@@ -489,7 +489,8 @@ describe('read', () => {
   it.each(['.', '..', '/'])('with --spill-dir %s, a denied or outside file stays refused; the spill stays readable', async (spillDir) => {
     writeTree(tree, { '.env': 'SECRET=1\n' })
     const deny = configFile('deny-spill.json', JSON.stringify({ access: { deny: ['**/.env'] }, 'tool-fs-search': { globMaxResults: 1 } }))
-    const inTree = (argv: readonly string[]) => dsh(['--spill-dir', spillDir, '--session', 'spill-exempt-test', '--config', deny, ...argv], tree)
+    const inTree = (argv: readonly string[]) =>
+      dsh(['--spill-dir', spillDir, '--session', 'spill-exempt-test', '--config', deny, ...argv], tree)
     expect(await inTree(['read', '.env'])).toMatchObject({ code: EXIT.toolError, stderr: expect.stringContaining('is excluded') })
     expect(await inTree(['grep', 'SECRET', '.env'])).toMatchObject({ code: EXIT.toolError, stderr: expect.stringContaining('is excluded') })
     expect((await inTree(['read', join(configs, 'outside.txt')])).code).toBe(EXIT.toolError)

@@ -18,7 +18,8 @@ export async function searchExclusions(access: AccessPolicy | undefined, target:
       `${exec.name} has no session working directory, which the access roots are relative to; it runs only in a session.`,
     )
   }
-  return (await access.check({ path: target, cwd, purpose: 'search', session: exec.agent?.session.header.id, signal: exec.signal })).excludeGlobs
+  return (await access.check({ path: target, cwd, purpose: 'search', session: exec.agent?.session.header.id, signal: exec.signal }))
+    .excludeGlobs
 }
 
 /**
@@ -28,7 +29,12 @@ export async function searchExclusions(access: AccessPolicy | undefined, target:
  * (docs/design.md#include-must-not-reopen-denied-trees). A refused subdirectory refuses the search, as
  * the same path given as `path` would; a refused name only filters.
  */
-export async function allowedPlan(access: AccessPolicy | undefined, target: string, plan: IncludePlan, exec: ToolExecContext): Promise<IncludePlan> {
+export async function allowedPlan(
+  access: AccessPolicy | undefined,
+  target: string,
+  plan: IncludePlan,
+  exec: ToolExecContext,
+): Promise<IncludePlan> {
   if (access === undefined || (plan.subdir === undefined && plan.name === undefined)) return plan
   if (plan.subdir !== undefined) {
     await searchExclusions(access, path.posix.join(target, plan.subdir), exec)
