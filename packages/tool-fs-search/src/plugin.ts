@@ -30,7 +30,14 @@ export async function apply(ctx: SearchPluginContext, config: SearchConfig): Pro
   const { rg, lister } = await probeExecutor(ctx.bash, rgCandidates(config.rgPath, await packagedRgPath()), ctx.logger)
   if (!rg.available) return withhold(ctx, claude ? ['Glob', 'Grep'] : ['glob', 'grep'], rg.reason)
   await warnAboveOutputCap(ctx.bash, config, ctx.logger)
-  const search = { bash: ctx.bash, rg: rg.chosen, config, spillStore: () => ctx.get('spillStore'), access: () => ctx.get('access') }
+  const search = {
+    bash: ctx.bash,
+    rg: rg.chosen,
+    config,
+    spillStore: () => ctx.get('spillStore'),
+    access: () => ctx.get('access'),
+    fs: () => ctx.get('fs'),
+  }
   if (claude) {
     // Grep lists files newest first through the same helper as Glob, so both need it.
     if (!lister.available) return withhold(ctx, ['Glob', 'Grep'], lister.reason)

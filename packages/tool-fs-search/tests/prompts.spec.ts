@@ -82,13 +82,19 @@ describe('glob says exactly what it lists', () => {
     ])
   })
 
-  it('lists regular files only, and its description and prompt section say which kinds it never lists', async () => {
-    expect((await callTool(harness, 'glob', { pattern: '*.ts' }, tree)).content).toBe('real.ts')
-    const glob = harness.registry.list().find((tool) => tool.name === 'glob')!
-    for (const text of [glob.description, glob.promptSections[0]!.text]) {
-      expect(text).toMatch(/regular files/)
-      expect(text).toMatch(/symbolic links, FIFOs, sockets or device files/)
-      expect(text).not.toMatch(/is absent \(unless/)
+  it('lists regular files and links inside the workspace, names a broken link, and says which kinds it never lists', async () => {
+    expect((await callTool(harness, 'glob', { pattern: '*.ts' }, tree)).content).toBe(
+      'link.ts\nreal.ts\n\n(1 symbolic link was not followed: dangling.ts (its target does not exist).)',
+    )
+    for (const tool of harness.registry.list().filter((t) => t.name === 'glob' || t.name === 'grep')) {
+      for (const text of [tool.description, tool.promptSections[0]!.text]) {
+        expect(text).toMatch(/follows a symbolic link that stays inside the workspace/)
+        expect(text).toMatch(/is broken or loops is not followed, and a note names it/)
+        expect(text).not.toMatch(/is absent \(unless/)
+      }
     }
+    const glob = harness.registry.list().find((tool) => tool.name === 'glob')!
+    expect(glob.description).toMatch(/regular files only/)
+    expect(glob.description).toMatch(/FIFOs, sockets or device files/)
   })
 })

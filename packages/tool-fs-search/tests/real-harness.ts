@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { afterAll } from 'vitest'
 import * as bashLocal from '@dsh/bash-local'
 import { loadHarness, type Harness, type ToolResult } from '@dsh/core'
+import * as fsLocal from '@dsh/fs-local'
 import * as spillLocal from '@dsh/spill-local'
 import * as toolFsSearch from '@dsh/tool-fs-search'
 import { tempDir, writeTree } from '../../../test-support/temp-tree.js'
@@ -23,10 +24,10 @@ export interface RealHarnessOptions {
 
 const quiet = { warn: () => undefined, info: () => undefined }
 
-/** Loads bash-local, spill-local and tool-fs-search through the real loader, as a host does. */
+/** Loads bash-local, spill-local, fs-local and tool-fs-search through the real loader, as a host does. */
 export async function loadRealHarness(options: RealHarnessOptions): Promise<Harness> {
   return loadHarness({
-    plugins: [bashLocal, spillLocal, toolFsSearch],
+    plugins: [bashLocal, spillLocal, fsLocal, toolFsSearch],
     config: {
       'bash-local': { killGraceMs: 200, ...options.bash },
       'spill-local': { root: options.spillRoot },

@@ -2,6 +2,7 @@
 import { mtimePipeline, type MtimeLister } from '../glob/command.js'
 import { targetPrelude } from '../grep/command.js'
 import type { IncludePlan } from '../grep/include.js'
+import { followArgs, NO_LINKS, searchExclusionArgs, type LinkPlan } from '../common/links.js'
 import { shellCommand } from '../common/shell-quote.js'
 import { VCS_EXCLUDES } from '../common/vcs.js'
 import type { OutputMode } from './args.js'
@@ -17,6 +18,8 @@ export interface ClaudeGrepCommandOptions {
   plan: IncludePlan
   /** rg globs (without "!") of denied paths below the target. */
   excludes: readonly string[]
+  /** The links below the target it follows and those it must not (docs/design.md#symbolic-links). @default NO_LINKS */
+  links?: LinkPlan
   maxLineBytes: number
   context: { before: number; after: number }
   caseInsensitive: boolean
@@ -53,7 +56,7 @@ function modeArgs({ mode, maxLineBytes, context }: ClaudeGrepCommandOptions): st
  * names go through the mtime helper as glob's do, its status and rg's collected the same way.
  */
 export function buildClaudeGrepCommand(options: ClaudeGrepCommandOptions): string {
-  const { rg, pattern, target, plan, excludes, caseInsensitive, multiline, type } = options
+  const { rg, pattern, target, plan, excludes, links = NO_LINKS, caseInsensitive, multiline, type } = options
   const rgCommand = shellCommand([
     rg,
     '--no-config',
@@ -65,11 +68,13 @@ export function buildClaudeGrepCommand(options: ClaudeGrepCommandOptions): strin
     ...(caseInsensitive ? ['--ignore-case'] : []),
     ...(multiline ? ['--multiline', '--multiline-dotall'] : []),
     ...(type === undefined ? [] : [`--type=${type}`]),
+    ...followArgs(links),
     ...VCS_EXCLUDES.map((vcs) => `--glob=!${vcs}`),
     '-e',
     pattern,
   ])
-  const prelude = targetPrelude(target, plan, excludes, plan.args.length > 0 || plan.subdir !== undefined || type !== undefined)
+  const filtered = plan.args.length > 0 || plan.subdir !== undefined || type !== undefined
+  const prelude = targetPrelude(target, plan, searchExclusionArgs(excludes, links), filtered)
   if (options.mode !== 'files_with_matches') return [...prelude, `${rgCommand} "$@" </dev/null`].join('\n')
   return [...prelude, ...mtimePipeline(`${rgCommand} "$@" </dev/null`, options.lister)].join('\n')
 }

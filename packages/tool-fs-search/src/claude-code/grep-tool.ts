@@ -11,10 +11,11 @@ import { showMatches, type ShownMatches } from '../grep/matches.js'
 import { RgOutputParser } from '../grep/parse.js'
 import { showWindows } from '../grep/windows.js'
 import { allowedPlan, searchExclusions } from '../common/access.js'
+import { linkDisplay, linksNote, planLinks, withoutSkippedLinks } from '../common/links.js'
 import { TIMEOUT_BACKSTOP_MS } from '../common/context.js'
 import { displayFrom, explicitPath, nameDisplay } from '../common/display-path.js'
 import { listGaps } from '../common/exit-2.js'
-import { incompleteNote } from '../common/footers.js'
+import { incompleteNote, nameSome } from '../common/footers.js'
 import { runSearchCommand } from '../common/run.js'
 import { shellCommand } from '../common/shell-quote.js'
 import { saveFormattedResult, type SpillOutcome } from '../common/spill.js'
@@ -71,6 +72,7 @@ export async function executeClaudeGrep(ctx: GlobContext, args: ClaudeGrepArgs, 
   const context = mode === 'content' ? contextLines(args) : { before: 0, after: 0 }
   const excludes = await searchExclusions(ctx.access(), target, exec)
   const plan = await allowedPlan(ctx.access(), target, planGlobList(args.glob, args.type !== undefined), exec)
+  const links = await planLinks(ctx, exec, target, ctx.fs?.(), ctx.access())
   const command = buildClaudeGrepCommand({
     rg: ctx.rg,
     lister: ctx.lister,
@@ -79,6 +81,7 @@ export async function executeClaudeGrep(ctx: GlobContext, args: ClaudeGrepArgs, 
     target,
     plan,
     excludes,
+    links,
     maxLineBytes: config.grepMaxLineBytes,
     context,
     caseInsensitive: args['-i'] === true,
@@ -86,11 +89,13 @@ export async function executeClaudeGrep(ctx: GlobContext, args: ClaudeGrepArgs, 
     type: args.type,
   })
   const reader = modeReader(mode, config, target, { numbered: args['-n'] !== false, gaps: context.before + context.after > 0 })
-  const { run, workdir } = await runSearchCommand(ctx, exec, {
+  const searched = await runSearchCommand(ctx, exec, {
     command,
     narrow: 'pattern, path, glob or type',
     stdoutSink: (chunk) => reader.push(chunk),
   })
+  const { workdir } = searched
+  const run = withoutSkippedLinks(searched.run, links)
   const call: ClaudeGrepCall = { workdir, target, glob: args.glob, type: args.type, plan, lister: ctx.lister }
   const missingType = unknownType(run)
   if (missingType !== undefined) throw await unknownTypeError(ctx, exec, missingType)
@@ -126,7 +131,7 @@ export async function executeClaudeGrep(ctx: GlobContext, args: ClaudeGrepArgs, 
       )
     : undefined
   return {
-    content: formatPage(mode_, page, spill, gaps, run),
+    content: formatPage(mode_, page, spill, gaps, run, linksNote(links, linkDisplay(target))),
     value: {
       mode,
       total: mode_.total,
@@ -141,7 +146,14 @@ export async function executeClaudeGrep(ctx: GlobContext, args: ClaudeGrepArgs, 
 }
 
 /** The page: its heading, its entries (or why there are none), then the paging and incompleteness footers. */
-function formatPage(result: ModeResult, page: Page, spill: SpillOutcome | undefined, gaps: GlobGaps, run: BashRunResult): string {
+function formatPage(
+  result: ModeResult,
+  page: Page,
+  spill: SpillOutcome | undefined,
+  gaps: GlobGaps,
+  run: BashRunResult,
+  links: string | undefined,
+): string {
   const parts = [result.heading]
   if (result.total > 0) parts.push(page.offset >= result.total ? pastEndNote(page, result.unit) : page.text)
   const paging = page.offset < result.total ? pagingNote(page, result.unit, spill && claudeNames(spill)) : undefined
@@ -150,9 +162,10 @@ function formatPage(result: ModeResult, page: Page, spill: SpillOutcome | undefi
   if (incomplete !== undefined) parts.push(incomplete)
   if (gaps.unstatted.length > 0 || gaps.helperFailed) {
     parts.push(
-      `(Listing incomplete: the modification time of some files could not be read, so they are not shown: ${gaps.unstatted.join('; ')}.)`,
+      `(Listing incomplete: the modification time of some files could not be read, so they are not shown: ${nameSome(gaps.unstatted, '; ')}.)`,
     )
   }
+  if (links !== undefined) parts.push(links)
   parts.push(...result.notes)
   return parts.join('\n\n')
 }

@@ -1,6 +1,6 @@
 // What Claude Code's surface tells a model: our own words for what Glob, Grep and Read see.
 import type { PromptSection } from '@dsh/core'
-import { GLOB_DESCRIPTION } from '../prompts.js'
+import { GLOB_DESCRIPTION, LINKS } from '../prompts.js'
 import { VCS_EXCLUDES } from '../common/vcs.js'
 
 const vcs = VCS_EXCLUDES.join(', ')
@@ -12,7 +12,7 @@ export const GLOB_TOOL_DESCRIPTION = GLOB_DESCRIPTION
 export const GREP_TOOL_DESCRIPTION = [
   'Search file contents with a regular expression (ripgrep syntax); use this, not grep or rg in a shell.',
   'Searches hidden files but skips files excluded by .ignore or .rgignore, or by .gitignore inside a git',
-  `repository; binary files; VCS metadata directories (${vcs}); and symbolic links.`,
+  `repository; binary files; and VCS metadata directories (${vcs}). ${LINKS}.`,
   'output_mode "files_with_matches" (default) lists matching files newest modified first; "count" gives',
   '`path:count` per file and the totals; "content" gives matching lines grouped by file as `Line N: text`,',
   'context lines (-A, -B, -C) as `Line N- text`, and `--` where lines are skipped. Results are complete and',
@@ -27,7 +27,7 @@ export const CLAUDE_CODE_PROMPT_SECTIONS: readonly PromptSection[] = [
     tool: 'Glob',
     text: [
       'Use Glob, not find or ls, to find files by name or path pattern. It lists regular files, ignored and',
-      'hidden ones too, except under VCS metadata directories; never symbolic links. Results come newest',
+      `hidden ones too, except under VCS metadata directories. ${LINKS}. Results come newest`,
       'modified first; a capped result names a file holding the complete list.',
     ].join(' '),
   },
@@ -35,7 +35,7 @@ export const CLAUDE_CODE_PROMPT_SECTIONS: readonly PromptSection[] = [
     id: 'tool-fs-search/Grep',
     tool: 'Grep',
     text: [
-      'Use Grep, not grep or rg in a shell, to search file contents. Start with files_with_matches to find',
+      `Use Grep, not grep or rg in a shell, to search file contents. ${LINKS}. Start with files_with_matches to find`,
       'where, then content with -C for the lines. It honours ignore files: a file in node_modules or another',
       'ignored directory is not searched unless path names it, so "no matches" does not prove a text is',
       'absent there. A long line shows part of itself: "(cut)" marks its start, "(cut; columns A-B)" its',

@@ -1,5 +1,5 @@
 // What both tools are built from, and how long the registry waits for them.
-import type { AccessPolicy, BashExecutor, SpillStore } from '@dsh/core'
+import type { AccessPolicy, BashExecutor, FileSystem, SpillStore } from '@dsh/core'
 import type { SearchConfig } from '../config.js'
 
 /** What both tools share at run time. */
@@ -12,6 +12,8 @@ export interface SearchContext {
   spillStore(): SpillStore | undefined
   /** Optional: the roots and deny rules a target must pass, read at each call. */
   access(): AccessPolicy | undefined
+  /** Optional: resolves the symbolic links a search may follow (docs/design.md#symbolic-links); without it none is. */
+  fs?(): FileSystem | undefined
 }
 
 /**

@@ -1,6 +1,6 @@
 // The glob script: list with rg from inside the root, and add each file's mtime in the executor.
-import { exclusionArgs } from '../common/access.js'
 import { explicitPath } from '../common/display-path.js'
+import { followArgs, NO_LINKS, searchExclusionArgs, type LinkPlan } from '../common/links.js'
 import { EXIT_CANNOT_ENTER, EXIT_MISSING, EXIT_MTIME_PARTIAL, EXIT_MTIME_UNAVAILABLE, EXIT_NOT_DIRECTORY } from '../common/script-exit.js'
 import { shellCommand } from '../common/shell-quote.js'
 import { VCS_EXCLUDES } from '../common/vcs.js'
@@ -34,6 +34,8 @@ export interface GlobCommandOptions {
   glob: string
   /** rg globs (without "!") of denied paths below the root. @default [] */
   excludes?: readonly string[]
+  /** The links below the root it follows and those it must not (docs/design.md#symbolic-links). @default NO_LINKS */
+  links?: LinkPlan
 }
 
 /**
@@ -47,7 +49,7 @@ export interface GlobCommandOptions {
  * its own when the root is unusable or the helper failed on a name (a file rg listed must never
  * vanish from the result unmentioned), or when dd failed (what it passed on may be cut).
  */
-export function buildGlobCommand({ rg, lister, root, glob, excludes = [] }: GlobCommandOptions): string {
+export function buildGlobCommand({ rg, lister, root, glob, excludes = [], links = NO_LINKS }: GlobCommandOptions): string {
   const list = shellCommand([
     rg,
     '--files',
@@ -56,10 +58,11 @@ export function buildGlobCommand({ rg, lister, root, glob, excludes = [] }: Glob
     '--no-ignore',
     '--hidden',
     '--color=never',
+    ...followArgs(links),
     // The model's glob first: later globs win, so the VCS excludes and the deny rules cannot be overridden.
     `--glob=${glob}`,
     ...VCS_EXCLUDES.map((dir) => `--glob=!${dir}`),
-    ...exclusionArgs(excludes),
+    ...searchExclusionArgs(excludes, links),
   ])
   const dir = shellCommand([explicitPath(root)])
   return [

@@ -33,6 +33,8 @@ export interface GlobNotes {
   stderrCut: boolean
   /** Listed paths holding U+FFFD. */
   lossy: number
+  /** The footer for symbolic links not followed (docs/design.md#symbolic-links). */
+  links?: string | undefined
 }
 
 /** The footer for files rg listed that the mtime helper could not stat: named, never silently dropped. */
@@ -50,14 +52,14 @@ function unstattedNote(gaps: GlobGaps, stderrCut: boolean): string | undefined {
 export function formatGlobPage(
   retained: ItemRetention<string>,
   spill: SpillOutcome | undefined,
-  { gaps, stderrCut, lossy }: GlobNotes,
+  { gaps, stderrCut, lossy, links }: GlobNotes,
 ): string {
   const empty = gaps.helperFailed ? 'No files to show' : 'No files found'
   const parts = [retained.total === 0 ? empty : retained.items.join('\n')]
   if (spill !== undefined) {
     parts.push(`(Showing ${retained.kept} of ${retained.total} paths, newest first. ${spillSentence(spill, 'Full sorted result')})`)
   }
-  for (const note of [incompleteNote(gaps.rg, stderrCut), unstattedNote(gaps, stderrCut)]) if (note !== undefined) parts.push(note)
+  for (const note of [incompleteNote(gaps.rg, stderrCut), unstattedNote(gaps, stderrCut), links]) if (note !== undefined) parts.push(note)
   // The seam decodes names lossily, so a name that is not UTF-8 shows U+FFFD (as grep notes too).
   if (lossy > 0)
     parts.push(`(${lossy} path${lossy === 1 ? ' contains' : 's contain'} U+FFFD: bytes that are not valid UTF-8, shown replaced.)`)

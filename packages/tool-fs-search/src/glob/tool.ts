@@ -6,6 +6,7 @@ import { searchExclusions } from '../common/access.js'
 import { TIMEOUT_BACKSTOP_MS, type SearchContext } from '../common/context.js'
 import { nameDisplay } from '../common/display-path.js'
 import { listGaps } from '../common/exit-2.js'
+import { linkDisplay, linksNote, planLinks, withoutSkippedLinks } from '../common/links.js'
 import { runSearchCommand } from '../common/run.js'
 import { saveFormattedResult } from '../common/spill.js'
 import type { GlobValue } from '../values.js'
@@ -32,13 +33,16 @@ export interface GlobContext extends SearchContext {
 export async function executeGlob(ctx: GlobContext, args: GlobArgs, exec: ToolExecContext): Promise<ToolOutput> {
   const { root, glob } = planGlob(args)
   const excludes = await searchExclusions(ctx.access(), root, exec)
-  const command = buildGlobCommand({ rg: ctx.rg, lister: ctx.lister, root, glob, excludes })
+  const links = await planLinks(ctx, exec, root, ctx.fs?.(), ctx.access())
+  const command = buildGlobCommand({ rg: ctx.rg, lister: ctx.lister, root, glob, excludes, links })
   const parser = new GlobListingParser(ctx.config.rawOutputMaxBytes)
-  const { run, workdir } = await runSearchCommand(ctx, exec, {
+  const searched = await runSearchCommand(ctx, exec, {
     command,
     narrow: 'pattern, path',
     stdoutSink: (chunk) => parser.push(chunk),
   })
+  const { workdir } = searched
+  const run = withoutSkippedLinks(searched.run, links)
   const gaps = classifyGlobRun(parser.captured(run), { workdir, root, lister: ctx.lister })
   const listing = parser.finish()
   const order = sortNewestFirst(listing)
@@ -50,7 +54,12 @@ export async function executeGlob(ctx: GlobContext, args: GlobArgs, exec: ToolEx
     : undefined
   let paths: string[] | undefined
   return {
-    content: formatGlobPage(retained, spill, { gaps, stderrCut: run.stderr.truncated, lossy: shown.lossy }),
+    content: formatGlobPage(retained, spill, {
+      gaps,
+      stderrCut: run.stderr.truncated,
+      lossy: shown.lossy,
+      links: linksNote(links, linkDisplay(root)),
+    }),
     value: {
       // Every path as a string only when a host reads them.
       get paths(): string[] {

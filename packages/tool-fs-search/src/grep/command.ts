@@ -1,6 +1,6 @@
 // The grep script: how a model's pattern, path and planned include become one shell command.
-import { exclusionArgs } from '../common/access.js'
 import { explicitPath } from '../common/display-path.js'
+import { followArgs, NO_LINKS, searchExclusionArgs, type LinkPlan } from '../common/links.js'
 import { EXIT_CANNOT_ENTER, EXIT_INCLUDE_ON_FILE, EXIT_MISSING } from '../common/script-exit.js'
 import { shellCommand } from '../common/shell-quote.js'
 import { VCS_EXCLUDES } from '../common/vcs.js'
@@ -17,6 +17,8 @@ export interface GrepCommandOptions {
   plan: IncludePlan
   /** rg globs (without "!") of denied paths below the target. @default [] */
   excludes?: readonly string[]
+  /** The links below the target it follows and those it must not (docs/design.md#symbolic-links). @default NO_LINKS */
+  links?: LinkPlan
   /** Bytes of a matched line rg prints before it previews the rest (`--max-columns`). */
   maxLineBytes: number
 }
@@ -33,7 +35,7 @@ export interface GrepCommandOptions {
  * target exits with its own status rather than be ignored; so does a target that is missing or
  * cannot be entered.
  */
-export function buildGrepCommand({ rg, pattern, target, plan, excludes = [], maxLineBytes }: GrepCommandOptions): string {
+export function buildGrepCommand({ rg, pattern, target, plan, excludes = [], links = NO_LINKS, maxLineBytes }: GrepCommandOptions): string {
   const rgCommand = shellCommand([
     rg,
     '--no-config',
@@ -45,24 +47,24 @@ export function buildGrepCommand({ rg, pattern, target, plan, excludes = [], max
     '--hidden',
     `--max-columns=${maxLineBytes}`,
     '--max-columns-preview',
+    ...followArgs(links),
     ...VCS_EXCLUDES.map((vcs) => `--glob=!${vcs}`),
     '-e',
     pattern,
   ])
-  return [...targetPrelude(target, plan, excludes, plan.args.length > 0 || plan.subdir !== undefined), `${rgCommand} "$@" </dev/null`].join(
-    '\n',
-  )
+  const filtered = plan.args.length > 0 || plan.subdir !== undefined
+  return [...targetPrelude(target, plan, searchExclusionArgs(excludes, links), filtered), `${rgCommand} "$@" </dev/null`].join('\n')
 }
 
 /**
  * The lines before rg in both grep scripts: a directory target is entered (`D`, rg's arguments set
- * from inside it), a file target named (`F`, or its own exit status when the search is `filtered`,
+ * from inside it, `exclusions` after the include's), a file target named (`F`, or its own exit status when the search is `filtered`,
  * since rg would ignore the filters for it), and a missing one exits with its own status.
  */
-export function targetPrelude(target: string, plan: IncludePlan, excludes: readonly string[], filtered: boolean): string[] {
+export function targetPrelude(target: string, plan: IncludePlan, exclusions: readonly string[], filtered: boolean): string[] {
   const dir = shellCommand([explicitPath(target)])
   return [
-    `if [ -d ${dir} ]; then cd -- ${dir} || exit ${EXIT_CANNOT_ENTER}; printf 'D\\0'; ${searchedFromInside(plan, exclusionArgs(excludes))}`,
+    `if [ -d ${dir} ]; then cd -- ${dir} || exit ${EXIT_CANNOT_ENTER}; printf 'D\\0'; ${searchedFromInside(plan, exclusions)}`,
     `elif [ -e ${dir} ]; then ${filtered ? `exit ${EXIT_INCLUDE_ON_FILE}` : `printf 'F\\0'; set -- -- ${dir}`}`,
     `else exit ${EXIT_MISSING}; fi`,
   ]

@@ -17,6 +17,8 @@ export interface GrepNotes {
   lossy: number
   /** Matched lines whose control characters are shown escaped. */
   escaped: number
+  /** The footer for symbolic links not followed (docs/design.md#symbolic-links). */
+  links?: string | undefined
 }
 
 /** The footers: per-file cuts, the spill, incompleteness, binary files, replaced bytes, escapes; each names at most five. */
@@ -31,6 +33,7 @@ function footers(retained: RetainedGrep, spill: SpillOutcome | undefined, notes:
   if (spill !== undefined) lines.push(`(${spillSentence(spill, 'Full grep result')})`)
   const incomplete = incompleteNote(notes.incomplete, notes.stderrCut)
   if (incomplete !== undefined) lines.push(incomplete)
+  if (notes.links !== undefined) lines.push(notes.links)
   const { binary, binaryStopped, lossy, escaped } = notes
   if (binary.length > 0) lines.push(`(Binary file${binary.length === 1 ? '' : 's'} matched, lines not shown: ${nameSome(binary)}.)`)
   if (binaryStopped.length > 0) {

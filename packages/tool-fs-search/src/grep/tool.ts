@@ -6,6 +6,7 @@ import { allowedPlan, searchExclusions } from '../common/access.js'
 import { TIMEOUT_BACKSTOP_MS, type SearchContext } from '../common/context.js'
 import { displayFrom, explicitPath } from '../common/display-path.js'
 import { listGaps } from '../common/exit-2.js'
+import { linkDisplay, linksNote, planLinks, withoutSkippedLinks } from '../common/links.js'
 import { runSearchCommand } from '../common/run.js'
 import { saveFormattedResult } from '../common/spill.js'
 import { GrepArgs } from './args.js'
@@ -30,13 +31,24 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
   const target = args.path ?? '.'
   const excludes = await searchExclusions(ctx.access(), target, exec)
   const plan = await allowedPlan(ctx.access(), target, planInclude(args.include), exec)
-  const command = buildGrepCommand({ rg: ctx.rg, pattern: args.pattern, target, plan, excludes, maxLineBytes: config.grepMaxLineBytes })
+  const links = await planLinks(ctx, exec, target, ctx.fs?.(), ctx.access())
+  const command = buildGrepCommand({
+    rg: ctx.rg,
+    pattern: args.pattern,
+    target,
+    plan,
+    excludes,
+    links,
+    maxLineBytes: config.grepMaxLineBytes,
+  })
   const parser = new RgOutputParser(config.grepMaxLineBytes, config.rawOutputMaxBytes, { fileTarget: explicitPath(target) })
-  const { run, workdir } = await runSearchCommand(ctx, exec, {
+  const searched = await runSearchCommand(ctx, exec, {
     command,
     narrow: 'pattern, path or include',
     stdoutSink: (chunk) => parser.push(chunk),
   })
+  const { workdir } = searched
+  const run = withoutSkippedLinks(searched.run, links)
   const call = { workdir, target, include: args.include, plan }
   assertGrepRan(run, call)
   const output = parser.finish()
@@ -64,6 +76,7 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
     binaryStopped: output.binaryStopped.map(shown),
     lossy: matches.lossy,
     escaped: matches.escaped,
+    links: linksNote(links, linkDisplay(target)),
   }
   // The complete result is formatted only when it is saved, block by block.
   const spill = retained.truncated
