@@ -1,5 +1,6 @@
 // Random soak calls and configs: hostile arguments, probes with a known answer, and small random caps.
 import path from 'node:path'
+import { DENY } from './deny-oracle.js'
 import type { Random } from './random.js'
 import type { KnownFile, SoakTree } from './tree.js'
 
@@ -36,9 +37,6 @@ export interface SoakConfig {
   valid: boolean
 }
 
-/** The deny rules every config carries; the denied files hold the secret marker. */
-export const DENY = ['**/.env', '*.pem']
-
 /** Random caps, small enough that every call pages, spills and prunes. Tool timeouts are always set, so a FIFO read ends. */
 export function randomConfig(random: Random, options: { hostilePath: string | undefined; invalid: boolean }): SoakConfig {
   const maybe = <T>(value: () => T): T | undefined => (random.chance(0.7) ? value() : undefined)
@@ -71,7 +69,7 @@ export function randomConfig(random: Random, options: { hostilePath: string | un
       // The grace the spill check relies on: a reported file lives at least this long.
       minAgeMs: random.int(20_000, 600_000),
     },
-    access: { deny: DENY },
+    access: { deny: [...DENY] },
     // A PATH that starts with the searched tree: its trap scripts run if a tool resolves a helper by name.
     'bash-local': { killGraceMs, ...(options.hostilePath === undefined ? {} : { envSet: { PATH: options.hostilePath } }) },
   }

@@ -3,6 +3,7 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writ
 import { spawnSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { isDenied } from './deny-oracle.js'
 import { createRandom } from './random.js'
 
 /** The uid and gid the unprivileged CLI calls run as: `nobody` on Debian. */
@@ -30,8 +31,10 @@ export interface SoakTree {
   configDir: string
   /** Files that must never exist: any of them means a model value ran as a command. */
   canaries: string[]
-  /** The marker in every denied file; it must never appear in any output. */
+  /** The marker in every denied file (and in a denied name); it must never appear in any output. */
   secretMarker: string
+  /** Relative paths of the denied files, links not followed, except the one whose name holds the marker. */
+  deniedFiles: string[]
   known: KnownFile[]
   /** A needle only in files the unprivileged user cannot read. */
   lockedNeedle: string
@@ -122,6 +125,7 @@ export function createHostileTree(seed: number): SoakTree {
     configDir: path.join(base, 'configs'),
     canaries: [path.join(base, 'canary'), path.join(root, 'canary')],
     secretMarker: `SOAKSECRET-${seed.toString(16)}${Math.floor(random.float() * 2 ** 32).toString(16)}`,
+    deniedFiles: [],
     known: [],
     lockedNeedle: 'SOAKLOCKEDNEEDLE',
     fifos: ['pipe.fifo', 'src/mod03/queue.fifo'],
@@ -133,6 +137,12 @@ export function createHostileTree(seed: number): SoakTree {
   mkdirSync(tree.configDir, { mode: 0o755 })
   let needles = 0
   const write = (relative: string | Buffer, data: string | Buffer, known = false): void => {
+    // The oracle decides what is denied, and a denied file is exactly one that holds the marker.
+    const denied = isDenied(Buffer.from(relative).toString('utf8'))
+    if (denied !== String(data).includes(tree.secretMarker))
+      throw new Error(
+        `soak tree: ${JSON.stringify(String(relative))} is ${denied ? '' : 'not '}denied, so it must ${denied ? '' : 'not '}hold the marker`,
+      )
     // Buffers throughout: a name that is not valid UTF-8 has no string form.
     const file = Buffer.concat([Buffer.from(`${root}/`), Buffer.from(relative)])
     mkdirSync(file.subarray(0, file.lastIndexOf('/')), { recursive: true })
@@ -180,12 +190,31 @@ export function createHostileTree(seed: number): SoakTree {
   write('blob.bin', blob)
 
   // Denied files: their marker must never reach any output.
-  write('.env', `API_KEY=${tree.secretMarker}-0\n`)
-  write('config/.env', `DB_PASSWORD=${tree.secretMarker}-1\n`)
-  write('src/mod01/.env', `TOKEN=${tree.secretMarker}-2\n`)
-  write('keys/server.pem', `-----BEGIN PRIVATE KEY-----\n${tree.secretMarker}-3\n-----END PRIVATE KEY-----\n`)
-  write('deep/a/b/client.pem', `-----BEGIN CERTIFICATE-----\n${tree.secretMarker}-4\n-----END CERTIFICATE-----\n`)
+  const deny = (relative: string, wrap: (secret: string) => string): void => {
+    write(relative, wrap(`${tree.secretMarker}-${tree.deniedFiles.length}`))
+    tree.deniedFiles.push(relative)
+  }
+  deny('.env', (secret) => `API_KEY=${secret}\n`)
+  deny('config/.env', (secret) => `DB_PASSWORD=${secret}\n`)
+  deny('src/mod01/.env', (secret) => `TOKEN=${secret}\n`)
+  deny('keys/server.pem', (secret) => `-----BEGIN PRIVATE KEY-----\n${secret}\n-----END PRIVATE KEY-----\n`)
+  deny('deep/a/b/client.pem', (secret) => `-----BEGIN CERTIFICATE-----\n${secret}\n-----END CERTIFICATE-----\n`)
   write('notes.pem.txt', `${nextNeedle()} not a pem: the deny rule names *.pem\n`, true)
+  // Names a rule hides only when case and Unicode normal form are folded (see deny-oracle.ts).
+  deny('.ENV', (secret) => `API_KEY=${secret}\n`)
+  deny('config/Server.PEM', (secret) => `-----BEGIN PRIVATE KEY-----\n${secret}\n-----END PRIVATE KEY-----\n`)
+  deny('Secret.txt', (secret) => `password: ${secret}\n`)
+  deny('SECRET.TXT', (secret) => `PASSWORD: ${secret}\n`)
+  deny('docs/secret-plan.md', (secret) => `# Plan\n\n${secret}\n`)
+  deny('src/mod02/SecretKeys.ts', (secret) => `export const KEY = '${secret}'\n`)
+  deny('se\u0301cret.txt', (secret) => `nfd name: ${secret}\n`)
+  deny('s\u00e9cret-nfc.md', (secret) => `nfc name: ${secret}\n`)
+  deny('p\u00e4sse.txt', (secret) => `pass: ${secret}\n`)
+  // A denied directory, which include globs and a link alias try to reopen.
+  deny('secrets/token.txt', (secret) => `TOKEN=${secret}\n`)
+  deny('secrets/nested/deep.key', (secret) => `KEY=${secret}\n`)
+  // Its name holds the marker too, so a listing that shows it leaks; no call names it (an error would echo it).
+  write(`secrets/${tree.secretMarker}-name.txt`, `${tree.secretMarker}-named\n`)
 
   write('.ignore', 'ignored/\n')
   write('ignored/skip.ts', 'ignored by .ignore\n')
