@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { constants } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import type { CallUser, SoakCall, SoakConfig } from './calls.js'
-import type { CallOutcome, ProcessEnd, ToolAnswer } from './invariants.js'
+import type { CallOutcome, CallOutput, ProcessEnd, ToolAnswer } from './invariants.js'
 import type { Random } from './random.js'
 import { NOBODY_ID, type SoakTree } from './tree.js'
 
@@ -44,7 +44,7 @@ export async function runCliCall(call: SoakCall, setup: CliCallSetup, random: Ra
     PATH: setup.envPath,
     HOME: user === 'nobody' ? '/nonexistent' : (process.env.HOME ?? '/root'),
     LANG: 'C.UTF-8',
-    DSH_SOAK_SECRET: tree.secretMarker,
+    DSH_SOAK_SECRET: tree.outsideMarker,
   }
   const started = performance.now()
   // Its own process group, so a Ctrl-C meant for the soak reaches no call as a signal the soak did not send.
@@ -78,16 +78,17 @@ export async function runCliCall(call: SoakCall, setup: CliCallSetup, random: Ra
   clearTimeout(watchdog)
   const peak = new RegExp(`^${RSS_MARK}(\\d+)$`, 'm').exec(stderr)
   const end = processEnd(exitCode, exitSignal, sent, stdout, stderr)
-  const answer = parseAnswer(stdout)
+  const { answer, views } = parseAnswer(stdout)
   const outcome: CallOutcome = {
     via: 'cli',
     user,
     call,
     argv,
+    cwd: tree.root,
     config: setup.config.plugins,
     configValid: setup.config.valid,
     ...(answer === undefined ? {} : { answer }),
-    otherTexts: [stdout, stderr],
+    outputs: [...views, { where: 'stdout', text: stdout }, { where: 'stderr', text: stderr }],
     cancelled: sent !== undefined,
     hung,
     process: end,
@@ -128,17 +129,22 @@ function processEnd(
   return { exitCode: name === null ? exitCode : null, signal: name, sent, stdout, stderr: stderr.replace(TIME_LINE, '').trimEnd() }
 }
 
-function parseAnswer(stdout: string): ToolAnswer | undefined {
+/** The result `--format json` printed, and its card views (`meta`, `view`) apart, so a leak names which held it. */
+function parseAnswer(stdout: string): { answer: ToolAnswer | undefined; views: CallOutput[] } {
   let parsed: unknown
   try {
     parsed = JSON.parse(stdout)
   } catch {
-    return undefined
+    return { answer: undefined, views: [] }
   }
-  if (typeof parsed !== 'object' || parsed === null) return undefined
-  const { isError, errorCode, content } = parsed as Record<string, unknown>
-  if (typeof isError !== 'boolean' || typeof content !== 'string') return undefined
-  return { isError, content, ...(typeof errorCode === 'string' ? { errorCode } : {}) }
+  if (typeof parsed !== 'object' || parsed === null) return { answer: undefined, views: [] }
+  const { isError, errorCode, content, meta, view } = parsed as Record<string, unknown>
+  const views = [
+    { where: 'json meta', text: JSON.stringify(meta ?? null) },
+    { where: 'json view', text: JSON.stringify(view ?? null) },
+  ]
+  if (typeof isError !== 'boolean' || typeof content !== 'string') return { answer: undefined, views }
+  return { answer: { isError, content, ...(typeof errorCode === 'string' ? { errorCode } : {}) }, views }
 }
 
 function signalName(number: number): NodeJS.Signals | null {

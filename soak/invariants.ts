@@ -23,6 +23,12 @@ export interface ProcessEnd {
   stderr: string
 }
 
+/** One text a call put out besides its content, and where it came from (`meta`, `view`, `stdout`…). */
+export interface CallOutput {
+  where: string
+  text: string
+}
+
 /** What one call did, from either runner. */
 export interface CallOutcome {
   via: 'in-process' | 'cli'
@@ -30,14 +36,16 @@ export interface CallOutcome {
   call: SoakCall
   /** The command line, for a CLI call. */
   argv?: readonly string[]
+  /** The session cwd (in process) or the directory the process ran in (CLI), for the repro. */
+  cwd?: string
   /** The config the call ran under, for the repro. */
   config: Record<string, unknown>
   /** False when a plugin must refuse the config: the CLI must then exit 2. */
   configValid: boolean
   /** The result, when a whole one came back. */
   answer?: ToolAnswer
-  /** Every other text the call put out (result value and meta, stdout, stderr), scanned for secrets. */
-  otherTexts: string[]
+  /** Every other text the call put out (result value, meta and view, stdout, stderr), scanned for the markers. */
+  outputs: CallOutput[]
   /** The soak aborted or signalled the call before it ended. */
   cancelled: boolean
   /** The call outlived its timeout, kill grace and slack. */
@@ -56,13 +64,19 @@ export type ViolationKind =
   | 'missed-known-match'
   | 'known-match-error'
   | 'incomplete-not-said'
-  | 'secret-leak'
+  | PolicyViolationKind
   | 'canary'
   | 'spill-missing'
   | 'spill-outside-store'
   | 'cli-exit'
   | 'cli-stack-trace'
   | 'cli-bad-json'
+
+/** A denied byte (the secret marker) or an outside-root byte (the outside marker) in anything a call put out. */
+export type PolicyViolationKind = 'denied-byte' | 'outside-byte'
+
+/** The kinds the `policy violations` line counts. */
+export const POLICY_KINDS: ReadonlySet<ViolationKind> = new Set<PolicyViolationKind>(['denied-byte', 'outside-byte'])
 
 /** One broken invariant and the call that broke it. */
 export interface Violation {
@@ -88,10 +102,8 @@ export function checkOutcome(outcome: CallOutcome, tree: SoakTree): Violation[] 
   if (outcome.hung) flag('hung', `no result after ${Math.round(outcome.ms)} ms`)
   if (answer?.isError === true && answer.errorCode === undefined) flag('error-without-code', answer.content.slice(0, 200))
   if (answer !== undefined) checkExpectation(call, answer, flag)
-  for (const text of [answer?.content ?? '', ...outcome.otherTexts]) {
-    if (text.includes(tree.secretMarker)) flag('secret-leak', excerptAround(text, tree.secretMarker))
-  }
-  if (answer !== undefined) checkSpills(answer, tree, flag)
+  const spills = answer === undefined ? [] : checkSpills(answer, tree, flag)
+  checkPolicy([{ where: 'content', text: answer?.content ?? '' }, ...outcome.outputs, ...spills], tree, flag)
   for (const canary of tree.canaries) {
     if (!existsSync(canary)) continue
     flag('canary', `${canary} exists after this call`)
@@ -115,9 +127,11 @@ function checkExpectation(call: SoakCall, answer: ToolAnswer, flag: (kind: Viola
     flag('incomplete-not-said', answer.content.slice(0, 300))
 }
 
-function checkSpills(answer: ToolAnswer, tree: SoakTree, flag: (kind: ViolationKind, detail: string) => void): void {
+/** Checks each spill the result reports lies in its store and exists; returns their texts, to scan for the markers. */
+function checkSpills(answer: ToolAnswer, tree: SoakTree, flag: (kind: ViolationKind, detail: string) => void): CallOutput[] {
   const locators = new Set([...answer.content.matchAll(SPILL_FOOTER)].map((match) => match[1]!))
   if (answer.spilledTo !== undefined) locators.add(answer.spilledTo)
+  const saved: CallOutput[] = []
   for (const locator of locators) {
     const inside = [tree.spillDir, tree.nobodySpillDir].some((dir) => path.resolve(locator).startsWith(`${dir}/`))
     if (!inside) flag('spill-outside-store', locator)
@@ -125,8 +139,20 @@ function checkSpills(answer: ToolAnswer, tree: SoakTree, flag: (kind: ViolationK
       flag('spill-missing', locator)
       continue
     }
-    const saved = readFileSync(locator, 'utf8')
-    if (saved.includes(tree.secretMarker)) flag('secret-leak', `in spilled ${locator}: ${excerptAround(saved, tree.secretMarker)}`)
+    saved.push({ where: `spill file ${locator}`, text: readFileSync(locator, 'utf8') })
+  }
+  return saved
+}
+
+/** One policy violation per marker found, naming every place that held it. */
+function checkPolicy(texts: readonly CallOutput[], tree: SoakTree, flag: (kind: ViolationKind, detail: string) => void): void {
+  const markers: [PolicyViolationKind, string][] = [
+    ['denied-byte', tree.secretMarker],
+    ['outside-byte', tree.outsideMarker],
+  ]
+  for (const [kind, marker] of markers) {
+    const places = texts.filter((output) => output.text.includes(marker))
+    if (places.length > 0) flag(kind, `in ${places.map((place) => place.where).join(', ')}: ${excerptAround(places[0]!.text, marker)}`)
   }
 }
 

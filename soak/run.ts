@@ -61,8 +61,8 @@ const { loadSoakHarness, runInProcess } = await import('./in-process.js')
 process.stdout.write(`soak: seed ${seed}, ${minutes} min, ${IN_PROCESS_WORKERS} in-process + ${CLI_WORKERS} CLI calls in flight\n`)
 
 const tree = createHostileTree(seed)
-// The searches' parent environment holds a secret too: /proc/self/environ must stay out of reach.
-process.env.DSH_SOAK_SECRET = tree.secretMarker
+// The searches' parent environment holds an outside-root secret too: /proc/self/environ must stay out of reach.
+process.env.DSH_SOAK_SECRET = tree.outsideMarker
 const tally = createTally()
 let warnings = 0
 let stopping = false

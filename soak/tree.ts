@@ -33,6 +33,8 @@ export interface SoakTree {
   canaries: string[]
   /** The marker in every denied file (and in a denied name); it must never appear in any output. */
   secretMarker: string
+  /** The marker outside every root, in the searches' environment; it must never appear in any output. */
+  outsideMarker: string
   /** Relative paths of the denied files, links not followed, except the one whose name holds the marker. */
   deniedFiles: string[]
   known: KnownFile[]
@@ -125,6 +127,7 @@ export function createHostileTree(seed: number): SoakTree {
     configDir: path.join(base, 'configs'),
     canaries: [path.join(base, 'canary'), path.join(root, 'canary')],
     secretMarker: `SOAKSECRET-${seed.toString(16)}${Math.floor(random.float() * 2 ** 32).toString(16)}`,
+    outsideMarker: `SOAKOUTSIDE-${seed.toString(16)}${Math.floor(random.float() * 2 ** 32).toString(16)}`,
     deniedFiles: [],
     known: [],
     lockedNeedle: 'SOAKLOCKEDNEEDLE',
