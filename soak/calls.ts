@@ -11,10 +11,11 @@ export type ToolName = 'glob' | 'grep' | 'read'
 export type CallUser = 'root' | 'nobody'
 
 /**
- * What a successful result must show. `match`: the call names a file that holds `text`. `incomplete`:
- * the answer lies only in paths the caller cannot read, so the result must say it is incomplete.
+ * What a successful result must show. `match`: the call names a file that holds `text` (`viaLink`:
+ * through a symbolic link inside the root). `incomplete`: the answer lies only in paths the caller
+ * cannot read, so the result must say it is incomplete.
  */
-export type Expectation = { kind: 'match'; text: string } | { kind: 'incomplete' }
+export type Expectation = { kind: 'match'; text: string; viaLink: boolean } | { kind: 'incomplete' }
 
 /** One tool call, as the in-process and the CLI runners both make it. */
 export interface SoakCall {
@@ -129,12 +130,12 @@ function grepProbe(random: Random, tree: SoakTree, file: KnownFile): Omit<SoakCa
           undefined,
           path.posix.basename(file.relative!),
           `*${path.posix.extname(file.relative!)}`,
-          ...(file.directory === '' ? [] : [`${file.directory}/**`]),
+          ...(file.directory === '' ? [] : [`${file.directory}/**`, `${file.directory}/*${path.posix.extname(file.relative!)}`]),
         ])
       : undefined
     if (include !== undefined && args.path === undefined) args.include = include
   }
-  return { tool: 'grep', args, expect: { kind: 'match', text: needle } }
+  return { tool: 'grep', args, expect: { kind: 'match', text: needle, viaLink: file.viaLink } }
 }
 
 function globProbe(random: Random, file: KnownFile): Omit<SoakCall, 'session'> {
@@ -143,14 +144,14 @@ function globProbe(random: Random, file: KnownFile): Omit<SoakCall, 'session'> {
   const args = withPath
     ? { pattern: random.pick([name, `**/${name}`]), path: file.directory }
     : { pattern: random.pick([name, `**/${name}`, file.relative!]) }
-  return { tool: 'glob', args, expect: { kind: 'match', text: name } }
+  return { tool: 'glob', args, expect: { kind: 'match', text: name, viaLink: file.viaLink } }
 }
 
 function readProbe(random: Random, tree: SoakTree, file: KnownFile): Omit<SoakCall, 'session'> {
   const args: Record<string, unknown> = { path: random.pick([file.relative!, `./${file.relative!}`, path.join(tree.root, file.relative!)]) }
   if (random.chance(0.3)) args.offset = 1
   if (random.chance(0.3)) args.limit = random.int(1, 2000)
-  return { tool: 'read', args, expect: { kind: 'match', text: file.needle } }
+  return { tool: 'read', args, expect: { kind: 'match', text: file.needle, viaLink: file.viaLink } }
 }
 
 /** Arguments a model could send by mistake or by malice: bad regexes, flags, shell, paths out of the tree, bounds. */

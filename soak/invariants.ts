@@ -62,6 +62,7 @@ export type ViolationKind =
   | 'hung'
   | 'error-without-code'
   | 'missed-known-match'
+  | 'missed-through-link'
   | 'known-match-error'
   | 'incomplete-not-said'
   | PolicyViolationKind
@@ -89,6 +90,8 @@ export interface Violation {
 // output passed the configured cap: each is an error a model can act on, not a false "no matches".
 const EXCUSED_CODES = new Set(['SEARCH_ABORTED', 'TOOL_TIMEOUT', 'TOOL_ABORTED', 'FS_ABORTED', 'SEARCH_RAW_OUTPUT_OVERFLOW'])
 const EXIT_STATUSES = new Set([0, 1, 2, 130])
+// A result that says links were not followed has not silently missed a file reached through one.
+const LINK_NOTE = /symbolic link|symlink/i
 // The footer of a capped result: "… stored at: /path/file.txt. Use read …".
 const SPILL_FOOTER = /stored at: (\/.+?)\. Use read/g
 const STACK_LINE = /^ {4}at /m
@@ -97,11 +100,11 @@ const STACK_LINE = /^ {4}at /m
 export function checkOutcome(outcome: CallOutcome, tree: SoakTree): Violation[] {
   const found: Violation[] = []
   const flag = (kind: ViolationKind, detail: string): void => void found.push({ kind, detail, outcome })
-  const { answer, call } = outcome
+  const { answer } = outcome
   if (outcome.threw !== undefined) flag('in-process-throw', outcome.threw)
   if (outcome.hung) flag('hung', `no result after ${Math.round(outcome.ms)} ms`)
   if (answer?.isError === true && answer.errorCode === undefined) flag('error-without-code', answer.content.slice(0, 200))
-  if (answer !== undefined) checkExpectation(call, answer, flag)
+  if (answer !== undefined) checkExpectation(outcome, answer, flag)
   const spills = answer === undefined ? [] : checkSpills(answer, tree, flag)
   checkPolicy([{ where: 'content', text: answer?.content ?? '' }, ...outcome.outputs, ...spills], tree, flag)
   for (const canary of tree.canaries) {
@@ -113,18 +116,23 @@ export function checkOutcome(outcome: CallOutcome, tree: SoakTree): Violation[] 
   return found
 }
 
-function checkExpectation(call: SoakCall, answer: ToolAnswer, flag: (kind: ViolationKind, detail: string) => void): void {
-  const expect = call.expect
+/** A probe's known answer must be in a success, unless, for a file reached through a link, the result says links were not followed. */
+function checkExpectation(outcome: CallOutcome, answer: ToolAnswer, flag: (kind: ViolationKind, detail: string) => void): void {
+  const expect = outcome.call.expect
   if (expect === undefined) return
   if (answer.isError) {
-    if (expect.kind === 'match' && !EXCUSED_CODES.has(answer.errorCode ?? ''))
+    if (expect.kind !== 'incomplete' && !EXCUSED_CODES.has(answer.errorCode ?? ''))
       flag('known-match-error', `${answer.errorCode}: ${answer.content.slice(0, 300)}`)
     return
   }
-  if (expect.kind === 'match' && !answer.content.includes(expect.text))
-    flag('missed-known-match', `${JSON.stringify(expect.text)} not in: ${answer.content.slice(0, 300)}`)
-  if (expect.kind === 'incomplete' && !/could not read|incomplete/i.test(answer.content))
-    flag('incomplete-not-said', answer.content.slice(0, 300))
+  if (expect.kind === 'incomplete') {
+    if (!/could not read|incomplete/i.test(answer.content)) flag('incomplete-not-said', answer.content.slice(0, 300))
+    return
+  }
+  if (answer.content.includes(expect.text)) return
+  const detail = `${JSON.stringify(expect.text)} not in: ${answer.content.slice(0, 300)}`
+  if (!expect.viaLink) flag('missed-known-match', detail)
+  else if (!LINK_NOTE.test(answer.content)) flag('missed-through-link', detail)
 }
 
 /** Checks each spill the result reports lies in its store and exists; returns their texts, to scan for the markers. */

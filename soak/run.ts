@@ -10,7 +10,7 @@ import { runCliCall } from './cli-process.js'
 import { checkOutcome, type CallOutcome } from './invariants.js'
 import { createRandom } from './random.js'
 import { createTally, formatReport, recordCall } from './report.js'
-import { diffSnapshots, snapshotTree } from './snapshot.js'
+import { diffSnapshots, snapshotTree, type TreeSnapshot } from './snapshot.js'
 import { createHostileTree, removeHostileTree } from './tree.js'
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '..')
@@ -72,7 +72,9 @@ process.once('SIGINT', () => {
 })
 
 try {
-  const before = snapshotTree(tree.root)
+  // The tree and the outside dir its links lead to, links recorded as links.
+  const snapshot = (): TreeSnapshot => snapshotTree(tree.base, [path.basename(tree.root), path.basename(tree.outsideDir)])
+  const before = snapshot()
   const setupRandom = createRandom(seed)
   const cliConfigs = Array.from({ length: CLI_CONFIGS }, (_, i) => {
     // The first two are invalid on purpose: dsh must refuse them with exit 2.
@@ -126,7 +128,7 @@ try {
 
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS))
   const leaked = processesMentioning(tree.base).map((pid) => `pid ${pid}: ${commandLine(pid)}`)
-  const changed = diffSnapshots(before, snapshotTree(tree.root))
+  const changed = diffSnapshots(before, snapshot())
   if (warnings > 0) process.stdout.write(`harness warnings: ${warnings}\n`)
   process.stdout.write(formatReport(tally, { seed, minutes, soakPeakRssKb: process.resourceUsage().maxRSS, leaked, changed }))
   process.exitCode = leaked.length > 0 || changed.length > 0 || tally.violations.size > 0 ? 1 : 0

@@ -18,6 +18,8 @@ export interface KnownFile {
   needle: string
   /** True when the base name holds no glob metacharacter or control byte, so a glob can name it. */
   globSafe: boolean
+  /** True when `relative` passes through a symbolic link inside the root (`node_modules/pkg/index.ts`). */
+  viaLink: boolean
 }
 
 /** Everything the soak made in its temp dir, and what the generators and checks need to know of it. */
@@ -33,7 +35,9 @@ export interface SoakTree {
   canaries: string[]
   /** The marker in every denied file (and in a denied name); it must never appear in any output. */
   secretMarker: string
-  /** The marker outside every root, in the searches' environment; it must never appear in any output. */
+  /** A directory beside the tree, outside every root, that links inside the tree lead to. */
+  outsideDir: string
+  /** The marker in every file outside the roots (and the searches' environment); it must never appear in any output. */
   outsideMarker: string
   /** Relative paths of the denied files, links not followed, except the one whose name holds the marker. */
   deniedFiles: string[]
@@ -127,6 +131,7 @@ export function createHostileTree(seed: number): SoakTree {
     configDir: path.join(base, 'configs'),
     canaries: [path.join(base, 'canary'), path.join(root, 'canary')],
     secretMarker: `SOAKSECRET-${seed.toString(16)}${Math.floor(random.float() * 2 ** 32).toString(16)}`,
+    outsideDir: path.join(base, 'outside'),
     outsideMarker: `SOAKOUTSIDE-${seed.toString(16)}${Math.floor(random.float() * 2 ** 32).toString(16)}`,
     deniedFiles: [],
     known: [],
@@ -159,6 +164,7 @@ export function createHostileTree(seed: number): SoakTree {
       directory: utf8 === undefined ? '' : path.posix.dirname(utf8).replace(/^\.$/, ''),
       needle,
       globSafe: utf8 !== undefined && /^[\w.-]+$/.test(base),
+      viaLink: false,
     })
   }
   const nextNeedle = (): string => `SOAKNEEDLE${needles++}X`
@@ -219,6 +225,10 @@ export function createHostileTree(seed: number): SoakTree {
   // Its name holds the marker too, so a listing that shows it leaks; no call names it (an error would echo it).
   write(`secrets/${tree.secretMarker}-name.txt`, `${tree.secretMarker}-named\n`)
 
+  // pnpm's layout: packages live in a store that node_modules links to.
+  write('store/pkg@1/index.ts', `${nextNeedle()} store package\n`, true)
+  write('store/pkg@1/lib/util.ts', `${nextNeedle()} store package lib\n`, true)
+
   write('.ignore', 'ignored/\n')
   write('ignored/skip.ts', 'ignored by .ignore\n')
   for (const name of TRAP_COMMANDS) {
@@ -226,7 +236,10 @@ export function createHostileTree(seed: number): SoakTree {
     chmodSync(path.join(root, name), 0o755)
   }
 
-  const link = (target: string, name: string): void => symlinkSync(target, path.join(root, name))
+  const link = (target: string, name: string): void => {
+    mkdirSync(path.dirname(path.join(root, name)), { recursive: true })
+    symlinkSync(target, path.join(root, name))
+  }
   link('/etc', 'outside-dir')
   link('/etc/hostname', 'outside-file')
   link(tree.spillDir, 'spill-link')
@@ -237,10 +250,43 @@ export function createHostileTree(seed: number): SoakTree {
   link('loop-a', 'loop-b')
   link('self-loop', 'self-loop')
   link('.', 'up-loop')
+  link('..', 'src/mod04/parent')
+  link('../../..', 'deep/a/b/root')
+  // Links inside the root to known files (pnpm's node_modules, an alias): a search through one must not silently miss.
+  const linkKnown = (target: string, name: string, resolved: string): void => {
+    link(target, name)
+    for (const known of tree.known.filter((k) => !k.viaLink && (k.relative === resolved || k.relative?.startsWith(`${resolved}/`)))) {
+      const relative = `${name}${known.relative!.slice(resolved.length)}`
+      if (isDenied(relative)) throw new Error(`soak tree: ${relative}, a link path to a known file, is denied`)
+      const directory = path.posix.dirname(relative).replace(/^\.$/, '')
+      tree.known.push({ ...known, relative, directory, globSafe: /^[\w.-]+$/.test(path.posix.basename(relative)), viaLink: true })
+    }
+  }
+  linkKnown('../store/pkg@1', 'node_modules/pkg', 'store/pkg@1')
+  linkKnown('../store/pkg@1/index.ts', 'node_modules/pkg-main.ts', 'store/pkg@1/index.ts')
+  linkKnown('src/mod02', 'mod02-alias', 'src/mod02')
+  // Links with innocent names into denied places: the policy judges where a link leads.
+  link('secrets', 'alias')
+  link('../secrets', 'node_modules/sneaky')
+  link('Secret.txt', 'innocent.txt')
+  // Links out of the roots, to the outside canary.
+  link('../outside', 'outside-link')
+  link(tree.outsideDir, 'outside-abs')
+  link('../outside/canary.txt', 'outside-secret.txt')
+  link('../../../outside', 'store/pkg@1/escape')
+  // Dangling links.
+  link('does-not-exist', 'dangling')
+  link('/nonexistent-dsh-soak/target', 'dangling-abs')
+  link('missing.ts', 'src/mod06/gone.ts')
   for (const fifo of tree.fifos) {
     const made = spawnSync('mkfifo', [path.join(root, fifo)])
     if (made.status !== 0) throw new Error(`mkfifo ${fifo} failed: ${made.stderr.toString()}`)
   }
+
+  mkdirSync(path.join(tree.outsideDir, 'sub'), { recursive: true })
+  writeFileSync(path.join(tree.outsideDir, 'canary.txt'), `${tree.outsideMarker}-canary, outside every root\n`)
+  writeFileSync(path.join(tree.outsideDir, `${tree.outsideMarker}-name.txt`), 'a name outside every root\n')
+  writeFileSync(path.join(tree.outsideDir, 'sub', 'deep.ts'), `export const OUTSIDE = '${tree.outsideMarker}-deep'\n`)
 
   write('locked/locked-inner.ts', `${tree.lockedNeedle} in a directory only root can read\n`)
   write('locked-file.ts', `${tree.lockedNeedle} in a file only root can read\n`)
