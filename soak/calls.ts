@@ -4,8 +4,14 @@ import { DENY } from './deny-oracle.js'
 import type { Random } from './random.js'
 import type { KnownFile, SoakTree } from './tree.js'
 
-/** The tools the soak calls. */
+/** The tools the soak calls, as the dsh profile names them. */
 export type ToolName = 'glob' | 'grep' | 'read'
+
+/** The tool surfaces a config registers (tool-fs-search's and tool-fs's `profile`). */
+export type Profile = 'dsh' | 'claude-code'
+
+/** A tool's registered name: Claude Code's surface names them Glob, Grep and Read. */
+export type RegisteredName = ToolName | 'Glob' | 'Grep' | 'Read'
 
 /** Who a call runs as: the soak's own user (root), or `nobody` (CLI only), for whom the locked paths are unreadable. */
 export type CallUser = 'root' | 'nobody'
@@ -19,7 +25,7 @@ export type Expectation = { kind: 'match'; text: string; viaLink: boolean } | { 
 
 /** One tool call, as the in-process and the CLI runners both make it. */
 export interface SoakCall {
-  tool: ToolName
+  tool: RegisteredName
   /** Usually the tool's argument object; sometimes not even an object (in process only). */
   args: unknown
   /** The session id that owns spilled results; hostile too. */
@@ -36,16 +42,19 @@ export interface SoakConfig {
   boundMs: number
   /** False for the few configs a plugin must refuse (the CLI then exits 2). */
   valid: boolean
+  profile: Profile
 }
 
 /** Random caps, small enough that every call pages, spills and prunes. Tool timeouts are always set, so a FIFO read ends. */
 export function randomConfig(random: Random, options: { hostilePath: string | undefined; invalid: boolean }): SoakConfig {
+  const profile: Profile = random.chance(0.25) ? 'claude-code' : 'dsh'
   const maybe = <T>(value: () => T): T | undefined => (random.chance(0.7) ? value() : undefined)
   const timeout = (): number => (random.chance(0.5) ? random.int(2000, 5000) : random.int(200, 2000))
   const searchTimeoutMs = timeout()
   const readTimeoutMs = timeout()
   const killGraceMs = maybe(() => random.int(100, 2000))
   const search = {
+    profile,
     timeoutMs: searchTimeoutMs,
     grepMaxMatches: maybe(() => random.int(1, 50)),
     globMaxResults: maybe(() => random.int(1, 50)),
@@ -60,6 +69,7 @@ export function randomConfig(random: Random, options: { hostilePath: string | un
   const plugins: Record<string, unknown> = {
     'tool-fs-search': search,
     'tool-fs': {
+      profile,
       timeoutMs: readTimeoutMs,
       readMaxLineBytes: maybe(() => random.int(64, 2000)),
       readMaxBytes: maybe(() => random.int(256, 50_000)),
@@ -78,16 +88,48 @@ export function randomConfig(random: Random, options: { hostilePath: string | un
     plugins: JSON.parse(JSON.stringify(plugins)) as Record<string, unknown>,
     boundMs: Math.max(searchTimeoutMs, readTimeoutMs) + (killGraceMs ?? 2000),
     valid: !options.invalid,
+    profile,
   }
 }
 
-/** A call: a probe with a known answer about a third of the time, else hostile arguments. */
-export function randomCall(random: Random, tree: SoakTree, user: CallUser, inProcess: boolean): SoakCall {
-  const call = random.chance(0.35) ? probeCall(random, tree, user) : hostileCall(random, tree, inProcess)
+/** Who makes a call and under what config. */
+export interface CallContext {
+  user: CallUser
+  inProcess: boolean
+  config: SoakConfig
+}
+
+/**
+ * A call, named and shaped for the config's profile: a probe with a known answer about a third of the
+ * time, an attempt on what the policy hides about a quarter, else hostile arguments.
+ */
+export function randomCall(random: Random, tree: SoakTree, context: CallContext): SoakCall {
+  const { user, inProcess, config } = context
+  const draw = random.float()
+  const call: Omit<SoakCall, 'session'> =
+    draw < 0.3 ? probeCall(random, tree, user) : draw < 0.55 ? policyCall(random, tree) : hostileCall(random, tree, inProcess)
   const session = random.chance(0.8) ? random.pick(['s1', 's2', 'cli']) : random.pick(hostileSessions(tree, inProcess))
   const touchesFifo = tree.fifos.some((fifo) => JSON.stringify(call.args ?? null).includes(path.basename(fifo)))
   const cancel = random.chance(touchesFifo ? 0.5 : 0.25)
-  return { ...call, session, ...(cancel ? { cancelAfterMs: random.int(0, 300) } : {}) }
+  return forProfile({ ...call, session, ...(cancel ? { cancelAfterMs: random.int(0, 300) } : {}) }, config.profile, random)
+}
+
+/**
+ * The call as the profile names it: Claude Code's Read takes `file_path`, and its Grep takes `glob`
+ * for include and an output mode (content for a probe, whose needle is in a line).
+ */
+function forProfile(call: SoakCall, profile: Profile, random: Random): SoakCall {
+  if (profile === 'dsh') return call
+  const tool = ({ glob: 'Glob', grep: 'Grep', read: 'Read' } as const)[call.tool as ToolName]
+  if (typeof call.args !== 'object' || call.args === null || Array.isArray(call.args)) return { ...call, tool }
+  const { path: target, include, ...rest } = call.args as Record<string, unknown>
+  const args: Record<string, unknown> = { ...rest }
+  if (target !== undefined) args[tool === 'Read' ? 'file_path' : 'path'] = target
+  if (tool === 'Grep') {
+    if (include !== undefined) args.glob = include
+    args.output_mode = call.expect === undefined ? random.pick(['content', 'content', 'files_with_matches', 'count']) : 'content'
+  }
+  return { ...call, tool, args }
 }
 
 /** A call whose answer is known: a needle in a named file, or in files only root can read. */
@@ -152,6 +194,151 @@ function readProbe(random: Random, tree: SoakTree, file: KnownFile): Omit<SoakCa
   if (random.chance(0.3)) args.offset = 1
   if (random.chance(0.3)) args.limit = random.int(1, 2000)
   return { tool: 'read', args, expect: { kind: 'match', text: file.needle, viaLink: file.viaLink } }
+}
+
+/**
+ * A call on what the policy hides: a denied file by another spelling or through a link, a denied
+ * directory reopened by an include or a glob, a link out of the roots. Its output must hold neither
+ * marker, and no argument holds one (an error that echoed it would be no leak).
+ */
+function policyCall(random: Random, tree: SoakTree): Omit<SoakCall, 'session'> {
+  const pools = policyPools(tree)
+  const tool = random.pick<ToolName>(['read', 'grep', 'grep', 'glob'])
+  if (tool === 'read') return { tool, args: { path: random.pick(pools.files) } }
+  const args: Record<string, string> = { pattern: random.pick(tool === 'grep' ? pools.patterns : pools.globs) }
+  const where = random.float()
+  if (tool === 'grep' && where < 0.45) {
+    args.include = random.pick(pools.globs)
+    if (random.chance(0.3)) args.path = random.pick(['.', './', tree.root])
+  } else if (where < 0.8) args.path = random.pick(pools.dirs)
+  else if (tool === 'grep') args.path = random.pick(pools.files)
+  return { tool, args }
+}
+
+function policyPools(tree: SoakTree): { files: string[]; dirs: string[]; globs: string[]; patterns: string[] } {
+  const outside = path.join(tree.outsideDir, 'canary.txt')
+  const files = [
+    ...tree.deniedFiles,
+    ...tree.deniedFiles.map((file) => `./${file}`),
+    ...tree.deniedFiles.map((file) => path.join(tree.root, file)),
+    ...tree.deniedFiles.map((file) => `src/../${file}`),
+    // Other spellings: the NFC form of the NFD name, other cases (no such files on a case-sensitive disk).
+    's\u00e9cret.txt',
+    'se\u0301cret-nfc.md',
+    'secret.txt',
+    'SECRETS/token.txt',
+    'Secrets/token.txt',
+    // Links with innocent names, and paths through links.
+    'innocent.txt',
+    'alias/token.txt',
+    'alias/nested/deep.key',
+    'alias/../secrets/token.txt',
+    'node_modules/sneaky/token.txt',
+    'mod02-alias/SecretKeys.ts',
+    'keys-dir-link/server.pem',
+    'env-link.txt',
+    'pem-link',
+    'up-loop/Secret.txt',
+    'up-loop/secrets/token.txt',
+    'deep/a/b/root/SECRET.TXT',
+    'src/mod04/parent/../secrets/token.txt',
+    // Out of the roots.
+    'outside-secret.txt',
+    'outside-link/canary.txt',
+    'outside-abs/canary.txt',
+    'outside-link/sub/deep.ts',
+    'store/pkg@1/escape/canary.txt',
+    'node_modules/pkg/escape/canary.txt',
+    outside,
+    '../outside/canary.txt',
+    `${tree.root}/../outside/canary.txt`,
+    'dangling',
+    'dangling-abs',
+    'src/mod06/gone.ts',
+  ]
+  const dirs = [
+    '.',
+    'secrets',
+    'secrets/',
+    './secrets',
+    'secrets/nested',
+    'alias',
+    'alias/',
+    'alias/nested',
+    'alias/..',
+    'node_modules',
+    'node_modules/sneaky',
+    'node_modules/pkg',
+    'store',
+    'mod02-alias',
+    'src/mod02',
+    'config',
+    'docs',
+    'up-loop',
+    'up-loop/secrets',
+    'deep/a/b/root',
+    'src/mod04/parent',
+    'outside-link',
+    'outside-abs',
+    'store/pkg@1/escape',
+    'node_modules/pkg/escape',
+    tree.outsideDir,
+    '..',
+    tree.base,
+    'dangling',
+    'dangling-abs',
+    'loop-a',
+  ]
+  const globs = [
+    'secrets/**',
+    './secrets/**',
+    '**/secrets/**',
+    'alias/**',
+    'alias/../secrets/**',
+    'secrets/*',
+    'secrets/**/*',
+    './secrets/*',
+    '**/secrets/*',
+    '**/secrets/**/*',
+    'SECRETS/**',
+    'alias/*',
+    'alias/**/*',
+    'alias/../secrets/*',
+    'node_modules/sneaky/*',
+    'node_modules/**/*',
+    'up-loop/secrets/*',
+    'deep/a/b/root/*',
+    'mod02-alias/*',
+    '**/secret*',
+    '**/Secret*',
+    '**/SECRET*',
+    'Secret.txt',
+    'SECRET.TXT',
+    '*.TXT',
+    '*.txt',
+    '*.md',
+    '**/*.PEM',
+    '.ENV',
+    '**/.ENV',
+    'se\u0301cret*',
+    's\u00e9cret*',
+    '**/*cret*',
+    'p\u00e4sse*',
+    'pa\u0308sse*',
+    '**/*.key',
+    'outside-link/**',
+    'outside-link/*',
+    'outside-abs/*',
+    'store/pkg@1/escape/*',
+    '**/*SOAK*',
+    '**/*',
+    '*',
+    // Claude Code's Grep takes a list; for dsh's include these are one odd glob.
+    'secrets/** alias/**',
+    '*.ts,secrets/**',
+  ]
+  const patterns = ['SOAK(SECRET|OUTSIDE)', 'SOAKSECRET', 'SOAKOUTSIDE', '(?i)soaksecret', '.', 'TOKEN|KEY|PASS', '-----BEGIN']
+  return { files, dirs, globs, patterns }
 }
 
 /** Arguments a model could send by mistake or by malice: bad regexes, flags, shell, paths out of the tree, bounds. */

@@ -103,7 +103,9 @@ function cliArgv(call: SoakCall, setup: CliCallSetup, random: Random): string[] 
   const common = ['--format', 'json', '--config', setup.configFile, '--spill-dir', spillDir, `--session=${call.session}`]
   if (random.chance(0.5)) common.push('--cwd', setup.tree.root)
   const args = call.args as Record<string, unknown>
-  const positionals = (call.tool === 'read' ? ['path'] : ['pattern', 'path']).filter((name) => name in args)
+  // Required properties, then an optional `path`: Read's is `file_path`, and required.
+  const shape = call.tool === 'read' ? ['path'] : call.tool === 'Read' ? ['file_path'] : ['pattern', 'path']
+  const positionals = shape.filter((name) => name in args)
   const flags = Object.keys(args).filter((name) => !positionals.includes(name))
   const word = (name: string): string => String(args[name])
   const style = random.pick(['after-dashes', 'equals', 'bare'] as const)

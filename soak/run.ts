@@ -98,7 +98,7 @@ try {
     let current = await fresh()
     while (running()) {
       if (random.chance(0.1)) current = await fresh()
-      const call = randomCall(random, tree, 'root', true)
+      const call = randomCall(random, tree, { user: 'root', inProcess: true, config: current.config })
       record(await runInProcess(current.harness, current.config, call, tree, IN_PROCESS_SLACK_MS))
     }
   }
@@ -107,7 +107,7 @@ try {
     while (running()) {
       const { config, file } = random.pick(cliConfigs)
       const user = random.chance(0.3) ? 'nobody' : 'root'
-      const call = randomCall(random, tree, user, false)
+      const call = randomCall(random, tree, { user, inProcess: false, config })
       // "." and an empty entry both mean the cwd, the searched tree: its trap scripts must never run.
       const envPath = random.pick([process.env.PATH ?? '/usr/bin:/bin', hostilePath, `:${process.env.PATH ?? ''}`])
       const { outcome, peakRssKb } = await runCliCall(
