@@ -33,7 +33,12 @@ export interface SoakCall {
   expect?: Expectation
   /** Cancel this long after the start: an AbortController in process, a signal to the CLI. */
   cancelAfterMs?: number
+  /** CLI only, as the unprivileged user: `--spill-dir` names the workspace (`.`) or the file system root (`/`). */
+  spillDir?: WorkspaceSpillDir
 }
+
+/** A spill root that holds the roots themselves, so its exemption must not reopen what the policy hides. */
+export type WorkspaceSpillDir = '.' | '/'
 
 /** A config for every plugin `dsh` loads, and how long a call under it may take before it counts as hung. */
 export interface SoakConfig {
@@ -92,11 +97,13 @@ export function randomConfig(random: Random, options: { hostilePath: string | un
   }
 }
 
-/** Who makes a call and under what config. */
+/** Who makes a call and under what config; for a CLI call as the unprivileged user, maybe a workspace spill dir. */
 export interface CallContext {
   user: CallUser
   inProcess: boolean
   config: SoakConfig
+  /** Set: the call tries to reach what the policy hides, with `--spill-dir` naming the workspace. */
+  spillDir?: WorkspaceSpillDir
 }
 
 /**
@@ -107,7 +114,13 @@ export function randomCall(random: Random, tree: SoakTree, context: CallContext)
   const { user, inProcess, config } = context
   const draw = random.float()
   const call: Omit<SoakCall, 'session'> =
-    draw < 0.3 ? probeCall(random, tree, user) : draw < 0.55 ? policyCall(random, tree) : hostileCall(random, tree, inProcess)
+    context.spillDir !== undefined
+      ? { ...policyCall(random, tree), spillDir: context.spillDir }
+      : draw < 0.3
+        ? probeCall(random, tree, user)
+        : draw < 0.55
+          ? policyCall(random, tree)
+          : hostileCall(random, tree, inProcess)
   const session = random.chance(0.8) ? random.pick(['s1', 's2', 'cli']) : random.pick(hostileSessions(tree, inProcess))
   const touchesFifo = tree.fifos.some((fifo) => JSON.stringify(call.args ?? null).includes(path.basename(fifo)))
   const cancel = random.chance(touchesFifo ? 0.5 : 0.25)

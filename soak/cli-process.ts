@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { constants } from 'node:os'
 import { performance } from 'node:perf_hooks'
+import path from 'node:path'
 import type { CallUser, SoakCall, SoakConfig } from './calls.js'
 import type { CallOutcome, CallOutput, ProcessEnd, ToolAnswer } from './invariants.js'
 import type { Random } from './random.js'
@@ -87,6 +88,7 @@ export async function runCliCall(call: SoakCall, setup: CliCallSetup, random: Ra
     cwd: tree.root,
     config: setup.config.plugins,
     configValid: setup.config.valid,
+    spillDir: path.resolve(tree.root, spillDirOf(call, setup)),
     ...(answer === undefined ? {} : { answer }),
     outputs: [...views, { where: 'stdout', text: stdout }, { where: 'stderr', text: stderr }],
     cancelled: sent !== undefined,
@@ -97,10 +99,14 @@ export async function runCliCall(call: SoakCall, setup: CliCallSetup, random: Ra
   return { outcome, peakRssKb: peak === null ? undefined : Number(peak[1]) }
 }
 
+/** The call's `--spill-dir`: the workspace or `/` when the call says so, else the user's own spill dir. */
+function spillDirOf(call: SoakCall, setup: CliCallSetup): string {
+  return call.spillDir ?? (setup.user === 'nobody' ? setup.tree.nobodySpillDir : setup.tree.spillDir)
+}
+
 /** The command line after `dsh`: the shared options, then the tool's arguments as words, `--name=value` or after `--`. */
 function cliArgv(call: SoakCall, setup: CliCallSetup, random: Random): string[] {
-  const spillDir = setup.user === 'nobody' ? setup.tree.nobodySpillDir : setup.tree.spillDir
-  const common = ['--format', 'json', '--config', setup.configFile, '--spill-dir', spillDir, `--session=${call.session}`]
+  const common = ['--format', 'json', '--config', setup.configFile, '--spill-dir', spillDirOf(call, setup), `--session=${call.session}`]
   if (random.chance(0.5)) common.push('--cwd', setup.tree.root)
   const args = call.args as Record<string, unknown>
   // Required properties, then an optional `path`: Read's is `file_path`, and required.

@@ -42,6 +42,8 @@ export interface CallOutcome {
   config: Record<string, unknown>
   /** False when a plugin must refuse the config: the CLI must then exit 2. */
   configValid: boolean
+  /** The spill store's root, absolute: a spill the result reports must lie in it. */
+  spillDir: string
   /** The result, when a whole one came back. */
   answer?: ToolAnswer
   /** Every other text the call put out (result value, meta and view, stdout, stderr), scanned for the markers. */
@@ -105,7 +107,7 @@ export function checkOutcome(outcome: CallOutcome, tree: SoakTree): Violation[] 
   if (outcome.hung) flag('hung', `no result after ${Math.round(outcome.ms)} ms`)
   if (answer?.isError === true && answer.errorCode === undefined) flag('error-without-code', answer.content.slice(0, 200))
   if (answer !== undefined) checkExpectation(outcome, answer, flag)
-  const spills = answer === undefined ? [] : checkSpills(answer, tree, flag)
+  const spills = answer === undefined ? [] : checkSpills(answer, outcome.spillDir, flag)
   checkPolicy([{ where: 'content', text: answer?.content ?? '' }, ...outcome.outputs, ...spills], tree, flag)
   for (const canary of tree.canaries) {
     if (!existsSync(canary)) continue
@@ -136,13 +138,13 @@ function checkExpectation(outcome: CallOutcome, answer: ToolAnswer, flag: (kind:
 }
 
 /** Checks each spill the result reports lies in its store and exists; returns their texts, to scan for the markers. */
-function checkSpills(answer: ToolAnswer, tree: SoakTree, flag: (kind: ViolationKind, detail: string) => void): CallOutput[] {
+function checkSpills(answer: ToolAnswer, spillDir: string, flag: (kind: ViolationKind, detail: string) => void): CallOutput[] {
   const locators = new Set([...answer.content.matchAll(SPILL_FOOTER)].map((match) => match[1]!))
   if (answer.spilledTo !== undefined) locators.add(answer.spilledTo)
   const saved: CallOutput[] = []
   for (const locator of locators) {
-    const inside = [tree.spillDir, tree.nobodySpillDir].some((dir) => path.resolve(locator).startsWith(`${dir}/`))
-    if (!inside) flag('spill-outside-store', locator)
+    const relative = path.relative(spillDir, path.resolve(locator))
+    if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) flag('spill-outside-store', locator)
     if (!existsSync(locator)) {
       flag('spill-missing', locator)
       continue

@@ -106,12 +106,12 @@ export function formatReport(
   return `${lines.join('\n')}\n`
 }
 
-/** The first violation of each distinct call: the tool and its arguments, whichever runner made it. */
+/** The first violation of each distinct call: the tool, its arguments and the spill dir, whichever runner made it. */
 function distinctCalls(violations: readonly Violation[]): Violation[] {
   const seen = new Map<string, Violation>()
   for (const violation of violations) {
-    const { tool, args } = violation.outcome.call
-    const key = JSON.stringify([tool, args])
+    const { tool, args, spillDir } = violation.outcome.call
+    const key = JSON.stringify([tool, args, spillDir ?? null])
     if (!seen.has(key)) seen.set(key, violation)
   }
   return [...seen.values()]

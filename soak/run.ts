@@ -106,8 +106,10 @@ try {
     const random = createRandom(seed + 101 + index * 7919)
     while (running()) {
       const { config, file } = random.pick(cliConfigs)
-      const user = random.chance(0.3) ? 'nobody' : 'root'
-      const call = randomCall(random, tree, { user, inProcess: false, config })
+      // As the unprivileged user, who cannot write there: a workspace spill root must not change the tree.
+      const spillDir = random.chance(0.25) ? random.pick(['.', '/'] as const) : undefined
+      const user = spillDir !== undefined || random.chance(0.3) ? 'nobody' : 'root'
+      const call = randomCall(random, tree, { user, inProcess: false, config, ...(spillDir === undefined ? {} : { spillDir }) })
       // "." and an empty entry both mean the cwd, the searched tree: its trap scripts must never run.
       const envPath = random.pick([process.env.PATH ?? '/usr/bin:/bin', hostilePath, `:${process.env.PATH ?? ''}`])
       const { outcome, peakRssKb } = await runCliCall(
