@@ -18,10 +18,11 @@ export type CallUser = 'root' | 'nobody'
 
 /**
  * What a successful result must show. `match`: the call names a file that holds `text` (`viaLink`:
- * through a symbolic link inside the root). `incomplete`: the answer lies only in paths the caller
- * cannot read, so the result must say it is incomplete.
+ * through a symbolic link inside the root). `all`: every one of `texts`, unless the result says it is
+ * a partial one. `incomplete`: the answer lies only in paths the caller cannot read, so the result
+ * must say it is incomplete.
  */
-export type Expectation = { kind: 'match'; text: string; viaLink: boolean } | { kind: 'incomplete' }
+export type Expectation = { kind: 'match'; text: string; viaLink: boolean } | { kind: 'all'; texts: string[] } | { kind: 'incomplete' }
 
 /** One tool call, as the in-process and the CLI runners both make it. */
 export interface SoakCall {
@@ -48,13 +49,22 @@ export interface SoakConfig {
   /** False for the few configs a plugin must refuse (the CLI then exits 2). */
   valid: boolean
   profile: Profile
+  /**
+   * Tool timeouts of a few milliseconds and no small caps: a result is then complete, an error, or
+   * says it is partial, and a probe for several needles checks which.
+   */
+  shortTimeout: boolean
 }
 
-/** Random caps, small enough that every call pages, spills and prunes. Tool timeouts are always set, so a FIFO read ends. */
+/**
+ * Random caps, small enough that every call pages, spills and prunes, or (`shortTimeout`) default caps
+ * under timeouts shorter than most searches. Tool timeouts are always set, so a FIFO read ends.
+ */
 export function randomConfig(random: Random, options: { hostilePath: string | undefined; invalid: boolean }): SoakConfig {
   const profile: Profile = random.chance(0.25) ? 'claude-code' : 'dsh'
-  const maybe = <T>(value: () => T): T | undefined => (random.chance(0.7) ? value() : undefined)
-  const timeout = (): number => (random.chance(0.5) ? random.int(2000, 5000) : random.int(200, 2000))
+  const shortTimeout = random.chance(0.15)
+  const maybe = <T>(value: () => T): T | undefined => (!shortTimeout && random.chance(0.7) ? value() : undefined)
+  const timeout = (): number => (shortTimeout ? random.int(1, 60) : random.chance(0.5) ? random.int(2000, 5000) : random.int(200, 2000))
   const searchTimeoutMs = timeout()
   const readTimeoutMs = timeout()
   const killGraceMs = maybe(() => random.int(100, 2000))
@@ -94,6 +104,7 @@ export function randomConfig(random: Random, options: { hostilePath: string | un
     boundMs: Math.max(searchTimeoutMs, readTimeoutMs) + (killGraceMs ?? 2000),
     valid: !options.invalid,
     profile,
+    shortTimeout,
   }
 }
 
@@ -108,7 +119,8 @@ export interface CallContext {
 
 /**
  * A call, named and shaped for the config's profile: a probe with a known answer about a third of the
- * time, an attempt on what the policy hides about a quarter, else hostile arguments.
+ * time (under a short timeout, often one for several needles), an attempt on what the policy hides
+ * about a quarter, else hostile arguments.
  */
 export function randomCall(random: Random, tree: SoakTree, context: CallContext): SoakCall {
   const { user, inProcess, config } = context
@@ -116,11 +128,13 @@ export function randomCall(random: Random, tree: SoakTree, context: CallContext)
   const call: Omit<SoakCall, 'session'> =
     context.spillDir !== undefined
       ? { ...policyCall(random, tree), spillDir: context.spillDir }
-      : draw < 0.3
-        ? probeCall(random, tree, user)
-        : draw < 0.55
-          ? policyCall(random, tree)
-          : hostileCall(random, tree, inProcess)
+      : config.shortTimeout && draw < 0.4
+        ? completeProbe(random, tree)
+        : draw < 0.3
+          ? probeCall(random, tree, user, config.shortTimeout)
+          : draw < 0.55
+            ? policyCall(random, tree)
+            : hostileCall(random, tree, inProcess)
   const session = random.chance(0.8) ? random.pick(['s1', 's2', 'cli']) : random.pick(hostileSessions(tree, inProcess))
   const touchesFifo = tree.fifos.some((fifo) => JSON.stringify(call.args ?? null).includes(path.basename(fifo)))
   const cancel = random.chance(touchesFifo ? 0.5 : 0.25)
@@ -145,15 +159,18 @@ function forProfile(call: SoakCall, profile: Profile, random: Random): SoakCall 
   return { ...call, tool, args }
 }
 
-/** A call whose answer is known: a needle in a named file, or in files only root can read. */
-function probeCall(random: Random, tree: SoakTree, user: CallUser): Omit<SoakCall, 'session'> {
+/**
+ * A call whose answer is known: a needle in a named file, or in files only root can read. Under a short
+ * timeout no file is named through a link, so that a miss is told apart as a partial result.
+ */
+function probeCall(random: Random, tree: SoakTree, user: CallUser, shortTimeout: boolean): Omit<SoakCall, 'session'> {
   if (user === 'nobody' && random.chance(0.3)) {
     const expect = { kind: 'incomplete' } as const
     if (random.chance(0.4))
       return { tool: 'glob', args: { pattern: random.pick(['**/locked-inner.ts', 'locked-inner.ts', '**/*.ts']) }, expect }
     return { tool: 'grep', args: { pattern: tree.lockedNeedle, ...(random.chance(0.5) ? { path: '.' } : {}) }, expect }
   }
-  const file = random.pick(tree.known)
+  const file = random.pick(shortTimeout ? tree.known.filter((known) => !known.viaLink) : tree.known)
   const tool = random.pick<ToolName>(
     file.globSafe ? ['grep', 'grep', 'glob', 'read'] : file.relative === undefined ? ['grep'] : ['grep', 'grep', 'read'],
   )
@@ -207,6 +224,18 @@ function readProbe(random: Random, tree: SoakTree, file: KnownFile): Omit<SoakCa
   if (random.chance(0.3)) args.offset = 1
   if (random.chance(0.3)) args.limit = random.int(1, 2000)
   return { tool: 'read', args, expect: { kind: 'match', text: file.needle, viaLink: file.viaLink } }
+}
+
+/** A probe for several known files at once, for a short timeout: a result missing some must say it is partial. */
+function completeProbe(random: Random, tree: SoakTree): Omit<SoakCall, 'session'> {
+  const candidates = tree.known.filter((file) => file.globSafe && !file.viaLink && file.relative!.startsWith('src/'))
+  const files = [...new Set(Array.from({ length: 3 }, () => random.pick(candidates)))]
+  if (random.chance(0.5)) {
+    const needles = files.map((file) => file.needle)
+    return { tool: 'grep', args: { pattern: needles.join('|') }, expect: { kind: 'all', texts: needles } }
+  }
+  const names = files.map((file) => path.posix.basename(file.relative!))
+  return { tool: 'glob', args: { pattern: `**/{${names.join(',')}}` }, expect: { kind: 'all', texts: names } }
 }
 
 /**

@@ -88,6 +88,7 @@ export async function runCliCall(call: SoakCall, setup: CliCallSetup, random: Ra
     cwd: tree.root,
     config: setup.config.plugins,
     configValid: setup.config.valid,
+    shortTimeout: setup.config.shortTimeout,
     spillDir: path.resolve(tree.root, spillDirOf(call, setup)),
     ...(answer === undefined ? {} : { answer }),
     outputs: [...views, { where: 'stdout', text: stdout }, { where: 'stderr', text: stderr }],

@@ -46,6 +46,7 @@ export async function runInProcess(
     cwd: tree.root,
     config: config.plugins,
     configValid: config.valid,
+    shortTimeout: config.shortTimeout,
     spillDir: tree.spillDir,
     outputs: [],
     cancelled,

@@ -42,6 +42,8 @@ export interface CallOutcome {
   config: Record<string, unknown>
   /** False when a plugin must refuse the config: the CLI must then exit 2. */
   configValid: boolean
+  /** The config's timeouts are a few milliseconds: a result may then be partial, if it says so. */
+  shortTimeout: boolean
   /** The spill store's root, absolute: a spill the result reports must lie in it. */
   spillDir: string
   /** The result, when a whole one came back. */
@@ -65,6 +67,7 @@ export type ViolationKind =
   | 'error-without-code'
   | 'missed-known-match'
   | 'missed-through-link'
+  | 'unmarked-partial'
   | 'known-match-error'
   | 'incomplete-not-said'
   | PolicyViolationKind
@@ -92,6 +95,8 @@ export interface Violation {
 // output passed the configured cap: each is an error a model can act on, not a false "no matches".
 const EXCUSED_CODES = new Set(['SEARCH_ABORTED', 'TOOL_TIMEOUT', 'TOOL_ABORTED', 'FS_ABORTED', 'SEARCH_RAW_OUTPUT_OVERFLOW'])
 const EXIT_STATUSES = new Set([0, 1, 2, 130])
+// What a result cut short by its timeout must say (another worker is making a timeout return one).
+const PARTIAL = /partial result/i
 // A result that says links were not followed has not silently missed a file reached through one.
 const LINK_NOTE = /symbolic link|symlink/i
 // The footer of a capped result: "… stored at: /path/file.txt. Use read …".
@@ -118,7 +123,10 @@ export function checkOutcome(outcome: CallOutcome, tree: SoakTree): Violation[] 
   return found
 }
 
-/** A probe's known answer must be in a success, unless, for a file reached through a link, the result says links were not followed. */
+/**
+ * A probe's known answer must be in a success, unless the result says it is partial (a short timeout)
+ * or, for a file reached through a link, says links were not followed.
+ */
 function checkExpectation(outcome: CallOutcome, answer: ToolAnswer, flag: (kind: ViolationKind, detail: string) => void): void {
   const expect = outcome.call.expect
   if (expect === undefined) return
@@ -131,10 +139,13 @@ function checkExpectation(outcome: CallOutcome, answer: ToolAnswer, flag: (kind:
     if (!/could not read|incomplete/i.test(answer.content)) flag('incomplete-not-said', answer.content.slice(0, 300))
     return
   }
-  if (answer.content.includes(expect.text)) return
-  const detail = `${JSON.stringify(expect.text)} not in: ${answer.content.slice(0, 300)}`
-  if (!expect.viaLink) flag('missed-known-match', detail)
-  else if (!LINK_NOTE.test(answer.content)) flag('missed-through-link', detail)
+  const absent = (expect.kind === 'match' ? [expect.text] : expect.texts).filter((text) => !answer.content.includes(text))
+  if (absent.length === 0 || PARTIAL.test(answer.content)) return
+  const detail = `${absent.map((text) => JSON.stringify(text)).join(', ')} not in: ${answer.content.slice(0, 300)}`
+  if (outcome.shortTimeout) flag('unmarked-partial', `under a timeout of a few ms, ${detail}`)
+  else if (expect.kind === 'match' && expect.viaLink) {
+    if (!LINK_NOTE.test(answer.content)) flag('missed-through-link', detail)
+  } else flag('missed-known-match', detail)
 }
 
 /** Checks each spill the result reports lies in its store and exists; returns their texts, to scan for the markers. */
