@@ -10,6 +10,8 @@ export interface SoakTally {
   cliCalls: number
   nobodyCalls: number
   signalledCalls: number
+  /** CLI calls whose `--spill-dir` was the workspace or `/`. */
+  workspaceSpillCalls: number
   /** Probes that came back with a result, so their known answer was checked. */
   probesChecked: number
   codes: Map<string, number>
@@ -24,6 +26,7 @@ export function createTally(): SoakTally {
     cliCalls: 0,
     nobodyCalls: 0,
     signalledCalls: 0,
+    workspaceSpillCalls: 0,
     probesChecked: 0,
     codes: new Map(),
     violations: new Map(),
@@ -37,6 +40,7 @@ export function recordCall(tally: SoakTally, outcome: CallOutcome, violations: r
   else tally.cliCalls += 1
   if (outcome.user === 'nobody') tally.nobodyCalls += 1
   if (outcome.via === 'cli' && outcome.cancelled) tally.signalledCalls += 1
+  if (outcome.call.spillDir !== undefined) tally.workspaceSpillCalls += 1
   if (outcome.call.expect !== undefined && outcome.answer?.isError === false) tally.probesChecked += 1
   const code = `${outcome.via === 'cli' ? 'cli ' : ''}${outcomeCode(outcome)}`
   tally.codes.set(code, (tally.codes.get(code) ?? 0) + 1)
@@ -95,7 +99,7 @@ export function formatReport(
   const mb = (kb: number): string => `${(kb / 1024).toFixed(0)} MB`
   lines.push(
     `seed ${end.seed} (repeat: npm run soak -- --minutes ${end.minutes} --seed ${end.seed}; timing still varies)`,
-    `calls: ${tally.inProcessCalls} in process, ${tally.cliCalls} CLI (${tally.nobodyCalls} as uid 65534, ${tally.signalledCalls} signalled); ${tally.probesChecked} known answers checked`,
+    `calls: ${tally.inProcessCalls} in process, ${tally.cliCalls} CLI (${tally.nobodyCalls} as uid 65534, ${tally.signalledCalls} signalled, ${tally.workspaceSpillCalls} with --spill-dir . or /); ${tally.probesChecked} known answers checked`,
     `results by code: ${codes.join(', ') || 'none'}`,
     `invariant violations: ${violations.length === 0 ? 'none' : violations.join(', ')}`,
     `peak RSS: soak ${mb(end.soakPeakRssKb)}, dsh CLI ${tally.cliPeakRssKb === undefined ? 'not measured (no /usr/bin/time)' : `max ${mb(tally.cliPeakRssKb)}`}`,
