@@ -50,7 +50,7 @@ export interface SoakConfig {
   valid: boolean
   profile: Profile
   /**
-   * Tool timeouts of a few milliseconds and no small caps: a result is then complete, an error, or
+   * Tool timeouts of 1-250 ms and no small caps: a result is then complete, an error, or
    * says it is partial, and a probe for several needles checks which.
    */
   shortTimeout: boolean
@@ -64,7 +64,7 @@ export function randomConfig(random: Random, options: { hostilePath: string | un
   const profile: Profile = random.chance(0.25) ? 'claude-code' : 'dsh'
   const shortTimeout = random.chance(0.15)
   const maybe = <T>(value: () => T): T | undefined => (!shortTimeout && random.chance(0.7) ? value() : undefined)
-  const timeout = (): number => (shortTimeout ? random.int(1, 60) : random.chance(0.5) ? random.int(2000, 5000) : random.int(200, 2000))
+  const timeout = (): number => (shortTimeout ? random.int(1, 250) : random.chance(0.5) ? random.int(2000, 5000) : random.int(200, 2000))
   const searchTimeoutMs = timeout()
   const readTimeoutMs = timeout()
   const killGraceMs = maybe(() => random.int(100, 2000))

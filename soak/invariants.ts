@@ -42,7 +42,7 @@ export interface CallOutcome {
   config: Record<string, unknown>
   /** False when a plugin must refuse the config: the CLI must then exit 2. */
   configValid: boolean
-  /** The config's timeouts are a few milliseconds: a result may then be partial, if it says so. */
+  /** The config's timeouts are 1-250 ms: a result may then be partial, if it says so. */
   shortTimeout: boolean
   /** The spill store's root, absolute: a spill the result reports must lie in it. */
   spillDir: string
@@ -142,7 +142,7 @@ function checkExpectation(outcome: CallOutcome, answer: ToolAnswer, flag: (kind:
   const absent = (expect.kind === 'match' ? [expect.text] : expect.texts).filter((text) => !answer.content.includes(text))
   if (absent.length === 0 || PARTIAL.test(answer.content)) return
   const detail = `${absent.map((text) => JSON.stringify(text)).join(', ')} not in: ${answer.content.slice(0, 300)}`
-  if (outcome.shortTimeout) flag('unmarked-partial', `under a timeout of a few ms, ${detail}`)
+  if (outcome.shortTimeout) flag('unmarked-partial', `under a timeout of at most 250 ms, ${detail}`)
   else if (expect.kind === 'match' && expect.viaLink) {
     if (!LINK_NOTE.test(answer.content)) flag('missed-through-link', detail)
   } else flag('missed-known-match', detail)
