@@ -3,8 +3,9 @@ import { spawn } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { constants } from 'node:os'
 import { performance } from 'node:perf_hooks'
+import path from 'node:path'
 import type { CallUser, SoakCall, SoakConfig } from './calls.js'
-import type { CallOutcome, ProcessEnd, ToolAnswer } from './invariants.js'
+import type { CallOutcome, CallOutput, ProcessEnd, ToolAnswer } from './invariants.js'
 import type { Random } from './random.js'
 import { NOBODY_ID, type SoakTree } from './tree.js'
 
@@ -44,7 +45,7 @@ export async function runCliCall(call: SoakCall, setup: CliCallSetup, random: Ra
     PATH: setup.envPath,
     HOME: user === 'nobody' ? '/nonexistent' : (process.env.HOME ?? '/root'),
     LANG: 'C.UTF-8',
-    DSH_SOAK_SECRET: tree.secretMarker,
+    DSH_SOAK_SECRET: tree.outsideMarker,
   }
   const started = performance.now()
   // Its own process group, so a Ctrl-C meant for the soak reaches no call as a signal the soak did not send.
@@ -78,16 +79,19 @@ export async function runCliCall(call: SoakCall, setup: CliCallSetup, random: Ra
   clearTimeout(watchdog)
   const peak = new RegExp(`^${RSS_MARK}(\\d+)$`, 'm').exec(stderr)
   const end = processEnd(exitCode, exitSignal, sent, stdout, stderr)
-  const answer = parseAnswer(stdout)
+  const { answer, views } = parseAnswer(stdout)
   const outcome: CallOutcome = {
     via: 'cli',
     user,
     call,
     argv,
+    cwd: tree.root,
     config: setup.config.plugins,
     configValid: setup.config.valid,
+    shortTimeout: setup.config.shortTimeout,
+    spillDir: path.resolve(tree.root, spillDirOf(call, setup)),
     ...(answer === undefined ? {} : { answer }),
-    otherTexts: [stdout, stderr],
+    outputs: [...views, { where: 'stdout', text: stdout }, { where: 'stderr', text: stderr }],
     cancelled: sent !== undefined,
     hung,
     process: end,
@@ -96,13 +100,19 @@ export async function runCliCall(call: SoakCall, setup: CliCallSetup, random: Ra
   return { outcome, peakRssKb: peak === null ? undefined : Number(peak[1]) }
 }
 
+/** The call's `--spill-dir`: the workspace or `/` when the call says so, else the user's own spill dir. */
+function spillDirOf(call: SoakCall, setup: CliCallSetup): string {
+  return call.spillDir ?? (setup.user === 'nobody' ? setup.tree.nobodySpillDir : setup.tree.spillDir)
+}
+
 /** The command line after `dsh`: the shared options, then the tool's arguments as words, `--name=value` or after `--`. */
 function cliArgv(call: SoakCall, setup: CliCallSetup, random: Random): string[] {
-  const spillDir = setup.user === 'nobody' ? setup.tree.nobodySpillDir : setup.tree.spillDir
-  const common = ['--format', 'json', '--config', setup.configFile, '--spill-dir', spillDir, `--session=${call.session}`]
+  const common = ['--format', 'json', '--config', setup.configFile, '--spill-dir', spillDirOf(call, setup), `--session=${call.session}`]
   if (random.chance(0.5)) common.push('--cwd', setup.tree.root)
   const args = call.args as Record<string, unknown>
-  const positionals = (call.tool === 'read' ? ['path'] : ['pattern', 'path']).filter((name) => name in args)
+  // Required properties, then an optional `path`: Read's is `file_path`, and required.
+  const shape = call.tool === 'read' ? ['path'] : call.tool === 'Read' ? ['file_path'] : ['pattern', 'path']
+  const positionals = shape.filter((name) => name in args)
   const flags = Object.keys(args).filter((name) => !positionals.includes(name))
   const word = (name: string): string => String(args[name])
   const style = random.pick(['after-dashes', 'equals', 'bare'] as const)
@@ -128,17 +138,22 @@ function processEnd(
   return { exitCode: name === null ? exitCode : null, signal: name, sent, stdout, stderr: stderr.replace(TIME_LINE, '').trimEnd() }
 }
 
-function parseAnswer(stdout: string): ToolAnswer | undefined {
+/** The result `--format json` printed, and its card views (`meta`, `view`) apart, so a leak names which held it. */
+function parseAnswer(stdout: string): { answer: ToolAnswer | undefined; views: CallOutput[] } {
   let parsed: unknown
   try {
     parsed = JSON.parse(stdout)
   } catch {
-    return undefined
+    return { answer: undefined, views: [] }
   }
-  if (typeof parsed !== 'object' || parsed === null) return undefined
-  const { isError, errorCode, content } = parsed as Record<string, unknown>
-  if (typeof isError !== 'boolean' || typeof content !== 'string') return undefined
-  return { isError, content, ...(typeof errorCode === 'string' ? { errorCode } : {}) }
+  if (typeof parsed !== 'object' || parsed === null) return { answer: undefined, views: [] }
+  const { isError, errorCode, content, meta, view } = parsed as Record<string, unknown>
+  const views = [
+    { where: 'json meta', text: JSON.stringify(meta ?? null) },
+    { where: 'json view', text: JSON.stringify(view ?? null) },
+  ]
+  if (typeof isError !== 'boolean' || typeof content !== 'string') return { answer: undefined, views }
+  return { answer: { isError, content, ...(typeof errorCode === 'string' ? { errorCode } : {}) }, views }
 }
 
 function signalName(number: number): NodeJS.Signals | null {

@@ -43,9 +43,12 @@ export async function runInProcess(
     via: 'in-process',
     user: 'root',
     call,
+    cwd: tree.root,
     config: config.plugins,
     configValid: config.valid,
-    otherTexts: [],
+    shortTimeout: config.shortTimeout,
+    spillDir: tree.spillDir,
+    outputs: [],
     cancelled,
     hung: settled === 'hung',
     ms: performance.now() - started,
@@ -66,6 +69,10 @@ export async function runInProcess(
       ...(result.spilledTo === undefined ? {} : { spilledTo: result.spilledTo }),
     },
     // The value never reaches a model, but a host may log it and a UI shows the view: neither may hold a secret.
-    otherTexts: [JSON.stringify(result.value ?? null), JSON.stringify(result.meta ?? null), JSON.stringify(view ?? null)],
+    outputs: [
+      { where: 'value', text: JSON.stringify(result.value ?? null) },
+      { where: 'presentation meta', text: JSON.stringify(result.meta ?? null) },
+      { where: 'result view', text: JSON.stringify(view ?? null) },
+    ],
   }
 }

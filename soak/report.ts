@@ -1,5 +1,8 @@
 // The soak's tallies and its report, which ends with the two lines a CI job reads.
-import type { CallOutcome, Violation, ViolationKind } from './invariants.js'
+import { POLICY_KINDS, type CallOutcome, type Violation, type ViolationKind } from './invariants.js'
+
+// Distinct calls shown for a policy violation kind: each is a different way through the policy.
+const POLICY_EXAMPLES = 10
 
 /** Counts kept while the soak runs. */
 export interface SoakTally {
@@ -7,6 +10,8 @@ export interface SoakTally {
   cliCalls: number
   nobodyCalls: number
   signalledCalls: number
+  /** CLI calls whose `--spill-dir` was the workspace or `/`. */
+  workspaceSpillCalls: number
   /** Probes that came back with a result, so their known answer was checked. */
   probesChecked: number
   codes: Map<string, number>
@@ -21,6 +26,7 @@ export function createTally(): SoakTally {
     cliCalls: 0,
     nobodyCalls: 0,
     signalledCalls: 0,
+    workspaceSpillCalls: 0,
     probesChecked: 0,
     codes: new Map(),
     violations: new Map(),
@@ -34,6 +40,7 @@ export function recordCall(tally: SoakTally, outcome: CallOutcome, violations: r
   else tally.cliCalls += 1
   if (outcome.user === 'nobody') tally.nobodyCalls += 1
   if (outcome.via === 'cli' && outcome.cancelled) tally.signalledCalls += 1
+  if (outcome.call.spillDir !== undefined) tally.workspaceSpillCalls += 1
   if (outcome.call.expect !== undefined && outcome.answer?.isError === false) tally.probesChecked += 1
   const code = `${outcome.via === 'cli' ? 'cli ' : ''}${outcomeCode(outcome)}`
   tally.codes.set(code, (tally.codes.get(code) ?? 0) + 1)
@@ -58,37 +65,60 @@ export function describeOutcome(outcome: CallOutcome): string {
   const cancel = call.cancelAfterMs === undefined ? '' : ` cancelled after ${call.cancelAfterMs} ms`
   const config = `config ${JSON.stringify(outcome.config)}`
   if (outcome.argv !== undefined) {
+    const cd = outcome.cwd === undefined ? '' : `cd ${shellWord(outcome.cwd)} && `
     const prefix = outcome.user === 'nobody' ? 'setpriv --reuid=65534 --regid=65534 --clear-groups ' : ''
-    return `${prefix}dsh ${outcome.argv.map(shellWord).join(' ')}${cancel} (signal sent: ${outcome.process?.sent ?? 'none'}); ${config}`
+    return `${cd}${prefix}dsh ${outcome.argv.map(shellWord).join(' ')}${cancel} (signal sent: ${outcome.process?.sent ?? 'none'}); ${config}`
   }
-  return `registry.execute(${JSON.stringify(call.tool)}, ${shortJson(call.args)}) session ${JSON.stringify(call.session)}${cancel}; ${config}`
+  const cwd = outcome.cwd === undefined ? '' : ` cwd ${JSON.stringify(outcome.cwd)}`
+  return `registry.execute(${JSON.stringify(call.tool)}, ${shortJson(call.args)}) session ${JSON.stringify(call.session)}${cwd}${cancel}; ${config}`
 }
 
-/** Everything the soak learned; the last two lines are exactly `leaked processes: N` and `changed files: N`. */
+/**
+ * Everything the soak learned; the last three lines are exactly `leaked processes: N`, `changed files: N`
+ * and `policy violations: N`.
+ */
 export function formatReport(
   tally: SoakTally,
   end: { seed: number; minutes: number; soakPeakRssKb: number; leaked: readonly string[]; changed: readonly string[] },
 ): string {
   const lines: string[] = []
   for (const [kind, violations] of tally.violations) {
-    lines.push(`violation ${kind} (${violations.length}), first ${Math.min(3, violations.length)}:`)
-    for (const violation of violations.slice(0, 3)) lines.push(`  ${violation.detail}`, `    call: ${describeOutcome(violation.outcome)}`)
+    // A policy kind shows one call per distinct tool and arguments, so each way through is named once.
+    const shown = POLICY_KINDS.has(kind) ? distinctCalls(violations).slice(0, POLICY_EXAMPLES) : violations.slice(0, 3)
+    const which = POLICY_KINDS.has(kind)
+      ? `${distinctCalls(violations).length} distinct calls, first ${shown.length}`
+      : `first ${shown.length}`
+    lines.push(`violation ${kind} (${violations.length}; ${which}):`)
+    for (const violation of shown) lines.push(`  ${violation.detail}`, `    repro: ${describeOutcome(violation.outcome)}`)
   }
   for (const leaked of end.leaked) lines.push(`leaked: ${leaked}`)
   for (const changed of end.changed) lines.push(`changed: ${changed}`)
   const codes = [...tally.codes].sort((a, b) => b[1] - a[1]).map(([code, n]) => `${code} ${n}`)
   const violations = [...tally.violations].map(([kind, list]) => `${kind} ${list.length}`)
+  const policy = [...tally.violations].filter(([kind]) => POLICY_KINDS.has(kind)).reduce((sum, [, list]) => sum + list.length, 0)
   const mb = (kb: number): string => `${(kb / 1024).toFixed(0)} MB`
   lines.push(
     `seed ${end.seed} (repeat: npm run soak -- --minutes ${end.minutes} --seed ${end.seed}; timing still varies)`,
-    `calls: ${tally.inProcessCalls} in process, ${tally.cliCalls} CLI (${tally.nobodyCalls} as uid 65534, ${tally.signalledCalls} signalled); ${tally.probesChecked} known answers checked`,
+    `calls: ${tally.inProcessCalls} in process, ${tally.cliCalls} CLI (${tally.nobodyCalls} as uid 65534, ${tally.signalledCalls} signalled, ${tally.workspaceSpillCalls} with --spill-dir . or /); ${tally.probesChecked} known answers checked`,
     `results by code: ${codes.join(', ') || 'none'}`,
     `invariant violations: ${violations.length === 0 ? 'none' : violations.join(', ')}`,
     `peak RSS: soak ${mb(end.soakPeakRssKb)}, dsh CLI ${tally.cliPeakRssKb === undefined ? 'not measured (no /usr/bin/time)' : `max ${mb(tally.cliPeakRssKb)}`}`,
     `leaked processes: ${end.leaked.length}`,
     `changed files: ${end.changed.length}`,
+    `policy violations: ${policy}`,
   )
   return `${lines.join('\n')}\n`
+}
+
+/** The first violation of each distinct call: the tool, its arguments and the spill dir, whichever runner made it. */
+function distinctCalls(violations: readonly Violation[]): Violation[] {
+  const seen = new Map<string, Violation>()
+  for (const violation of violations) {
+    const { tool, args, spillDir } = violation.outcome.call
+    const key = JSON.stringify([tool, args, spillDir ?? null])
+    if (!seen.has(key)) seen.set(key, violation)
+  }
+  return [...seen.values()]
 }
 
 // POSIX single quotes take every byte literally; a quote itself closes, escapes and reopens.

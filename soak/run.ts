@@ -10,7 +10,7 @@ import { runCliCall } from './cli-process.js'
 import { checkOutcome, type CallOutcome } from './invariants.js'
 import { createRandom } from './random.js'
 import { createTally, formatReport, recordCall } from './report.js'
-import { diffSnapshots, snapshotTree } from './snapshot.js'
+import { diffSnapshots, snapshotTree, type TreeSnapshot } from './snapshot.js'
 import { createHostileTree, removeHostileTree } from './tree.js'
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '..')
@@ -61,8 +61,8 @@ const { loadSoakHarness, runInProcess } = await import('./in-process.js')
 process.stdout.write(`soak: seed ${seed}, ${minutes} min, ${IN_PROCESS_WORKERS} in-process + ${CLI_WORKERS} CLI calls in flight\n`)
 
 const tree = createHostileTree(seed)
-// The searches' parent environment holds a secret too: /proc/self/environ must stay out of reach.
-process.env.DSH_SOAK_SECRET = tree.secretMarker
+// The searches' parent environment holds an outside-root secret too: /proc/self/environ must stay out of reach.
+process.env.DSH_SOAK_SECRET = tree.outsideMarker
 const tally = createTally()
 let warnings = 0
 let stopping = false
@@ -72,7 +72,9 @@ process.once('SIGINT', () => {
 })
 
 try {
-  const before = snapshotTree(tree.root)
+  // The tree and the outside dir its links lead to, links recorded as links.
+  const snapshot = (): TreeSnapshot => snapshotTree(tree.base, [path.basename(tree.root), path.basename(tree.outsideDir)])
+  const before = snapshot()
   const setupRandom = createRandom(seed)
   const cliConfigs = Array.from({ length: CLI_CONFIGS }, (_, i) => {
     // The first two are invalid on purpose: dsh must refuse them with exit 2.
@@ -96,7 +98,7 @@ try {
     let current = await fresh()
     while (running()) {
       if (random.chance(0.1)) current = await fresh()
-      const call = randomCall(random, tree, 'root', true)
+      const call = randomCall(random, tree, { user: 'root', inProcess: true, config: current.config })
       record(await runInProcess(current.harness, current.config, call, tree, IN_PROCESS_SLACK_MS))
     }
   }
@@ -104,8 +106,10 @@ try {
     const random = createRandom(seed + 101 + index * 7919)
     while (running()) {
       const { config, file } = random.pick(cliConfigs)
-      const user = random.chance(0.3) ? 'nobody' : 'root'
-      const call = randomCall(random, tree, user, false)
+      // As the unprivileged user, who cannot write there: a workspace spill root must not change the tree.
+      const spillDir = random.chance(0.25) ? random.pick(['.', '/'] as const) : undefined
+      const user = spillDir !== undefined || random.chance(0.3) ? 'nobody' : 'root'
+      const call = randomCall(random, tree, { user, inProcess: false, config, ...(spillDir === undefined ? {} : { spillDir }) })
       // "." and an empty entry both mean the cwd, the searched tree: its trap scripts must never run.
       const envPath = random.pick([process.env.PATH ?? '/usr/bin:/bin', hostilePath, `:${process.env.PATH ?? ''}`])
       const { outcome, peakRssKb } = await runCliCall(
@@ -126,7 +130,7 @@ try {
 
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS))
   const leaked = processesMentioning(tree.base).map((pid) => `pid ${pid}: ${commandLine(pid)}`)
-  const changed = diffSnapshots(before, snapshotTree(tree.root))
+  const changed = diffSnapshots(before, snapshot())
   if (warnings > 0) process.stdout.write(`harness warnings: ${warnings}\n`)
   process.stdout.write(formatReport(tally, { seed, minutes, soakPeakRssKb: process.resourceUsage().maxRSS, leaked, changed }))
   process.exitCode = leaked.length > 0 || changed.length > 0 || tally.violations.size > 0 ? 1 : 0

@@ -2,16 +2,21 @@
 import { createHash } from 'node:crypto'
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
 
-/** Each path under the root (latin1, so any byte name round-trips) → what it is; atime and ctime left out. */
+/** Each path under the base (latin1, so any byte name round-trips) → what it is; atime and ctime left out. */
 export type TreeSnapshot = Map<string, string>
 
-/** Walks the tree without following links; FIFOs are described, never opened. Run as root, so locked paths are read too. */
-export function snapshotTree(root: string): TreeSnapshot {
+/**
+ * Walks `dirs` under `base` without following links: a link is recorded by its own target text, mode
+ * and mtime (lstat), so a link that dangles or loops is described like any other, and a directory
+ * is entered only when it is one itself. FIFOs are described, never opened. Run as root, so locked
+ * paths are read too.
+ */
+export function snapshotTree(base: string, dirs: readonly string[]): TreeSnapshot {
   const snapshot: TreeSnapshot = new Map()
   const walk = (dir: Buffer): void => {
     for (const name of readdirSync(dir, { encoding: 'buffer' })) {
       const full = Buffer.concat([dir, Buffer.from('/'), name])
-      const relative = full.subarray(root.length + 1).toString('latin1')
+      const relative = full.subarray(base.length + 1).toString('latin1')
       const info = lstatSync(full)
       const common = `mode ${(info.mode & 0o7777).toString(8)} mtime ${info.mtimeMs}`
       if (info.isDirectory()) {
@@ -27,7 +32,7 @@ export function snapshotTree(root: string): TreeSnapshot {
       }
     }
   }
-  walk(Buffer.from(root))
+  for (const dir of dirs) walk(Buffer.from(`${base}/${dir}`))
   return snapshot
 }
 

@@ -3,6 +3,7 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writ
 import { spawnSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { isDenied } from './deny-oracle.js'
 import { createRandom } from './random.js'
 
 /** The uid and gid the unprivileged CLI calls run as: `nobody` on Debian. */
@@ -17,6 +18,8 @@ export interface KnownFile {
   needle: string
   /** True when the base name holds no glob metacharacter or control byte, so a glob can name it. */
   globSafe: boolean
+  /** True when `relative` passes through a symbolic link inside the root (`node_modules/pkg/index.ts`). */
+  viaLink: boolean
 }
 
 /** Everything the soak made in its temp dir, and what the generators and checks need to know of it. */
@@ -30,8 +33,14 @@ export interface SoakTree {
   configDir: string
   /** Files that must never exist: any of them means a model value ran as a command. */
   canaries: string[]
-  /** The marker in every denied file; it must never appear in any output. */
+  /** The marker in every denied file (and in a denied name); it must never appear in any output. */
   secretMarker: string
+  /** A directory beside the tree, outside every root, that links inside the tree lead to. */
+  outsideDir: string
+  /** The marker in every file outside the roots (and the searches' environment); it must never appear in any output. */
+  outsideMarker: string
+  /** Relative paths of the denied files, links not followed, except the one whose name holds the marker. */
+  deniedFiles: string[]
   known: KnownFile[]
   /** A needle only in files the unprivileged user cannot read. */
   lockedNeedle: string
@@ -122,6 +131,9 @@ export function createHostileTree(seed: number): SoakTree {
     configDir: path.join(base, 'configs'),
     canaries: [path.join(base, 'canary'), path.join(root, 'canary')],
     secretMarker: `SOAKSECRET-${seed.toString(16)}${Math.floor(random.float() * 2 ** 32).toString(16)}`,
+    outsideDir: path.join(base, 'outside'),
+    outsideMarker: `SOAKOUTSIDE-${seed.toString(16)}${Math.floor(random.float() * 2 ** 32).toString(16)}`,
+    deniedFiles: [],
     known: [],
     lockedNeedle: 'SOAKLOCKEDNEEDLE',
     fifos: ['pipe.fifo', 'src/mod03/queue.fifo'],
@@ -133,6 +145,12 @@ export function createHostileTree(seed: number): SoakTree {
   mkdirSync(tree.configDir, { mode: 0o755 })
   let needles = 0
   const write = (relative: string | Buffer, data: string | Buffer, known = false): void => {
+    // The oracle decides what is denied, and a denied file is exactly one that holds the marker.
+    const denied = isDenied(Buffer.from(relative).toString('utf8'))
+    if (denied !== String(data).includes(tree.secretMarker))
+      throw new Error(
+        `soak tree: ${JSON.stringify(String(relative))} is ${denied ? '' : 'not '}denied, so it must ${denied ? '' : 'not '}hold the marker`,
+      )
     // Buffers throughout: a name that is not valid UTF-8 has no string form.
     const file = Buffer.concat([Buffer.from(`${root}/`), Buffer.from(relative)])
     mkdirSync(file.subarray(0, file.lastIndexOf('/')), { recursive: true })
@@ -146,6 +164,7 @@ export function createHostileTree(seed: number): SoakTree {
       directory: utf8 === undefined ? '' : path.posix.dirname(utf8).replace(/^\.$/, ''),
       needle,
       globSafe: utf8 !== undefined && /^[\w.-]+$/.test(base),
+      viaLink: false,
     })
   }
   const nextNeedle = (): string => `SOAKNEEDLE${needles++}X`
@@ -180,12 +199,35 @@ export function createHostileTree(seed: number): SoakTree {
   write('blob.bin', blob)
 
   // Denied files: their marker must never reach any output.
-  write('.env', `API_KEY=${tree.secretMarker}-0\n`)
-  write('config/.env', `DB_PASSWORD=${tree.secretMarker}-1\n`)
-  write('src/mod01/.env', `TOKEN=${tree.secretMarker}-2\n`)
-  write('keys/server.pem', `-----BEGIN PRIVATE KEY-----\n${tree.secretMarker}-3\n-----END PRIVATE KEY-----\n`)
-  write('deep/a/b/client.pem', `-----BEGIN CERTIFICATE-----\n${tree.secretMarker}-4\n-----END CERTIFICATE-----\n`)
+  const deny = (relative: string, wrap: (secret: string) => string): void => {
+    write(relative, wrap(`${tree.secretMarker}-${tree.deniedFiles.length}`))
+    tree.deniedFiles.push(relative)
+  }
+  deny('.env', (secret) => `API_KEY=${secret}\n`)
+  deny('config/.env', (secret) => `DB_PASSWORD=${secret}\n`)
+  deny('src/mod01/.env', (secret) => `TOKEN=${secret}\n`)
+  deny('keys/server.pem', (secret) => `-----BEGIN PRIVATE KEY-----\n${secret}\n-----END PRIVATE KEY-----\n`)
+  deny('deep/a/b/client.pem', (secret) => `-----BEGIN CERTIFICATE-----\n${secret}\n-----END CERTIFICATE-----\n`)
   write('notes.pem.txt', `${nextNeedle()} not a pem: the deny rule names *.pem\n`, true)
+  // Names a rule hides only when case and Unicode normal form are folded (see deny-oracle.ts).
+  deny('.ENV', (secret) => `API_KEY=${secret}\n`)
+  deny('config/Server.PEM', (secret) => `-----BEGIN PRIVATE KEY-----\n${secret}\n-----END PRIVATE KEY-----\n`)
+  deny('Secret.txt', (secret) => `password: ${secret}\n`)
+  deny('SECRET.TXT', (secret) => `PASSWORD: ${secret}\n`)
+  deny('docs/secret-plan.md', (secret) => `# Plan\n\n${secret}\n`)
+  deny('src/mod02/SecretKeys.ts', (secret) => `export const KEY = '${secret}'\n`)
+  deny('se\u0301cret.txt', (secret) => `nfd name: ${secret}\n`)
+  deny('s\u00e9cret-nfc.md', (secret) => `nfc name: ${secret}\n`)
+  deny('p\u00e4sse.txt', (secret) => `pass: ${secret}\n`)
+  // A denied directory, which include globs and a link alias try to reopen.
+  deny('secrets/token.txt', (secret) => `TOKEN=${secret}\n`)
+  deny('secrets/nested/deep.key', (secret) => `KEY=${secret}\n`)
+  // Its name holds the marker too, so a listing that shows it leaks; no call names it (an error would echo it).
+  write(`secrets/${tree.secretMarker}-name.txt`, `${tree.secretMarker}-named\n`)
+
+  // pnpm's layout: packages live in a store that node_modules links to.
+  write('store/pkg@1/index.ts', `${nextNeedle()} store package\n`, true)
+  write('store/pkg@1/lib/util.ts', `${nextNeedle()} store package lib\n`, true)
 
   write('.ignore', 'ignored/\n')
   write('ignored/skip.ts', 'ignored by .ignore\n')
@@ -194,7 +236,10 @@ export function createHostileTree(seed: number): SoakTree {
     chmodSync(path.join(root, name), 0o755)
   }
 
-  const link = (target: string, name: string): void => symlinkSync(target, path.join(root, name))
+  const link = (target: string, name: string): void => {
+    mkdirSync(path.dirname(path.join(root, name)), { recursive: true })
+    symlinkSync(target, path.join(root, name))
+  }
   link('/etc', 'outside-dir')
   link('/etc/hostname', 'outside-file')
   link(tree.spillDir, 'spill-link')
@@ -205,10 +250,43 @@ export function createHostileTree(seed: number): SoakTree {
   link('loop-a', 'loop-b')
   link('self-loop', 'self-loop')
   link('.', 'up-loop')
+  link('..', 'src/mod04/parent')
+  link('../../..', 'deep/a/b/root')
+  // Links inside the root to known files (pnpm's node_modules, an alias): a search through one must not silently miss.
+  const linkKnown = (target: string, name: string, resolved: string): void => {
+    link(target, name)
+    for (const known of tree.known.filter((k) => !k.viaLink && (k.relative === resolved || k.relative?.startsWith(`${resolved}/`)))) {
+      const relative = `${name}${known.relative!.slice(resolved.length)}`
+      if (isDenied(relative)) throw new Error(`soak tree: ${relative}, a link path to a known file, is denied`)
+      const directory = path.posix.dirname(relative).replace(/^\.$/, '')
+      tree.known.push({ ...known, relative, directory, globSafe: /^[\w.-]+$/.test(path.posix.basename(relative)), viaLink: true })
+    }
+  }
+  linkKnown('../store/pkg@1', 'node_modules/pkg', 'store/pkg@1')
+  linkKnown('../store/pkg@1/index.ts', 'node_modules/pkg-main.ts', 'store/pkg@1/index.ts')
+  linkKnown('src/mod02', 'mod02-alias', 'src/mod02')
+  // Links with innocent names into denied places: the policy judges where a link leads.
+  link('secrets', 'alias')
+  link('../secrets', 'node_modules/sneaky')
+  link('Secret.txt', 'innocent.txt')
+  // Links out of the roots, to the outside canary.
+  link('../outside', 'outside-link')
+  link(tree.outsideDir, 'outside-abs')
+  link('../outside/canary.txt', 'outside-secret.txt')
+  link('../../../outside', 'store/pkg@1/escape')
+  // Dangling links.
+  link('does-not-exist', 'dangling')
+  link('/nonexistent-dsh-soak/target', 'dangling-abs')
+  link('missing.ts', 'src/mod06/gone.ts')
   for (const fifo of tree.fifos) {
     const made = spawnSync('mkfifo', [path.join(root, fifo)])
     if (made.status !== 0) throw new Error(`mkfifo ${fifo} failed: ${made.stderr.toString()}`)
   }
+
+  mkdirSync(path.join(tree.outsideDir, 'sub'), { recursive: true })
+  writeFileSync(path.join(tree.outsideDir, 'canary.txt'), `${tree.outsideMarker}-canary, outside every root\n`)
+  writeFileSync(path.join(tree.outsideDir, `${tree.outsideMarker}-name.txt`), 'a name outside every root\n')
+  writeFileSync(path.join(tree.outsideDir, 'sub', 'deep.ts'), `export const OUTSIDE = '${tree.outsideMarker}-deep'\n`)
 
   write('locked/locked-inner.ts', `${tree.lockedNeedle} in a directory only root can read\n`)
   write('locked-file.ts', `${tree.lockedNeedle} in a file only root can read\n`)
