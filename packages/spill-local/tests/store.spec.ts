@@ -264,7 +264,8 @@ describe('holds', () => {
     const link = join(dirname(saved.locator), '0123456789ab-link.txt')
     symlinkSync(saved.locator, link)
     expect(await store.holds(link, 'session-1')).toBe(false)
-    expect(await store.holds(join(freshRoot(), 'session-1', '0123456789ab-x.txt'), 'session-1')).toBe(false)
+    const unmade = freshRoot()
+    expect(await createLocalSpillStore({ root: unmade }).holds(join(unmade, 'session-1', '0123456789ab-x.txt'), 'session-1')).toBe(false)
   })
 
   it('compares real paths: a root reached through a link holds its results under the real path', async () => {
