@@ -200,6 +200,42 @@ export async function connect(harness: Harness, options: Partial<DshMcpOptions> 
   return { client, sent, logger, close: () => client.close() }
 }
 
+/** A session spoken to in raw JSON-RPC, as a client that sends what the official one would refuse to. */
+export interface RawSession {
+  /** Sends a request with the next id and resolves with the server's answer to it. */
+  request(method: string, params?: unknown): Promise<JSONRPCMessage>
+  close(): Promise<void>
+}
+
+/** Connects a fresh server over linked in-memory transports and initializes it by hand. */
+export async function rawSession(harness: Harness): Promise<RawSession> {
+  const server = createDshMcpServer({
+    harness,
+    fallbackCwd: '/fallback',
+    session: 'mcp',
+    name: 'dsh',
+    version: '9.9.9',
+    logger: silentLogger(),
+  })
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+  const waiting = new Map<unknown, (message: JSONRPCMessage) => void>()
+  clientSide.onmessage = (message) => {
+    if ('id' in message) waiting.get(message.id)?.(message)
+  }
+  await server.connect(serverSide)
+  await clientSide.start()
+  let id = 0
+  const request = (method: string, params?: unknown): Promise<JSONRPCMessage> => {
+    const sent = { jsonrpc: '2.0', id: ++id, method, ...(params === undefined ? {} : { params }) }
+    const answered = new Promise<JSONRPCMessage>((resolve) => waiting.set(sent.id, resolve))
+    void clientSide.send(sent as JSONRPCMessage)
+    return answered
+  }
+  await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } })
+  await clientSide.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+  return { request, close: () => server.close() }
+}
+
 /** The methods of the requests the server sent. */
 export function requestMethods(sent: readonly JSONRPCMessage[]): string[] {
   return sent.flatMap((message) => ('method' in message && 'id' in message ? [message.method] : []))
