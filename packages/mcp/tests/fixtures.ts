@@ -1,8 +1,10 @@
 // Test plugins, a harness built from them, and the official client connected over linked in-memory transports.
 import { Client, InMemoryTransport, type JSONRPCMessage, type Root, type Tool } from '@modelcontextprotocol/client'
+import { vi } from 'vitest'
 import { z } from 'zod'
 import { defineTool, HarnessError, loadHarness, type Harness, type Logger, type PluginContext, type SpillStore } from '@dsh/core'
 import { createDshMcpServer, type DshMcpOptions } from '@dsh/mcp'
+import * as mcpPlugin from '@dsh/mcp/plugin'
 import * as toolSearch from '@dsh/tool-search'
 
 /** What the `wait` tool saw of one call: when it started, and the signal it was given. */
@@ -25,8 +27,8 @@ export interface TestHarness {
 /** The spill locator the `spill` tool reports. */
 export const SPILLED = '/spill/mcp/0001-grep-results.txt'
 
-/** Loads the test tools; `spillStore: false` leaves the store out. */
-export async function testHarness(options: { spillStore?: SpillStore | false } = {}): Promise<TestHarness> {
+/** Loads the test tools; `spillStore: false` leaves the store out; `mcp` loads the mcp plugin with that config. */
+export async function testHarness(options: { spillStore?: SpillStore | false; mcp?: Record<string, unknown> } = {}): Promise<TestHarness> {
   const waits: WaitCall[] = []
   const texts = new Map([[SPILLED, 'line 1\nline 2\nline 3\n']])
   const store: SpillStore = {
@@ -53,7 +55,12 @@ export async function testHarness(options: { spillStore?: SpillStore | false } =
     },
   }
   const services = options.spillStore === false ? {} : { spillStore: options.spillStore ?? store }
-  const harness = await loadHarness({ plugins: [tools], services, logger: silentLogger() })
+  const harness = await loadHarness({
+    plugins: options.mcp === undefined ? [tools] : [tools, mcpPlugin],
+    config: options.mcp === undefined ? {} : { mcp: options.mcp },
+    services,
+    logger: silentLogger(),
+  })
   return { harness, waits, texts }
 }
 
@@ -243,3 +250,26 @@ export function requestMethods(sent: readonly JSONRPCMessage[]): string[] {
 
 /** Polls until `check` holds or `withinMs` passes. */
 export { waitUntil } from '../../../test-support/processes.js'
+
+/**
+ * Counts, from now until the test restores its mocks, the bytes of `memory` (and of every view of it)
+ * that Buffer's indexOf looked at and that Buffer.concat copied: how a reader's work grows with a message.
+ */
+export function countBufferWork(memory: Buffer): { searched: number; copied: number } {
+  const work = { searched: 0, copied: 0 }
+  type IndexOf = (this: Buffer, value: string | number | Uint8Array, offset?: number, encoding?: BufferEncoding) => number
+  const proto = Buffer.prototype as Buffer
+  const indexOf = proto.indexOf as IndexOf
+  const counting: IndexOf = function (value, offset, encoding) {
+    const at = indexOf.call(this, value, offset, encoding)
+    if (this.buffer === memory.buffer) work.searched += (at === -1 ? this.length : at + 1) - (offset ?? 0)
+    return at
+  }
+  vi.spyOn(proto, 'indexOf').mockImplementation(counting as Buffer['indexOf'])
+  const concat = Buffer.concat.bind(Buffer)
+  vi.spyOn(Buffer, 'concat').mockImplementation((list, length) => {
+    for (const part of list) if (part.buffer === memory.buffer) work.copied += part.length
+    return concat(list, length)
+  })
+  return work
+}
