@@ -1,6 +1,6 @@
 // The stdio transport: newline-delimited JSON-RPC over two byte streams, on which no input ends the session.
 import type { Readable, Writable } from 'node:stream'
-import { errorMessage } from '@dsh/core'
+import { errorMessage, escapeHiddenCharacters } from '@dsh/core'
 import { INVALID_REQUEST, PARSE_ERROR, parseJSONRPCMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server'
 import { JsonLineSplitter } from './json-lines.js'
 import { SHAPELESS, shapeOfValue, type MessageShape } from './message-shape.js'
@@ -91,7 +91,9 @@ export class StdioJsonRpcTransport implements Transport {
     try {
       value = JSON.parse(text)
     } catch (error) {
-      return this.#refuse(SHAPELESS, PARSE_ERROR, `Parse error: ${errorMessage(error)}; each line must hold one JSON-RPC message`)
+      // JSON.parse quotes the line it failed on; the quote goes to the host's log, so nothing in it may drive a terminal.
+      const reason = escapeHiddenCharacters(errorMessage(error))
+      return this.#refuse(SHAPELESS, PARSE_ERROR, `Parse error: ${reason}; each line must hold one JSON-RPC message`)
     }
     let message: JSONRPCMessage
     try {

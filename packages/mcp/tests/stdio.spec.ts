@@ -175,6 +175,20 @@ describe('serveMcpStdio given bad input', () => {
     await served.end()
   })
 
+  it('quotes a line that is not JSON in its parse error with its control and bidi characters escaped', async () => {
+    const served = await rawServed()
+    await served.write('\u001b]0;owned\u0007\u202e\n')
+    await served.write(request(2, 'ping'))
+    await served.answer(2)
+    const [refusal] = served.received.filter((message) => 'error' in message)
+    expect(refusal).toEqual(
+      // V8 quotes the line it could not parse; the quote is escaped, whatever V8's wording around it.
+      errorAnswer(null, -32700, /^Parse error: .*\\u001b\]0;owned\\u0007\\u202e.*; each line must hold/),
+    )
+    for (const hidden of ['\u001b', '\u0007', '\u202e']) expect(served.logger.lines.join('\n')).not.toContain(hidden)
+    await served.end()
+  })
+
   it('answers JSON that is no JSON-RPC message with Invalid Request (-32600), with the id of a request and null otherwise', async () => {
     const served = await rawServed()
     await served.write('{"jsonrpc":"2.0","id":7,"method":"ping","params":5}\n')
