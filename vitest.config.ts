@@ -6,7 +6,11 @@ const packages = fileURLToPath(new URL('./packages/', import.meta.url))
 export default defineConfig({
   resolve: {
     // Tests run against each package's TypeScript source, so coverage is measured on src/ and no build is needed.
-    alias: [{ find: /^@dsh\/([a-z-]+)$/, replacement: `${packages}$1/src/index.ts` }],
+    // A subpath export (`@dsh/mcp/plugin`) is the source file of the same name.
+    alias: [
+      { find: /^@dsh\/([a-z-]+)$/, replacement: `${packages}$1/src/index.ts` },
+      { find: /^@dsh\/([a-z-]+)\/([a-z-]+)$/, replacement: `${packages}$1/src/$2.ts` },
+    ],
   },
   test: {
     include: ['packages/*/tests/**/*.spec.ts'],

@@ -10,7 +10,7 @@ afterAll(() => rmSync(spill, { recursive: true, force: true }))
 describe('createDshHarness', () => {
   it('loads the providers before the tools that use them', async () => {
     const harness = await createDshHarness({ config: {} })
-    const order = ['bash-local', 'spill-local', 'fs-local', 'access', 'tool-fs-search', 'tool-fs']
+    const order = ['bash-local', 'spill-local', 'fs-local', 'access', 'tool-fs-search', 'tool-fs', 'mcp']
     expect(DSH_PLUGINS.map((p) => p.name)).toEqual(order)
     expect(harness.plugins).toEqual(order)
     expect(harness.registry.list().map((t) => t.name)).toEqual(['glob', 'grep', 'read'])

@@ -1,5 +1,5 @@
 // `dsh mcp` as an MCP host runs it: the built command, spawned by the official client over stdio.
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -201,6 +201,96 @@ describe('dsh mcp', () => {
     expect(tools.map((t) => t.name)).toEqual(registered.filter((name) => name !== 'grep' && name !== 'glob'))
     expect(server.stderr()).toMatch(/glob and grep are not registered: ripgrep is not runnable in the bash executor/)
     expect(server.errors).toEqual([])
+  })
+})
+
+/**
+ * Spawns `dsh mcp ARGS` spoken to in raw lines, as a broken host would, and initializes it. `answer(id)`
+ * waits for the message it sent with that id; `peakRssBytes()` reads the process's high-water mark.
+ */
+async function rawDshMcp(args: readonly string[]) {
+  const child = spawn(process.execPath, [bin, 'mcp', '--spill-dir', spill, ...args], { cwd: tree, stdio: ['pipe', 'pipe', 'pipe'] })
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+  const received: { id?: unknown; error?: { code: number; message: string }; result?: unknown }[] = []
+  let rest = ''
+  child.stdout.on('data', (chunk: Buffer) => {
+    const lines = (rest + chunk.toString()).split('\n')
+    rest = lines.pop()!
+    for (const line of lines) received.push(JSON.parse(line) as (typeof received)[number])
+  })
+  let stderr = ''
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const write = (data: string | Buffer): Promise<void> => new Promise((resolve) => child.stdin.write(data, () => resolve()))
+  const answer = async (id: unknown) => {
+    const found = () => received.find((message) => message.id === id)
+    expect(await waitUntil(() => found() !== undefined, 20_000), `an answer with id ${JSON.stringify(id)}`).toBe(true)
+    return found()!
+  }
+  const peakRssBytes = () => Number(readFileSync(`/proc/${child.pid}/status`, 'utf8').match(/VmHWM:\s+(\d+) kB/)![1]) * 1024
+  const initialize = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } }
+  await write(`${JSON.stringify({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: initialize })}\n`)
+  await answer('init')
+  await write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+  const end = async () => {
+    child.stdin.end()
+    return exited
+  }
+  return { write, answer, received, stderr: () => stderr, peakRssBytes, end }
+}
+
+describe('dsh mcp given bad input', () => {
+  const ping = (id: unknown) => `${JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' })}\n`
+
+  it('answers a line that is not JSON, a wrongly typed request and one over 4 MiB with errors, and serves on', async () => {
+    const server = await rawDshMcp([])
+    await server.write('{"jsonrpc": "2.0", "id": 1, "method": \n')
+    await server.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri: 5 } })}\n`)
+    const big = {
+      method: 'tools/call',
+      params: { name: 'grep', arguments: { pattern: 'x'.repeat(5 * 1024 * 1024) } },
+      jsonrpc: '2.0',
+      id: 3,
+    }
+    await server.write(`${JSON.stringify(big)}\n`)
+    await server.write(ping(4))
+    expect(await server.answer(4)).toEqual({ jsonrpc: '2.0', id: 4, result: {} })
+    expect(server.received.find((message) => message.id === null)).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: expect.stringMatching(/^Parse error: .*; each line must hold one JSON-RPC message$/) },
+    })
+    expect((await server.answer(2)).error).toEqual({
+      code: -32602,
+      message: expect.stringMatching(/^Invalid params for resources\/read: uri: /),
+    })
+    expect((await server.answer(3)).error).toEqual({
+      code: -32600,
+      message: `Invalid Request: the message is ${JSON.stringify(big).length} bytes, over the limit of 4194304 (mcp.messageMaxBytes); it was dropped unread`,
+    })
+    expect(await server.end()).toBe(0)
+    expect(server.stderr()).toMatch(/^dsh: warning: mcp: refused a message from the client: Parse error: /m)
+  })
+
+  it('drops a 128 MiB message as it arrives, with mcp.messageMaxBytes from --config, its memory growing far less', async () => {
+    const config = configFile('small-messages.json', { mcp: { messageMaxBytes: 65_536 } })
+    const server = await rawDshMcp(['--config', config])
+    await server.write(ping(1))
+    await server.answer(1)
+    const before = server.peakRssBytes()
+    const mib = Buffer.alloc(1024 * 1024, 'x')
+    await server.write('{"jsonrpc":"2.0","method":"tools/call","params":{"name":"grep","arguments":{"pattern":"')
+    for (let i = 0; i < 128; i++) await server.write(mib)
+    await server.write('"}},"id":"huge"}\n')
+    await server.write(ping(2))
+    expect(await server.answer(2)).toEqual({ jsonrpc: '2.0', id: 2, result: {} })
+    expect((await server.answer('huge')).error).toEqual({
+      code: -32600,
+      message: expect.stringContaining('over the limit of 65536 (mcp.messageMaxBytes)'),
+    })
+    // Held whole, the message alone would add 128 MiB; dropped as it passes, the process grows by its
+    // stream's chunks until they are collected.
+    expect(server.peakRssBytes() - before).toBeLessThan(64 * 1024 * 1024)
+    expect(await server.end()).toBe(0)
   })
 })
 

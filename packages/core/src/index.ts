@@ -52,6 +52,7 @@ export {
   type TextRetention,
 } from './retention.js'
 export { configFields, renderConfigCatalog, type ConfigField } from './catalog.js'
+export { cleanUntrustedText, escapeHiddenCharacters } from './untrusted-text.js'
 export type {
   BashRequest,
   BashSpec,

@@ -1,6 +1,13 @@
 // tools/list and tools/call: the session's tools, each call run in the session's cwd under the request's signal.
 import type { ToolRegistry, ToolResult, ToolResultView } from '@dsh/core'
-import { ProtocolError, ProtocolErrorCode, type CallToolResult, type ContentBlock, type Server } from '@modelcontextprotocol/server'
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  specTypeSchemas,
+  type CallToolResult,
+  type ContentBlock,
+  type Server,
+} from '@modelcontextprotocol/server'
 import type { SessionCwd } from './session-cwd.js'
 import type { SpillLinks } from './spill-links.js'
 import { toMcpTool } from './tool-listing.js'
@@ -22,11 +29,16 @@ export interface ToolHandlerDeps {
 
 /**
  * Answers tools/list with the session's listing (deferred tools only once tool_search loaded them) and
- * tools/call; the returned function resolves once every call still running has settled.
+ * tools/call; the returned function resolves once every call still running has settled. A wrongly
+ * typed request is Invalid params (-32602): tools/list names the spec's params schema for it, and the
+ * SDK checks tools/call's params itself (arguments that are no object among them).
  */
 export function registerToolHandlers(server: Server, deps: ToolHandlerDeps): () => Promise<void> {
   const running = new Set<Promise<unknown>>()
-  server.setRequestHandler('tools/list', () => ({ tools: deps.registry.listFor(deps.session).map(toMcpTool) }))
+  const list = { params: specTypeSchemas.PaginatedRequestParams, result: specTypeSchemas.ListToolsResult }
+  server.setRequestHandler('tools/list', list, () => ({
+    tools: deps.registry.listFor(deps.session).map(toMcpTool),
+  }))
   // The SDK runs each request's handler as it arrives, so calls overlap; nothing here serializes them.
   server.setRequestHandler('tools/call', (request, ctx) => {
     const call = callTool(deps, request.params.name, request.params.arguments ?? {}, ctx.mcpReq.signal).then(async (result) => {

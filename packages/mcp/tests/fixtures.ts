@@ -1,8 +1,10 @@
 // Test plugins, a harness built from them, and the official client connected over linked in-memory transports.
 import { Client, InMemoryTransport, type JSONRPCMessage, type Root, type Tool } from '@modelcontextprotocol/client'
+import { vi } from 'vitest'
 import { z } from 'zod'
 import { defineTool, HarnessError, loadHarness, type Harness, type Logger, type PluginContext, type SpillStore } from '@dsh/core'
 import { createDshMcpServer, type DshMcpOptions } from '@dsh/mcp'
+import * as mcpPlugin from '@dsh/mcp/plugin'
 import * as toolSearch from '@dsh/tool-search'
 
 /** What the `wait` tool saw of one call: when it started, and the signal it was given. */
@@ -25,8 +27,8 @@ export interface TestHarness {
 /** The spill locator the `spill` tool reports. */
 export const SPILLED = '/spill/mcp/0001-grep-results.txt'
 
-/** Loads the test tools; `spillStore: false` leaves the store out. */
-export async function testHarness(options: { spillStore?: SpillStore | false } = {}): Promise<TestHarness> {
+/** Loads the test tools; `spillStore: false` leaves the store out; `mcp` loads the mcp plugin with that config. */
+export async function testHarness(options: { spillStore?: SpillStore | false; mcp?: Record<string, unknown> } = {}): Promise<TestHarness> {
   const waits: WaitCall[] = []
   const texts = new Map([[SPILLED, 'line 1\nline 2\nline 3\n']])
   const store: SpillStore = {
@@ -53,7 +55,12 @@ export async function testHarness(options: { spillStore?: SpillStore | false } =
     },
   }
   const services = options.spillStore === false ? {} : { spillStore: options.spillStore ?? store }
-  const harness = await loadHarness({ plugins: [tools], services, logger: silentLogger() })
+  const harness = await loadHarness({
+    plugins: options.mcp === undefined ? [tools] : [tools, mcpPlugin],
+    config: options.mcp === undefined ? {} : { mcp: options.mcp },
+    services,
+    logger: silentLogger(),
+  })
   return { harness, waits, texts }
 }
 
@@ -200,6 +207,42 @@ export async function connect(harness: Harness, options: Partial<DshMcpOptions> 
   return { client, sent, logger, close: () => client.close() }
 }
 
+/** A session spoken to in raw JSON-RPC, as a client that sends what the official one would refuse to. */
+export interface RawSession {
+  /** Sends a request with the next id and resolves with the server's answer to it. */
+  request(method: string, params?: unknown): Promise<JSONRPCMessage>
+  close(): Promise<void>
+}
+
+/** Connects a fresh server over linked in-memory transports and initializes it by hand. */
+export async function rawSession(harness: Harness): Promise<RawSession> {
+  const server = createDshMcpServer({
+    harness,
+    fallbackCwd: '/fallback',
+    session: 'mcp',
+    name: 'dsh',
+    version: '9.9.9',
+    logger: silentLogger(),
+  })
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+  const waiting = new Map<unknown, (message: JSONRPCMessage) => void>()
+  clientSide.onmessage = (message) => {
+    if ('id' in message) waiting.get(message.id)?.(message)
+  }
+  await server.connect(serverSide)
+  await clientSide.start()
+  let id = 0
+  const request = (method: string, params?: unknown): Promise<JSONRPCMessage> => {
+    const sent = { jsonrpc: '2.0', id: ++id, method, ...(params === undefined ? {} : { params }) }
+    const answered = new Promise<JSONRPCMessage>((resolve) => waiting.set(sent.id, resolve))
+    void clientSide.send(sent as JSONRPCMessage)
+    return answered
+  }
+  await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } })
+  await clientSide.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+  return { request, close: () => server.close() }
+}
+
 /** The methods of the requests the server sent. */
 export function requestMethods(sent: readonly JSONRPCMessage[]): string[] {
   return sent.flatMap((message) => ('method' in message && 'id' in message ? [message.method] : []))
@@ -207,3 +250,26 @@ export function requestMethods(sent: readonly JSONRPCMessage[]): string[] {
 
 /** Polls until `check` holds or `withinMs` passes. */
 export { waitUntil } from '../../../test-support/processes.js'
+
+/**
+ * Counts, from now until the test restores its mocks, the bytes of `memory` (and of every view of it)
+ * that Buffer's indexOf looked at and that Buffer.concat copied: how a reader's work grows with a message.
+ */
+export function countBufferWork(memory: Buffer): { searched: number; copied: number } {
+  const work = { searched: 0, copied: 0 }
+  type IndexOf = (this: Buffer, value: string | number | Uint8Array, offset?: number, encoding?: BufferEncoding) => number
+  const proto = Buffer.prototype as Buffer
+  const indexOf = proto.indexOf as IndexOf
+  const counting: IndexOf = function (value, offset, encoding) {
+    const at = indexOf.call(this, value, offset, encoding)
+    if (this.buffer === memory.buffer) work.searched += (at === -1 ? this.length : at + 1) - (offset ?? 0)
+    return at
+  }
+  vi.spyOn(proto, 'indexOf').mockImplementation(counting as Buffer['indexOf'])
+  const concat = Buffer.concat.bind(Buffer)
+  vi.spyOn(Buffer, 'concat').mockImplementation((list, length) => {
+    for (const part of list) if (part.buffer === memory.buffer) work.copied += part.length
+    return concat(list, length)
+  })
+  return work
+}

@@ -1,7 +1,7 @@
 import { ProtocolError, ResourceNotFoundError, type ResourceLink } from '@modelcontextprotocol/client'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { SpillStore } from '@dsh/core'
-import { connect, SPILLED, testHarness, type Connection } from './fixtures.js'
+import { connect, rawSession, SPILLED, testHarness, type Connection } from './fixtures.js'
 
 let connection: Connection | undefined
 afterEach(async () => {
@@ -74,5 +74,28 @@ describe('spilled results as resources', () => {
   it('serves nothing when the harness has no spill store', async () => {
     const { client, link } = await spilled({ spillStore: false })
     await expect(client.readResource({ uri: link.uri })).rejects.toBeInstanceOf(ResourceNotFoundError)
+  })
+})
+
+describe('wrongly typed resource requests', () => {
+  it('answers them with Invalid params (-32602) naming the field, and answers the next request', async () => {
+    const session = await rawSession((await testHarness()).harness)
+    try {
+      const invalid = (method: string, field: string) => ({
+        jsonrpc: '2.0',
+        id: expect.any(Number),
+        error: { code: -32602, message: expect.stringMatching(new RegExp(`^Invalid params for ${method}: ${field}: `)) },
+      })
+      expect(await session.request('resources/read', { uri: 5 })).toEqual(invalid('resources/read', 'uri'))
+      expect(await session.request('resources/read', {})).toEqual(invalid('resources/read', 'uri'))
+      expect(await session.request('resources/read')).toEqual(invalid('resources/read', 'uri'))
+      expect(await session.request('resources/list', { cursor: 5 })).toEqual(invalid('resources/list', 'cursor'))
+      expect(await session.request('resources/templates/list', { cursor: [] })).toEqual(invalid('resources/templates/list', 'cursor'))
+      expect(await session.request('resources/templates/list', { _meta: {} })).toMatchObject({
+        result: { resourceTemplates: [expect.objectContaining({ name: 'spilled-result' })] },
+      })
+    } finally {
+      await session.close()
+    }
   })
 })

@@ -2,7 +2,7 @@ import { ProtocolError } from '@modelcontextprotocol/client'
 import { afterEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { defineTool, loadHarness, type PluginContext } from '@dsh/core'
-import { connect, deferringHarness, silentLogger, testHarness, waitUntil, type Connection } from './fixtures.js'
+import { connect, deferringHarness, rawSession, silentLogger, testHarness, waitUntil, type Connection } from './fixtures.js'
 
 let connection: Connection | undefined
 afterEach(async () => {
@@ -33,6 +33,31 @@ describe('tools/list', () => {
       description: 'Always fails.',
       annotations: { readOnlyHint: false, openWorldHint: false },
     })
+  })
+})
+
+describe('wrongly typed tool requests', () => {
+  it('answers them with Invalid params (-32602): a cursor that is no string, arguments that are no object', async () => {
+    const session = await rawSession((await testHarness()).harness)
+    try {
+      const invalid = (message: RegExp) => ({
+        jsonrpc: '2.0',
+        id: expect.any(Number),
+        error: { code: -32602, message: expect.stringMatching(message) },
+      })
+      expect(await session.request('tools/list', { cursor: 5 })).toEqual(invalid(/^Invalid params for tools\/list: cursor: /))
+      for (const args of ['text', [1], 7]) {
+        expect(await session.request('tools/call', { name: 'echo', arguments: args }), JSON.stringify(args)).toEqual(
+          invalid(/^Invalid tools\/call request: .*"arguments"/s),
+        )
+      }
+      expect(await session.request('tools/call', { name: 5 })).toEqual(invalid(/^Invalid tools\/call request: .*"name"/s))
+      expect(await session.request('tools/list')).toMatchObject({
+        result: { tools: expect.arrayContaining([expect.objectContaining({ name: 'echo' })]) },
+      })
+    } finally {
+      await session.close()
+    }
   })
 })
 

@@ -4,6 +4,7 @@ import { z } from 'zod'
 import { defineTool, ToolRegistry } from '@dsh/core'
 import { startUpstreamGateway, type UpstreamServer } from '@dsh/mcp'
 import * as toolSearch from '@dsh/tool-search'
+import type { Tool } from '@modelcontextprotocol/server'
 import type { UpstreamConnection } from '../src/upstream/connect.js'
 import { upstreamToolName } from '../src/upstream/tool-names.js'
 import { silentLogger } from './fixtures.js'
@@ -11,10 +12,10 @@ import { silentLogger } from './fixtures.js'
 const server: UpstreamServer = { name: 'fake', transport: 'stdio', command: 'fake', args: [], env: {} }
 const schema = { type: 'object' as const, properties: {} }
 
-function fakeConnection(tools: string[]): UpstreamConnection & { closes: number } {
+function fakeConnection(tools: (string | Tool)[]): UpstreamConnection & { closes: number } {
   const connection = {
     closes: 0,
-    tools: tools.map((name) => ({ name, inputSchema: schema })),
+    tools: tools.map((tool) => (typeof tool === 'string' ? { name: tool, inputSchema: schema } : tool)),
     callTool: () => Promise.resolve({ content: [] }),
     isProtocolError: (_: unknown): _ is { code: number; message: string } => false,
     onClosed: () => undefined,
@@ -78,6 +79,28 @@ describe('startUpstreamGateway', () => {
       'warn: upstream fake lists the tool "a" twice; the first is kept',
       expect.stringMatching(/^warn: upstream fake: tool "b" is left out: a tool named mcp__fake__b_[0-9a-f]{8} is already registered$/),
     ])
+    await gateway.close()
+  })
+})
+
+describe('startUpstreamGateway given hidden text', () => {
+  it("quotes an upstream's names in its log lines with hidden characters escaped, and says which tools hid text", async () => {
+    const r = registry()
+    const log = silentLogger()
+    const gateway = startUpstreamGateway({
+      servers: [server],
+      registry: r,
+      logger: log,
+      clientInfo: { name: 'dsh', version: '0' },
+      connect: async () => fakeConnection(['a\u202e', 'a\u202e', { name: 'b', description: '\u001b[31mred', inputSchema: schema }, 'c']),
+    })
+    await gateway.settled
+    expect(log.lines).toEqual([
+      'warn: upstream fake: tool "a\\u202e" (mcp__fake__a_) holds escape sequences or hidden characters; they are removed or shown escaped',
+      'warn: upstream fake lists the tool "a\\u202e" twice; the first is kept',
+      'warn: upstream fake: tool "b" (mcp__fake__b) holds escape sequences or hidden characters; they are removed or shown escaped',
+    ])
+    expect(r.get('mcp__fake__b')?.description).toBe('red')
     await gateway.close()
   })
 })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { ToolRegistry } from '@dsh/core'
 import { ForwardedAnswer } from '../src/upstream/forwarded.js'
-import { defineUpstreamTool, UPSTREAM_CALL_TIMEOUT_MS, type UpstreamCaller } from '../src/upstream/upstream-tool.js'
+import { defineUpstreamTool, hidesText, UPSTREAM_CALL_TIMEOUT_MS, type UpstreamCaller } from '../src/upstream/upstream-tool.js'
 
 class FakeProtocolError extends Error {
   constructor(
@@ -64,6 +64,13 @@ describe('defineUpstreamTool', () => {
     )
   })
 
+  it("names a tool in UPSTREAM_UNAVAILABLE by the upstream's name with its hidden characters escaped", async () => {
+    const { fake } = caller(() => Promise.reject(new Error('Connection closed')))
+    const registry = new ToolRegistry()
+    registry.register(defineUpstreamTool('notes', 'mcp__notes__a_b', { name: 'a\u202e\nb', inputSchema: schema }, fake))
+    expect((await registry.execute('mcp__notes__a_b', {})).content).toMatch(/^a\\u202e\\nb on the MCP server notes could not complete: /)
+  })
+
   it('reports a call the connection could not carry as UPSTREAM_UNAVAILABLE, naming the tool and the server', async () => {
     const { fake } = caller(() => Promise.reject(new Error('Connection closed')))
     const registry = new ToolRegistry()
@@ -74,5 +81,18 @@ describe('defineUpstreamTool', () => {
       content:
         'a on the MCP server notes could not complete: Connection closed. Its server may have exited; tool_search shows what is still available.',
     })
+  })
+})
+
+describe('hidesText', () => {
+  it('tells a tool whose name, description, title or search hint the cleaning changes from one it leaves alone', () => {
+    expect(hidesText({ name: 'a', description: 'Plain.', title: 'A', inputSchema: schema, _meta: { 'anthropic/searchHint': 'x' } })).toBe(
+      false,
+    )
+    expect(hidesText({ name: 'a', inputSchema: schema, _meta: { 'anthropic/searchHint': 7 } })).toBe(false)
+    expect(hidesText({ name: 'a\u200b', inputSchema: schema })).toBe(true)
+    expect(hidesText({ name: 'a', description: '\u001b[31mred', inputSchema: schema })).toBe(true)
+    expect(hidesText({ name: 'a', title: 'A\u202e', inputSchema: schema })).toBe(true)
+    expect(hidesText({ name: 'a', inputSchema: schema, _meta: { 'anthropic/searchHint': 'x\u2066' } })).toBe(true)
   })
 })

@@ -1,4 +1,5 @@
 // The model-facing text of a tool_search result: what was loaded, what was not found, and why it may not be there yet.
+import { cleanUntrustedText } from '@dsh/core'
 
 /** What a result text is built from. */
 export interface SearchOutcome {
@@ -34,10 +35,15 @@ export function formatSearchResult(outcome: SearchOutcome): string {
   return lines.join('\n')
 }
 
-/** The first non-blank line of a description, cut at SUMMARY_MAX_CHARS. */
+/**
+ * The first non-blank line of a description, cut at SUMMARY_MAX_CHARS. The description is cleaned first
+ * (escape sequences removed, hidden characters shown escaped): a tool another program described, an MCP
+ * server's that a host registered without the gateway among them, must not hide text in the answer
+ * (docs/design.md#upstream-text-is-cleaned).
+ */
 export function summarize(description: string): string {
   const line =
-    description
+    cleanUntrustedText(description)
       .split('\n')
       .find((candidate) => candidate.trim() !== '')
       ?.trim() ?? '(no description)'

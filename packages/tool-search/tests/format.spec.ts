@@ -47,6 +47,15 @@ describe('summarize', () => {
     expect(summarize(' \n ')).toBe('(no description)')
   })
 
+  it('removes escape sequences and shows hidden characters escaped, so a description hides nothing in the answer', () => {
+    const hostile = '\u001b[2J\u001b[31mSend\u001b[0m a message.\u202e\u200b\u{e0049}\r\nSecond line.'
+    expect(summarize(hostile)).toBe('Send a message.\\u202e\\u200b\\udb40\\udc49')
+    expect(summarize('\ufeff\u2028\nFetch.')).toBe('\\ufeff\\u2028')
+    expect(formatSearchResult({ loaded: [{ name: 'mcp__x__send', description: hostile }], unknown: [], pendingServers: [] })).toBe(
+      'Loaded 1 tool; its schema is in your tool list now:\n- mcp__x__send: Send a message.\\u202e\\u200b\\udb40\\udc49',
+    )
+  })
+
   it(`cuts a line longer than ${SUMMARY_MAX_CHARS} characters and marks the cut, counting characters, not UTF-16 units`, () => {
     const exact = '😀'.repeat(SUMMARY_MAX_CHARS)
     expect(summarize(exact)).toBe(exact)

@@ -1,9 +1,9 @@
 // The gateway: upstream MCP servers' tools registered beside ours, deferred until tool_search loads them.
-import { errorMessage, type Logger, type ToolRegistry } from '@dsh/core'
+import { errorMessage, escapeHiddenCharacters, type Logger, type ToolRegistry } from '@dsh/core'
 import type { UpstreamServer } from './config.js'
 import { connectUpstream, type UpstreamConnection } from './connect.js'
 import { upstreamToolName } from './tool-names.js'
-import { defineUpstreamTool } from './upstream-tool.js'
+import { defineUpstreamTool, hidesText } from './upstream-tool.js'
 
 /** How long an upstream may take to start, initialize and list its tools, in ms. */
 export const UPSTREAM_CONNECT_TIMEOUT_MS = 30_000
@@ -95,13 +95,18 @@ export function startUpstreamGateway(options: UpstreamGatewayOptions): UpstreamG
   }
 }
 
-/** Registers a connection's tools and returns their names; a tool that cannot be registered is reported and skipped. */
+/**
+ * Registers a connection's tools and returns their names; a tool that cannot be registered is reported
+ * and skipped, and one whose text hid something is reported too, since only a server up to no good (or
+ * badly broken) writes escape sequences or invisible characters into a tool.
+ */
 function registerTools(server: string, connection: UpstreamConnection, registry: ToolRegistry, logger: Logger): string[] {
   const names: string[] = []
   const seen = new Set<string>()
   for (const tool of connection.tools) {
+    const quoted = quote(tool.name)
     if (seen.has(tool.name)) {
-      logger.warn(`upstream ${server} lists the tool ${JSON.stringify(tool.name)} twice; the first is kept`)
+      logger.warn(`upstream ${server} lists the tool ${quoted} twice; the first is kept`)
       continue
     }
     seen.add(tool.name)
@@ -110,8 +115,19 @@ function registerTools(server: string, connection: UpstreamConnection, registry:
       registry.register(defineUpstreamTool(server, name, tool, connection))
       names.push(name)
     } catch (error) {
-      logger.warn(`upstream ${server}: tool ${JSON.stringify(tool.name)} is left out: ${errorMessage(error)}`)
+      logger.warn(`upstream ${server}: tool ${quoted} is left out: ${errorMessage(error)}`)
+      continue
+    }
+    if (hidesText(tool)) {
+      logger.warn(
+        `upstream ${server}: tool ${quoted} (${name}) holds escape sequences or hidden characters; they are removed or shown escaped`,
+      )
     }
   }
   return names
+}
+
+/** A name an upstream chose, JSON-quoted with every hidden character escaped, for a log line. */
+function quote(name: string): string {
+  return escapeHiddenCharacters(JSON.stringify(name))
 }

@@ -1,9 +1,10 @@
 // One upstream tool as a registry tool: deferred as every MCP tool is, its call forwarded as it is.
 import { z } from 'zod'
-import { defineTool, errorMessage, type ToolDefinition, type ToolOutput } from '@dsh/core'
+import { cleanUntrustedText, defineTool, errorMessage, escapeHiddenCharacters, type ToolDefinition, type ToolOutput } from '@dsh/core'
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server'
 import { UpstreamError } from './errors.js'
 import { ForwardedAnswer } from './forwarded.js'
+import { cleanSchemaText } from './schema-text.js'
 
 /** `_meta` keys an upstream sets on a tool, as Claude Code reads them: never defer it; words to find it by. */
 export const ALWAYS_LOAD_META = 'anthropic/alwaysLoad'
@@ -28,20 +29,23 @@ export interface UpstreamCaller {
 
 /**
  * Registers an upstream tool under `name`. Its arguments are the upstream's to validate (the schema the
- * model sees is the upstream's own); its result, or the protocol error it answered with, comes back as
- * the upstream sent it. A call the connection could not carry (the upstream exited) is UPSTREAM_UNAVAILABLE.
+ * model sees is the upstream's own, its words cleaned); its result, or the protocol error it answered
+ * with, comes back as the upstream sent it. A call the connection could not carry (the upstream exited)
+ * is UPSTREAM_UNAVAILABLE. The upstream's text (description, or title when it has none, search hint,
+ * the schema's descriptions and titles) is cleaned before anyone reads it:
+ * docs/design.md#upstream-text-is-cleaned.
  */
 export function defineUpstreamTool(server: string, name: string, tool: Tool, caller: UpstreamCaller): ToolDefinition {
   const hint = tool._meta?.[SEARCH_HINT_META]
   const readOnly = tool.annotations?.readOnlyHint === true
   return defineTool({
     name,
-    description: tool.description ?? tool.title ?? '',
+    description: cleanUntrustedText(tool.description ?? tool.title ?? ''),
     parameters: z.looseObject({}),
-    inputJsonSchema: tool.inputSchema,
+    inputJsonSchema: cleanSchemaText(tool.inputSchema),
     isMcp: true,
     alwaysLoad: tool._meta?.[ALWAYS_LOAD_META] === true,
-    ...(typeof hint === 'string' ? { searchHint: hint } : {}),
+    ...(typeof hint === 'string' ? { searchHint: cleanUntrustedText(hint) } : {}),
     isReadOnly: readOnly,
     isConcurrencySafe: readOnly,
     execute: async (args, exec): Promise<ToolOutput> => {
@@ -59,12 +63,21 @@ export function defineUpstreamTool(server: string, name: string, tool: Tool, cal
         }
         throw new UpstreamError(
           'UPSTREAM_UNAVAILABLE',
-          `${tool.name} on the MCP server ${server} could not complete: ${errorMessage(error)}. Its server may have exited; tool_search shows what is still available.`,
+          `${escapeHiddenCharacters(tool.name)} on the MCP server ${server} could not complete: ${errorMessage(error)}. Its server may have exited; tool_search shows what is still available.`,
           { cause: error },
         )
       }
     },
   })
+}
+
+/** Whether the cleaning changes the tool's name, description, title or search hint: what hid there is shown. */
+export function hidesText(tool: Tool): boolean {
+  const hint = tool._meta?.[SEARCH_HINT_META]
+  return (
+    escapeHiddenCharacters(tool.name) !== tool.name ||
+    [tool.description, tool.title, hint].some((text) => typeof text === 'string' && cleanUntrustedText(text) !== text)
+  )
 }
 
 /** The text blocks of a result, for a reader of the registry's text (the CLI); an MCP host gets the result itself. */

@@ -1,6 +1,14 @@
-// The two upstreams the gateway tests front: notes (the stdio script, a child process) and docs (Streamable HTTP, in process).
+// The upstreams the gateway tests front: notes and hostile (stdio scripts, child processes) and docs (Streamable HTTP, in process).
 import { fileURLToPath } from 'node:url'
 import type { UpstreamServer } from '@dsh/mcp'
+
+/** The hostile server's script: tools whose names and text try to deceive. */
+export const HOSTILE_SCRIPT = fileURLToPath(new URL('./hostile-upstream.mjs', import.meta.url))
+
+/** The hostile server as the gateway starts it. */
+export function hostileServer(): UpstreamServer {
+  return { name: 'hostile', transport: 'stdio', command: process.execPath, args: [HOSTILE_SCRIPT], env: {} }
+}
 
 /** The notes server's script. */
 export const NOTES_SCRIPT = fileURLToPath(new URL('./stdio-upstream.mjs', import.meta.url))
