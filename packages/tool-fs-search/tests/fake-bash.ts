@@ -137,7 +137,8 @@ export function statRecords(...records: [mtime: string, name: string][]): string
 
 /** True for a load-time probe's script (the rg probe or the mtime helper probe). */
 export function isProbe(command: string): boolean {
-  return command.startsWith('dsh_lookup()')
+  // The link scan and the window script look their programs up the same way, but are a search's own runs.
+  return command.startsWith('dsh_lookup()') && !isLinkScan(command) && !command.includes('dsh_grep=$dsh_path')
 }
 
 /** True for a probe that resolves glob's mtime helpers: its own, or the joint one that also probes rg. */

@@ -6,6 +6,7 @@ import { SearchError } from '../errors.js'
 import { escapeLineControls } from '../common/escape-controls.js'
 import type { SearchContext } from '../common/context.js'
 import { runSearchCommand } from '../common/run.js'
+import { LOOKUP } from '../probe/script.js'
 import { shellCommand } from '../common/shell-quote.js'
 import type { ShownFile, ShownMatches } from './matches.js'
 import { CONTEXT, CUT, ESCAPED, MARK, markOf, WINDOW } from './records.js'
@@ -122,7 +123,7 @@ function lineOf(matches: ShownMatches, record: number): number {
  */
 export function buildWindowCommand(files: readonly string[], wanted: readonly Wanted[], search: WindowSearch): string {
   const lead = Math.floor(search.maxLineBytes / 4)
-  return files
+  const script = files
     .map((file, index) => {
       const lines = new Set<number>()
       for (const want of wanted) {
@@ -147,14 +148,16 @@ export function buildWindowCommand(files: readonly string[], wanted: readonly Wa
         '--',
         file,
       ])
-      const only = shellCommand(['grep', '-E', `^(${[...lines].join('|')}):`])
+      const only = `"$dsh_grep" ${shellCommand(['-E', `^(${[...lines].join('|')}):`])}`
       return [
         `${rg} </dev/null | ${only} | while IFS=: read -r n c o r; do`,
         `s=$((o + c - 1 - ${lead})); [ "$s" -ge "$o" ] || s=$o; echo "W ${index} $n $c $o $s"`,
-        `od -An -v -tx1 -j "$s" -N ${search.maxLineBytes} -- ${shellCommand([file])}; done`,
+        `"$dsh_od" -An -v -tx1 -j "$s" -N ${search.maxLineBytes} -- ${shellCommand([file])}; done`,
       ].join('\n')
     })
     .join('\n')
+  // grep and od by absolute path, as the probes look programs up: a `.` PATH entry is the searched tree.
+  return [LOOKUP, 'dsh_lookup grep || exit 127; dsh_grep=$dsh_path', 'dsh_lookup od || exit 127; dsh_od=$dsh_path', script].join('\n')
 }
 
 /** The windows the script printed, by `file:line`; a malformed block is skipped. */

@@ -1,5 +1,5 @@
 // A long line's window against the real rg: the page shows the part around the first match, in both profiles.
-import { writeFileSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Harness } from '@dsh/core'
@@ -109,5 +109,19 @@ describe('a long line shows its first match (claude-code Grep)', () => {
     )
     expect(rowOf(content, 1)).toBe(`Line 1 (cut; columns 2501-3005): ${'x'.repeat(500)}START`)
     expect(rowOf(content, 2)).toBe(`Line 2 (cut): ${'y'.repeat(2000)}`)
+  })
+})
+
+describe("the window script runs no program of the tree's", () => {
+  it('looks grep and od up by absolute path, so a "." PATH entry cannot run the tree\'s own', async () => {
+    const trapped = scratchDir('windows-trap')
+    writeFileSync(join(trapped, 'min.js'), `${longLine(100_000, 40_000)}\n`)
+    for (const name of ['grep', 'od'])
+      writeFileSync(join(trapped, name), `#!/bin/sh\ntouch '${join(trapped, `ran-${name}`)}'\n`, { mode: 0o755 })
+    const harness = await loadRealHarness({ spillRoot: scratchDir('spill-trap'), bash: { envSet: { PATH: `.:${process.env.PATH}` } } })
+    const result = await callTool(harness, 'grep', { pattern: 'NEEDLE' }, trapped)
+    expect(rowOf(result.content, 1)).toMatch(/^Line 1 \(cut; columns \d+-\d+\): a+NEEDLEa+$/)
+    expect(existsSync(join(trapped, 'ran-grep'))).toBe(false)
+    expect(existsSync(join(trapped, 'ran-od'))).toBe(false)
   })
 })

@@ -130,12 +130,12 @@ describe('buildWindowCommand', () => {
       patternFlags: ['--ignore-case'],
       multiline: true,
     })
-    expect(command).toContain(`--ignore-case -e '-$(rm -rf x)'\\''' -- '/r/-a'\\''$(id)\nb' </dev/null | grep -E '^(1|3|2):'`)
-    expect(command).toContain(`grep -E '^(7|6):'`)
-    expect(command).toContain(`od -An -v -tx1 -j "$s" -N 8 -- /r/c; done`)
+    expect(command).toContain(`--ignore-case -e '-$(rm -rf x)'\\''' -- '/r/-a'\\''$(id)\nb' </dev/null | "$dsh_grep" -E '^(1|3|2):'`)
+    expect(command).toContain(`"$dsh_grep" -E '^(7|6):'`)
+    expect(command).toContain(`"$dsh_od" -An -v -tx1 -j "$s" -N 8 -- /r/c; done`)
     expect(command).toContain('s=$((o + c - 1 - 2)); [ "$s" -ge "$o" ] || s=$o; echo "W 1 $n $c $o $s"')
     expect(buildWindowCommand(['/r/a'], [{ file: 0, line: 4, record: 0 }], SEARCH)).toContain(
-      `'--encoding=none' -e x -- /r/a </dev/null | grep -E '^(4):'`,
+      `'--encoding=none' -e x -- /r/a </dev/null | "$dsh_grep" -E '^(4):'`,
     )
   })
 })
@@ -182,7 +182,7 @@ describe('showWindows', () => {
     })
     const { changed, bash } = await run(matches, () => ({ stdout: block(0, 2, 21, 10, 28, 'bbNEEDLE') }))
     expect(changed).toBe(true)
-    expect(bash.specs[0]!.command).toContain(`grep -E '^(1|2):'`)
+    expect(bash.specs[0]!.command).toContain(`"$dsh_grep" -E '^(1|2):'`)
     expect(listMatches(matches).map((m) => m.line)).toEqual(['aaaaaaaa', 'bbNEEDLE', 'cccccccc'])
     // The window is in the spill's rows too.
     expect(Buffer.concat([...groupBlocks(matches)]).toString()).toContain('Line 2 (cut; columns 19-26): bbNEEDLE')
