@@ -143,10 +143,10 @@ describe('--format json', () => {
       { path: 'sub/b.txt', matches: [{ lineNumber: 1, line: 'needle two' }] },
       { path: 'sub/d.md', matches: [{ lineNumber: 1, line: 'needle four' }] },
     ]
-    expect(printed.meta).toEqual({ shape: 'matches', files, truncated: false, total: 2 })
-    expect(printed.view).toEqual({ card: 'search', shape: 'matches', files, truncated: false, total: 2 })
+    expect(printed.meta).toEqual({ shape: 'matches', files, truncated: false, total: 2, incomplete: false })
+    expect(printed.view).toEqual({ card: 'search', shape: 'matches', files, truncated: false, total: 2, incomplete: false })
     const globbed = JSON.parse((await run(['glob', '*.md', 'sub', '--format', 'json'])).stdout) as Record<string, unknown>
-    expect(globbed.view).toEqual({ card: 'search', shape: 'paths', paths: ['sub/d.md'], truncated: false, total: 1 })
+    expect(globbed.view).toEqual({ card: 'search', shape: 'paths', paths: ['sub/d.md'], truncated: false, total: 1, incomplete: false })
   })
 
   it('has no view for a tool without a card', async () => {

@@ -134,6 +134,7 @@ describe('dsh mcp', () => {
       files: [{ path: 'a.txt', matches: [1, 2, 3].map((n) => ({ lineNumber: n, line: `needle ${n}` })) }],
       truncated: true,
       total: 5,
+      incomplete: false,
     })
     const { tools } = await client.listTools()
     expect(tools.find((t) => t.name === 'grep')?.outputSchema).toMatchObject({

@@ -202,6 +202,7 @@ describe('a tool with a result view', () => {
             paths: ['a', 'b'].slice(0, Number((result.meta as { n: number }).n)),
             truncated: false,
             total: 2,
+            incomplete: false,
           },
     resultViewSchema: {
       type: 'object',
@@ -229,7 +230,7 @@ describe('a tool with a result view', () => {
     expect(result).toEqual({
       content: [{ type: 'text', text: '1 paths' }],
       isError: false,
-      structuredContent: { card: 'search', shape: 'paths', paths: ['a'], truncated: false, total: 2 },
+      structuredContent: { card: 'search', shape: 'paths', paths: ['a'], truncated: false, total: 2, incomplete: false },
     })
   })
 

@@ -49,6 +49,7 @@ export async function executeGlob(ctx: GlobContext, args: GlobArgs, exec: ToolEx
     ? await saveFormattedResult(ctx.spillStore(), exec, () => pathBlocks(listing, order, display), 'glob-results.txt')
     : undefined
   let paths: string[] | undefined
+  const incomplete = [...listGaps(gaps.rg), ...gaps.unstatted]
   return {
     content: formatGlobPage(retained, spill, { gaps, stderrCut: run.stderr.truncated, lossy: shown.lossy }),
     value: {
@@ -58,10 +59,10 @@ export async function executeGlob(ctx: GlobContext, args: GlobArgs, exec: ToolEx
       },
       total: shown.count,
       truncated: retained.truncated,
-      incomplete: [...listGaps(gaps.rg), ...gaps.unstatted],
+      incomplete,
     } satisfies GlobValue,
     // A nested dispatch has no UI to show a card (docs/design.md#the-search-card).
-    ...(exec.nested === true ? {} : { presentationMeta: globSearchMeta(retained, ctx.config.searchMetaMaxBytes) }),
+    ...(exec.nested === true ? {} : { presentationMeta: globSearchMeta(retained, ctx.config.searchMetaMaxBytes, incomplete.length > 0) }),
     ...(spill?.saved === true ? { spilledTo: spill.locator } : {}),
   }
 }

@@ -70,6 +70,7 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
     ? await saveFormattedResult(ctx.spillStore(), exec, () => grepSpillBlocks(matches, notes), 'grep-results.txt')
     : undefined
   let listed: GrepMatch[] | undefined
+  const gaps = listGaps(incomplete)
   return {
     content: formatGrepPage(retained, spill, notes),
     value: {
@@ -78,10 +79,10 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
       },
       total: retained.total,
       truncated: retained.truncated,
-      incomplete: listGaps(incomplete),
+      incomplete: gaps,
     },
     // A nested dispatch has no UI to show a card (docs/design.md#the-search-card).
-    ...(exec.nested === true ? {} : { presentationMeta: grepSearchMeta(retained, config.searchMetaMaxBytes) }),
+    ...(exec.nested === true ? {} : { presentationMeta: grepSearchMeta(retained, config.searchMetaMaxBytes, gaps.length > 0) }),
     ...(spill?.saved === true ? { spilledTo: spill.locator } : {}),
   }
 }
