@@ -8,9 +8,10 @@ import { nameDisplay } from '../common/display-path.js'
 import { listGaps } from '../common/exit-2.js'
 import { runSearchCommand } from '../common/run.js'
 import { saveFormattedResult } from '../common/spill.js'
+import { incompleteEntries } from '../common/timeout.js'
 import type { GlobValue } from '../values.js'
 import { GlobArgs } from './args.js'
-import { classifyGlobRun } from './classify.js'
+import { classifyGlobRun, timedOutGlobGaps } from './classify.js'
 import { buildGlobCommand, type MtimeLister } from './command.js'
 import { GlobListingParser } from './listing.js'
 import { sortNewestFirst } from './order.js'
@@ -34,13 +35,15 @@ export async function executeGlob(ctx: GlobContext, args: GlobArgs, exec: ToolEx
   const excludes = await searchExclusions(ctx.access(), root, exec)
   const command = buildGlobCommand({ rg: ctx.rg, lister: ctx.lister, root, glob, excludes })
   const parser = new GlobListingParser(ctx.config.rawOutputMaxBytes)
-  const { run, workdir } = await runSearchCommand(ctx, exec, {
+  const { run, workdir, timedOut } = await runSearchCommand(ctx, exec, {
     command,
-    narrow: 'pattern, path',
+    narrow: 'pattern or path',
     stdoutSink: (chunk) => parser.push(chunk),
+    onTimeout: 'partial',
   })
-  const gaps = classifyGlobRun(parser.captured(run), { workdir, root, lister: ctx.lister })
-  const listing = parser.finish()
+  // A listing stopped at its time limit is sorted and paged as it stands (docs/design.md#a-timeout-returns-what-was-found).
+  const gaps = timedOut === undefined ? classifyGlobRun(parser.captured(run), { workdir, root, lister: ctx.lister }) : timedOutGlobGaps(run)
+  const listing = timedOut === undefined ? parser.finish() : parser.finishStopped()
   const order = sortNewestFirst(listing)
   const display = nameDisplay(workdir, path.resolve(workdir, root))
   const shown = showPaths(listing, order, display)
@@ -49,9 +52,9 @@ export async function executeGlob(ctx: GlobContext, args: GlobArgs, exec: ToolEx
     ? await saveFormattedResult(ctx.spillStore(), exec, () => pathBlocks(listing, order, display), 'glob-results.txt')
     : undefined
   let paths: string[] | undefined
-  const incomplete = [...listGaps(gaps.rg), ...gaps.unstatted]
+  const incomplete = incompleteEntries(timedOut, [...listGaps(gaps.rg), ...gaps.unstatted])
   return {
-    content: formatGlobPage(retained, spill, { gaps, stderrCut: run.stderr.truncated, lossy: shown.lossy }),
+    content: formatGlobPage(retained, spill, { timedOut, gaps, stderrCut: run.stderr.truncated, lossy: shown.lossy }),
     value: {
       // Every path as a string only when a host reads them.
       get paths(): string[] {

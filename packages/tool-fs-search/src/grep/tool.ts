@@ -5,16 +5,17 @@ import { GREP_DESCRIPTION } from '../prompts.js'
 import { searchExclusions } from '../common/access.js'
 import { TIMEOUT_BACKSTOP_MS, type SearchContext } from '../common/context.js'
 import { displayFrom, explicitPath } from '../common/display-path.js'
-import { listGaps } from '../common/exit-2.js'
+import { listGaps, type SearchGaps } from '../common/exit-2.js'
 import { runSearchCommand } from '../common/run.js'
 import { saveFormattedResult } from '../common/spill.js'
+import { incompleteEntries, timedOutGaps } from '../common/timeout.js'
 import { GrepArgs } from './args.js'
 import { assertGrepRan, partialSearchErrors } from './classify.js'
 import { buildGrepCommand } from './command.js'
 import { planInclude } from './include.js'
 import { listMatches, recordsOf, showMatches } from './matches.js'
 import { formatGrepPage, grepSpillBlocks, type GrepNotes } from './page.js'
-import { RgOutputParser, type GrepMatch } from './parse.js'
+import { RgOutputParser, type GrepMatch, type ParsedOutput } from './parse.js'
 import { grepSearchMeta, MATCHES_VIEW_SCHEMA, presentGrepResult } from '../presentation.js'
 import { retainGrepMatches, type RetainedGrep } from './retain.js'
 import { showWindows } from './windows.js'
@@ -32,15 +33,24 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
   const excludes = await searchExclusions(ctx.access(), target, exec)
   const command = buildGrepCommand({ rg: ctx.rg, pattern: args.pattern, target, plan, excludes, maxLineBytes: config.grepMaxLineBytes })
   const parser = new RgOutputParser(config.grepMaxLineBytes, config.rawOutputMaxBytes, { fileTarget: explicitPath(target) })
-  const { run, workdir } = await runSearchCommand(ctx, exec, {
+  const { run, workdir, timedOut } = await runSearchCommand(ctx, exec, {
     command,
     narrow: 'pattern, path or include',
     stdoutSink: (chunk) => parser.push(chunk),
+    onTimeout: 'partial',
   })
   const call = { workdir, target, include: args.include, plan }
-  assertGrepRan(run, call)
-  const output = parser.finish()
-  const incomplete = partialSearchErrors(run, output, call)
+  let output: ParsedOutput
+  let incomplete: SearchGaps
+  if (timedOut === undefined) {
+    assertGrepRan(run, call)
+    output = parser.finish()
+    incomplete = partialSearchErrors(run, output, call)
+  } else {
+    // rg did not exit, so there is no status to read: what it printed is the result (docs/design.md#a-timeout-returns-what-was-found).
+    output = parser.finishStopped()
+    incomplete = timedOutGaps(run)
+  }
   const base = output.searched === 'directory' ? path.resolve(workdir, target) : workdir
   const shown = displayFrom(workdir, base)
   const matches = showMatches(output, shown)
@@ -56,8 +66,10 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
     recordsOf(matches, matches.files[file]!, count).map((record) => ({ file: matches.files[file]!, record })),
   )
   const search = { rg: ctx.rg, pattern: args.pattern, base, maxLineBytes: config.grepMaxLineBytes }
-  if (await showWindows(ctx, exec, matches, page, search)) retained = retain()
+  // After a timeout the call's time is spent: cut lines keep their heads.
+  if (timedOut === undefined && (await showWindows(ctx, exec, matches, page, search))) retained = retain()
   const notes: GrepNotes = {
+    timedOut,
     incomplete,
     stderrCut: run.stderr.truncated,
     binary: output.binaryFiles.map(shown),
@@ -70,7 +82,7 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
     ? await saveFormattedResult(ctx.spillStore(), exec, () => grepSpillBlocks(matches, notes), 'grep-results.txt')
     : undefined
   let listed: GrepMatch[] | undefined
-  const gaps = listGaps(incomplete)
+  const gaps = incompleteEntries(timedOut, listGaps(incomplete))
   return {
     content: formatGrepPage(retained, spill, notes),
     value: {
