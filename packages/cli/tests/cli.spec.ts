@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ToolListing } from '@dsh/core'
 import { EXIT } from '@dsh/cli'
 import { formatToolList } from '../src/cli.js'
+import { writeBlockingRg } from '../../../test-support/blocking-rg.js'
 import { dsh, processesMentioning, tempDir, waitUntil, writeTree } from './io.js'
 
 const tree = tempDir('tree')
@@ -143,10 +144,10 @@ describe('--format json', () => {
       { path: 'sub/b.txt', matches: [{ lineNumber: 1, line: 'needle two' }] },
       { path: 'sub/d.md', matches: [{ lineNumber: 1, line: 'needle four' }] },
     ]
-    expect(printed.meta).toEqual({ shape: 'matches', files, truncated: false, total: 2 })
-    expect(printed.view).toEqual({ card: 'search', shape: 'matches', files, truncated: false, total: 2 })
+    expect(printed.meta).toEqual({ shape: 'matches', files, truncated: false, total: 2, incomplete: false })
+    expect(printed.view).toEqual({ card: 'search', shape: 'matches', files, truncated: false, total: 2, incomplete: false })
     const globbed = JSON.parse((await run(['glob', '*.md', 'sub', '--format', 'json'])).stdout) as Record<string, unknown>
-    expect(globbed.view).toEqual({ card: 'search', shape: 'paths', paths: ['sub/d.md'], truncated: false, total: 1 })
+    expect(globbed.view).toEqual({ card: 'search', shape: 'paths', paths: ['sub/d.md'], truncated: false, total: 1, incomplete: false })
   })
 
   it('has no view for a tool without a card', async () => {
@@ -238,6 +239,36 @@ describe('--cwd', () => {
 
   it('rejects a file as --cwd with exit 2', async () => {
     expect((await run(['glob', '*', '--cwd', 'a.txt'])).code).toBe(2)
+  })
+})
+
+describe('a search stopped by its timeout (docs/design.md#a-timeout-returns-what-was-found)', () => {
+  // An rg that prints its matches and never finishes, so the configured timeout always fires.
+  let stopped: string
+  beforeAll(async () => {
+    const rg = writeBlockingRg(tempDir('blocking-rg'), (await import('@vscode/ripgrep')).rgPath)
+    stopped = configFile('stopped.json', JSON.stringify({ 'tool-fs-search': { rgPath: rg, timeoutMs: 300 } }))
+  })
+  // How much rg printed in 0.3 s depends on the machine; that it is a partial result does not.
+  const note = /\(Stopped after 0\.3 s, the search's time limit: partial result, [^\n]* so far; [^\n]*, or raise timeoutMs\.\)\n$/
+
+  it('prints the partial page with its note and exits 0, as for a capped result', async () => {
+    const result = await run(['grep', 'needle', '--config', stopped])
+    expect(result).toMatchObject({ code: EXIT.ok, stderr: '' })
+    expect(result.stdout).toMatch(note)
+  })
+
+  it('prints what was found in lines, the timeout among the notes on stderr, and exits 0', async () => {
+    const result = await run(['grep', 'needle', '--format', 'lines', '--config', stopped])
+    expect(result.code).toBe(EXIT.ok)
+    expect(result.stderr).toMatch(
+      /^dsh: incomplete: stopped after 0\.3 s \(timeoutMs\) before rg finished: what it had not yet printed is missing\n/,
+    )
+  })
+
+  it('prints a result whose view says it is incomplete in json', async () => {
+    const printed = JSON.parse((await run(['glob', '*.txt', '--format', 'json', '--config', stopped])).stdout) as Record<string, unknown>
+    expect(printed).toMatchObject({ isError: false, view: { card: 'search', shape: 'paths', incomplete: true } })
   })
 })
 

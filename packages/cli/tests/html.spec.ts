@@ -14,6 +14,7 @@ const view: SearchResultView = {
   files: [{ path: 'a<b>.ts', matches: [{ lineNumber: 2, line: XSS }] }],
   truncated: true,
   total: 5,
+  incomplete: false,
 }
 const ok: ToolResult = { isError: false, content: `Found 1 of 5 matches\n\na<b>.ts\nLine 2: ${XSS}`, spilledTo: '/spill/<x>.txt' }
 const page = (overrides: Partial<Parameters<typeof renderHtmlPage>[0]> = {}) =>
@@ -126,6 +127,7 @@ describe('dsh --format html', () => {
         ],
         truncated: false,
         total: 2,
+        incomplete: false,
       },
       pattern: 'TODO',
     })
@@ -136,7 +138,7 @@ describe('dsh --format html', () => {
   it('glob prints its paths card', async () => {
     const result = await dsh(['glob', '**/*.md', '--format', 'html'], tree)
     expect(parts(result.stdout).data).toEqual({
-      view: { card: 'search', shape: 'paths', paths: ['sub/b.md'], truncated: false, total: 1 },
+      view: { card: 'search', shape: 'paths', paths: ['sub/b.md'], truncated: false, total: 1, incomplete: false },
       pattern: '**/*.md',
     })
   })

@@ -7,6 +7,7 @@ import { Client, type ResourceLink, type Root } from '@modelcontextprotocol/clie
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { ToolListing } from '@dsh/core'
+import { writeBlockingRg } from '../../../test-support/blocking-rg.js'
 import { processesMentioning, tempDir, waitUntil, writeTree } from './io.js'
 
 const repo = new URL('../../../', import.meta.url).pathname
@@ -134,6 +135,7 @@ describe('dsh mcp', () => {
       files: [{ path: 'a.txt', matches: [1, 2, 3].map((n) => ({ lineNumber: n, line: `needle ${n}` })) }],
       truncated: true,
       total: 5,
+      incomplete: false,
     })
     const { tools } = await client.listTools()
     expect(tools.find((t) => t.name === 'grep')?.outputSchema).toMatchObject({
@@ -144,6 +146,22 @@ describe('dsh mcp', () => {
       type: 'object',
       required: expect.arrayContaining(['paths']),
     })
+    expect(errors).toEqual([])
+  })
+
+  it('returns a search stopped by its timeout as a result, not an error, its card incomplete', async () => {
+    // An rg that prints its matches and never finishes, so the configured timeout always fires.
+    const rg = writeBlockingRg(configs, (await import('@vscode/ripgrep')).rgPath)
+    const { client, errors } = await dshMcp([
+      '--config',
+      configFile('stopped.json', { 'tool-fs-search': { rgPath: rg, timeoutMs: 300 } }),
+      '--cwd',
+      tree,
+    ])
+    const result = await client.callTool({ name: 'grep', arguments: { pattern: 'needle' } })
+    expect(result).toMatchObject({ isError: false, structuredContent: { card: 'search', shape: 'matches', incomplete: true } })
+    expect(text(result)).toMatch(/\(Stopped after 0\.3 s, the search's time limit: partial result, [^\n]* so far; /)
+    expect(result).not.toHaveProperty('_meta.dsh/errorCode')
     expect(errors).toEqual([])
   })
 

@@ -42,6 +42,11 @@ interface SearchResultBase {
   truncated: boolean
   /** Every result the search found, before any cap. */
   total: number
+  /**
+   * The search did not read everything it was asked to (it stopped at its time limit, or rg could not
+   * read some paths), so results beyond `total` may exist: a UI says so.
+   */
+  incomplete: boolean
 }
 
 /** grep's card: matches grouped by file, files in the page's order (docs/design.md#the-search-card). */

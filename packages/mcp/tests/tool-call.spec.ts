@@ -227,6 +227,7 @@ describe('a tool with a result view', () => {
             paths: ['a', 'b'].slice(0, Number((result.meta as { n: number }).n)),
             truncated: false,
             total: 2,
+            incomplete: false,
           },
     resultViewSchema: {
       type: 'object',
@@ -254,7 +255,7 @@ describe('a tool with a result view', () => {
     expect(result).toEqual({
       content: [{ type: 'text', text: '1 paths' }],
       isError: false,
-      structuredContent: { card: 'search', shape: 'paths', paths: ['a'], truncated: false, total: 2 },
+      structuredContent: { card: 'search', shape: 'paths', paths: ['a'], truncated: false, total: 2, incomplete: false },
     })
   })
 

@@ -16,8 +16,9 @@ export interface SearchSelectDetail {
 /**
  * Renders a `SearchResultView` set as `view` (or the object `dsh … --format json` prints). Clicking or
  * pressing Enter on a path or a line fires `dsh-select` (bubbling, composed) with a
- * `SearchSelectDetail`. A truncated view says "showing N of M". Set `pattern` to highlight what
- * matched, and `theme="light"` or `"dark"` to override the reader's colour scheme.
+ * `SearchSelectDetail`. A truncated view says "showing N of M", an incomplete one that more may
+ * exist. Set `pattern` to highlight what matched, and `theme="light"` or `"dark"` to override the
+ * reader's colour scheme.
  */
 export class SearchCard extends LitElement {
   static override styles = cardStyles
@@ -116,15 +117,21 @@ export class SearchCard extends LitElement {
   }
 }
 
-/** The line above the results: how many, and, when the card holds fewer than the search found, how many of how many. */
+/**
+ * The line above the results: how many, when the card holds fewer than the search found how many of
+ * how many, and when the search did not read everything that more may exist.
+ */
 function summary(view: SearchResultView): TemplateResult {
   const noun = view.shape === 'matches' ? ['match', 'matches'] : ['file', 'files']
-  if (view.total === 0) return html`<p class="summary empty">${view.shape === 'matches' ? 'No matches' : 'No files'}</p>`
+  const incomplete = view.incomplete ? html`<span class="incomplete">incomplete: more may exist</span>` : nothing
+  if (view.total === 0) {
+    return html`<p class="summary empty">${view.shape === 'matches' ? 'No matches' : 'No files'} ${incomplete}</p>`
+  }
   const total = `${view.total} ${view.total === 1 ? noun[0] : noun[1]}`
   const where = view.shape === 'matches' ? ` in ${view.files.length} ${view.files.length === 1 ? 'file' : 'files'}` : ''
   return html`<p class="summary">
     <span class="count">${view.truncated ? total : `${total}${where}`}</span>
-    ${view.truncated ? html`<span class="truncated">showing ${shownCount(view)} of ${view.total}</span>` : nothing}
+    ${view.truncated ? html`<span class="truncated">showing ${shownCount(view)} of ${view.total}</span>` : nothing} ${incomplete}
   </p>`
 }
 

@@ -59,7 +59,8 @@ export const cardStyles = css`
   .count {
     font-weight: 600;
   }
-  .truncated {
+  .truncated,
+  .incomplete {
     color: var(--_warn);
   }
   .empty {

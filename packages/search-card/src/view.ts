@@ -21,6 +21,8 @@ export interface SearchMatchesResultView {
   truncated: boolean
   /** Every result the search found. */
   total: number
+  /** The search did not read everything (it timed out, or some paths were unreadable): more results may exist. */
+  incomplete: boolean
 }
 
 /** glob's card: paths, newest first. */
@@ -32,6 +34,8 @@ export interface SearchPathsResultView {
   truncated: boolean
   /** Every result the search found. */
   total: number
+  /** The search did not read everything (it timed out, or some paths were unreadable): more results may exist. */
+  incomplete: boolean
 }
 
 /** The view `@dsh/core` names `SearchResultView`, declared here so a browser page needs nothing of Node. */
@@ -45,11 +49,14 @@ export type SearchResultView = SearchMatchesResultView | SearchPathsResultView
 export function toSearchView(input: unknown): SearchResultView | undefined {
   const value = isRecord(input) && input.card === undefined && isRecord(input.view) ? input.view : input
   if (!isRecord(value) || value.card !== 'search' || typeof value.truncated !== 'boolean' || !isCount(value.total)) return undefined
-  if (value.shape === 'matches' && Array.isArray(value.files) && value.files.every(isFileMatches)) {
-    return value as unknown as SearchMatchesResultView
+  if (value.incomplete !== undefined && typeof value.incomplete !== 'boolean') return undefined
+  // A view printed before `incomplete` existed reads as complete, as it was shown then.
+  const view = value.incomplete === undefined ? { ...value, incomplete: false } : value
+  if (view.shape === 'matches' && Array.isArray(view.files) && view.files.every(isFileMatches)) {
+    return view as unknown as SearchMatchesResultView
   }
-  if (value.shape === 'paths' && Array.isArray(value.paths) && value.paths.every((p) => typeof p === 'string')) {
-    return value as unknown as SearchPathsResultView
+  if (view.shape === 'paths' && Array.isArray(view.paths) && view.paths.every((p) => typeof p === 'string')) {
+    return view as unknown as SearchPathsResultView
   }
   return undefined
 }

@@ -18,8 +18,16 @@ const grepView: SearchResultView = {
   ],
   truncated: false,
   total: 3,
+  incomplete: false,
 }
-const globView: SearchResultView = { card: 'search', shape: 'paths', paths: ['new.ts', 'old.ts'], truncated: false, total: 2 }
+const globView: SearchResultView = {
+  card: 'search',
+  shape: 'paths',
+  paths: ['new.ts', 'old.ts'],
+  truncated: false,
+  total: 2,
+  incomplete: false,
+}
 
 async function mount(view: unknown, pattern?: string): Promise<SearchCard> {
   const card = document.createElement(SEARCH_CARD_TAG)
@@ -123,11 +131,22 @@ describe('<dsh-search-card>', () => {
   })
 
   it('says "showing N of M" for a truncated card and never claims the count shown is all', async () => {
-    const grep = await mount({ ...grepView, truncated: true, total: 340 })
+    const grep = await mount({ ...grepView, truncated: true, total: 340, incomplete: false })
     expect(text(grep, '.summary')).toEqual(['340 matches showing 3 of 340'])
     expect(text(grep, '.truncated')).toEqual(['showing 3 of 340'])
-    const glob = await mount({ ...globView, truncated: true, total: 100 })
+    const glob = await mount({ ...globView, truncated: true, total: 100, incomplete: false })
     expect(text(glob, '.truncated')).toEqual(['showing 2 of 100'])
+  })
+
+  it('says a card is incomplete when the search did not read everything, with or without results', async () => {
+    const grep = await mount({ ...grepView, incomplete: true })
+    expect(text(grep, '.summary')).toEqual(['3 matches in 2 files incomplete: more may exist'])
+    expect(text(grep, '.incomplete')).toEqual(['incomplete: more may exist'])
+    const capped = await mount({ ...globView, truncated: true, total: 100, incomplete: true })
+    expect(text(capped, '.summary')).toEqual(['100 files showing 2 of 100 incomplete: more may exist'])
+    const none = await mount({ card: 'search', shape: 'matches', files: [], truncated: false, total: 0, incomplete: true })
+    expect(text(none, '.summary')).toEqual(['No matches incomplete: more may exist'])
+    expect(text(await mount(grepView), '.incomplete')).toEqual([])
   })
 
   it('counts one result in the singular', async () => {
@@ -138,10 +157,10 @@ describe('<dsh-search-card>', () => {
   })
 
   it('says "No matches" and "No files" for zero results', async () => {
-    const grep = await mount({ card: 'search', shape: 'matches', files: [], truncated: false, total: 0 })
+    const grep = await mount({ card: 'search', shape: 'matches', files: [], truncated: false, total: 0, incomplete: false })
     expect(text(grep, '.summary')).toEqual(['No matches'])
     expect(all(grep, 'ul')).toEqual([])
-    const glob = await mount({ card: 'search', shape: 'paths', paths: [], truncated: false, total: 0 })
+    const glob = await mount({ card: 'search', shape: 'paths', paths: [], truncated: false, total: 0, incomplete: false })
     expect(text(glob, '.summary')).toEqual(['No files'])
     expect(all(glob, 'ul')).toEqual([])
   })

@@ -17,8 +17,9 @@ const matches: SearchResultView = {
   ],
   truncated: true,
   total: 10,
+  incomplete: false,
 }
-const paths: SearchResultView = { card: 'search', shape: 'paths', paths: ['a', 'b'], truncated: false, total: 2 }
+const paths: SearchResultView = { card: 'search', shape: 'paths', paths: ['a', 'b'], truncated: false, total: 2, incomplete: false }
 
 describe('the view the card takes', () => {
   it('is the view @dsh/core declares, field for field', () => {
@@ -31,8 +32,15 @@ describe('the view the card takes', () => {
     expect(toSearchView({ isError: false, content: 'text', meta: {}, view: paths })).toBe(paths)
   })
 
+  it('reads a view printed before `incomplete` existed as complete', () => {
+    const { incomplete: _absent, ...old } = paths
+    expect(toSearchView(old)).toEqual(paths)
+    expect(toSearchView({ ...paths, incomplete: true })).toMatchObject({ incomplete: true })
+  })
+
   it.each<[string, unknown]>([
     ['undefined', undefined],
+    ['a mistyped incomplete', { ...paths, incomplete: 'yes' }],
     ['a string', 'paths'],
     ['an array', [paths]],
     ['a json object whose view is null', { isError: false, content: 'text', meta: null, view: null }],

@@ -43,7 +43,10 @@ export const Config = z.strictObject({
     .describe(
       "Bytes of a result's serialized search card (presentation meta), which a host persists and resends: trailing files or paths past it are dropped and the card says it is truncated. @default 65536",
     ),
-  timeoutMs: positiveInt().max(3_600_000).default(30_000).describe('Tool-call timeout: aborts the search and kills rg. @default 30000'),
+  timeoutMs: positiveInt()
+    .max(3_600_000)
+    .default(30_000)
+    .describe('How long a search may run: past it rg is stopped and the result is what it found by then, marked partial. @default 30000'),
   rgPath: z
     .string()
     .min(1)

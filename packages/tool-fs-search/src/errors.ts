@@ -12,7 +12,10 @@ export type SearchErrorCode =
   | 'SEARCH_FAILED'
   /** rg produced more than `rawOutputMaxBytes` of output; it was stopped and nothing is reported. */
   | 'SEARCH_RAW_OUTPUT_OVERFLOW'
-  /** The tool's timeout or the caller's cancellation stopped the search. */
+  /**
+   * The caller's cancellation or the registry's deadline stopped the search, or a follow-up run timed
+   * out; a search the executor's timeout stopped returns what it found (docs/design.md#a-timeout-returns-what-was-found).
+   */
   | 'SEARCH_ABORTED'
 
 /** An expected search failure, with a message that tells the model what to do next. */

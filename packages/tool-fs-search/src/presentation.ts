@@ -10,17 +10,18 @@ type SearchMetaLine = { lineNumber: number; line: string }
 type SearchMetaFile = { path: string; matches: SearchMetaLine[] }
 
 /** grep's meta: the view less its `card` tag. */
-export type SearchMatchesMeta = { shape: 'matches'; files: SearchMetaFile[]; truncated: boolean; total: number }
+export type SearchMatchesMeta = { shape: 'matches'; files: SearchMetaFile[]; truncated: boolean; total: number; incomplete: boolean }
 /** glob's meta: the view less its `card` tag. */
-export type SearchPathsMeta = { shape: 'paths'; paths: string[]; truncated: boolean; total: number }
+export type SearchPathsMeta = { shape: 'paths'; paths: string[]; truncated: boolean; total: number; incomplete: boolean }
 /** What grep and glob return as `presentationMeta`. */
 export type SearchMeta = SearchMatchesMeta | SearchPathsMeta
 
 /**
  * grep's meta from the retention the page text was formatted from: the same files in the same order,
  * each with the same first matches and the same (cut, escaped) lines, then bounded to `maxBytes`.
+ * `incomplete`: the search did not read everything (it timed out, or rg could not read some paths).
  */
-export function grepSearchMeta(retained: RetainedGrep, maxBytes: number): SearchMatchesMeta {
+export function grepSearchMeta(retained: RetainedGrep, maxBytes: number, incomplete: boolean): SearchMatchesMeta {
   const { matches } = retained
   const files = retained.groups.map(({ file, count }) => {
     const shown = matches.files[file]!
@@ -32,12 +33,12 @@ export function grepSearchMeta(retained: RetainedGrep, maxBytes: number): Search
       })),
     }
   })
-  return capMetaBytes({ shape: 'matches', files, truncated: retained.truncated, total: retained.total }, maxBytes)
+  return capMetaBytes({ shape: 'matches', files, truncated: retained.truncated, total: retained.total, incomplete }, maxBytes)
 }
 
-/** glob's meta from the retention the page text was formatted from, bounded to `maxBytes`. */
-export function globSearchMeta(retained: ItemRetention<string>, maxBytes: number): SearchPathsMeta {
-  return capMetaBytes({ shape: 'paths', paths: retained.items, truncated: retained.truncated, total: retained.total }, maxBytes)
+/** glob's meta from the retention the page text was formatted from, bounded to `maxBytes`; `incomplete` as for grep's. */
+export function globSearchMeta(retained: ItemRetention<string>, maxBytes: number, incomplete: boolean): SearchPathsMeta {
+  return capMetaBytes({ shape: 'paths', paths: retained.items, truncated: retained.truncated, total: retained.total, incomplete }, maxBytes)
 }
 
 /**
@@ -60,12 +61,15 @@ export function capMetaBytes<M extends SearchMeta>(meta: M, maxBytes: number): M
 }
 
 /**
- * The view in a result's meta, or undefined when the meta is absent or malformed in any way (an old
- * or hand-edited log), so a UI falls back to the text. Zero results are a valid, empty card.
+ * The view in a result's meta, or undefined when the meta is absent or malformed in any way (a
+ * hand-edited log), so a UI falls back to the text. Zero results are a valid, empty card. A meta
+ * without `incomplete` (logged before it existed) reads as complete, as its card showed it.
  */
 export function searchViewFromMeta(meta: unknown): SearchResultView | undefined {
   if (!isRecord(meta) || typeof meta.truncated !== 'boolean' || !isCount(meta.total)) return undefined
+  if (meta.incomplete !== undefined && typeof meta.incomplete !== 'boolean') return undefined
   const { truncated, total } = meta
+  const incomplete = meta.incomplete === true
   if (meta.shape === 'matches') {
     const files = meta.files
     if (!Array.isArray(files) || !files.every(isFileMatches)) return undefined
@@ -78,17 +82,18 @@ export function searchViewFromMeta(meta: unknown): SearchResultView | undefined 
       })),
       truncated,
       total,
+      incomplete,
     }
   }
   if (meta.shape === 'paths') {
     const paths = meta.paths
     if (!Array.isArray(paths) || !paths.every((p) => typeof p === 'string')) return undefined
-    return { card: 'search', shape: 'paths', paths: [...paths], truncated, total }
+    return { card: 'search', shape: 'paths', paths: [...paths], truncated, total, incomplete }
   }
   return undefined
 }
 
-const viewBase = { card: z.literal('search'), truncated: z.boolean(), total: z.number().int().min(0) }
+const viewBase = { card: z.literal('search'), truncated: z.boolean(), total: z.number().int().min(0), incomplete: z.boolean() }
 
 /** The JSON Schema of grep's view, for a host that declares one (MCP's `outputSchema`). */
 export const MATCHES_VIEW_SCHEMA = viewSchema(

@@ -26,7 +26,7 @@ describe('grepSearchMeta', () => {
   it('groups the page in its order: files as the page sorts them, lines as each file orders them', () => {
     const shown = shownOf(rgLines(['b.ts', 9, 'b nine'], ['a.ts', 3, 'a three'], ['b.ts', 2, 'b two']))
     const retained = retainGrepMatches(shown, roomy)
-    expect(grepSearchMeta(retained, 65_536)).toEqual({
+    expect(grepSearchMeta(retained, 65_536, false)).toEqual({
       shape: 'matches',
       files: [
         { path: 'a.ts', matches: [{ lineNumber: 3, line: 'a three' }] },
@@ -40,6 +40,7 @@ describe('grepSearchMeta', () => {
       ],
       truncated: false,
       total: 3,
+      incomplete: false,
     })
     // The page text lists the same files in the same order.
     expect(formatGrepPage(retained, undefined, NO_NOTES)).toBe(
@@ -49,7 +50,7 @@ describe('grepSearchMeta', () => {
 
   it('reports the total before the cap and carries the retention truncated', () => {
     const shown = shownOf(rgLines(['a', 1, 'x'], ['a', 2, 'x'], ['b', 1, 'x'], ['b', 2, 'x'], ['c', 1, 'x']))
-    const meta = grepSearchMeta(retainGrepMatches(shown, { maxMatches: 3, maxBytes: 10_000, maxPerFile: 1 }), 65_536)
+    const meta = grepSearchMeta(retainGrepMatches(shown, { maxMatches: 3, maxBytes: 10_000, maxPerFile: 1 }), 65_536, false)
     expect(meta).toEqual({
       shape: 'matches',
       files: [
@@ -59,13 +60,14 @@ describe('grepSearchMeta', () => {
       ],
       truncated: true,
       total: 5,
+      incomplete: false,
     })
   })
 
   it('shows each line as the page did: cut once to its preview budget, controls escaped', () => {
     const shown = shownOf(rgLines(['a', 1, 'é'.repeat(10)], ['a', 2, 'a\u0007b']), { maxLineBytes: 7 })
     const retained = retainGrepMatches(shown, roomy)
-    const meta = grepSearchMeta(retained, 65_536)
+    const meta = grepSearchMeta(retained, 65_536, false)
     expect(meta.files[0]!.matches).toEqual([
       { lineNumber: 1, line: 'ééé' },
       { lineNumber: 2, line: 'a\\u0007b' },
@@ -74,11 +76,12 @@ describe('grepSearchMeta', () => {
   })
 
   it('is the empty card for no match', () => {
-    expect(grepSearchMeta(retainGrepMatches(shownOf(rgLines()), roomy), 65_536)).toEqual({
+    expect(grepSearchMeta(retainGrepMatches(shownOf(rgLines()), roomy), 65_536, false)).toEqual({
       shape: 'matches',
       files: [],
       truncated: false,
       total: 0,
+      incomplete: false,
     })
   })
 })
@@ -86,12 +89,29 @@ describe('grepSearchMeta', () => {
 describe('globSearchMeta', () => {
   it('is the retained page, with the total before the cap', () => {
     const retained = { items: ['new.ts', 'old.ts'], kept: 2, total: 7, truncated: true }
-    expect(globSearchMeta(retained, 65_536)).toEqual({ shape: 'paths', paths: ['new.ts', 'old.ts'], truncated: true, total: 7 })
+    expect(globSearchMeta(retained, 65_536, false)).toEqual({
+      shape: 'paths',
+      paths: ['new.ts', 'old.ts'],
+      truncated: true,
+      total: 7,
+      incomplete: false,
+    })
+  })
+  it('says whether the search read everything, whatever the page holds', () => {
+    const retained = { items: ['a.ts'], kept: 1, total: 1, truncated: false }
+    expect(globSearchMeta(retained, 65_536, true)).toMatchObject({ truncated: false, incomplete: true })
+    expect(grepSearchMeta(retainGrepMatches(shownOf(rgLines()), roomy), 65_536, true)).toMatchObject({ total: 0, incomplete: true })
   })
 })
 
 describe('capMetaBytes', () => {
-  const paths = (...list: string[]): SearchPathsMeta => ({ shape: 'paths', paths: list, truncated: false, total: list.length })
+  const paths = (...list: string[]): SearchPathsMeta => ({
+    shape: 'paths',
+    paths: list,
+    truncated: false,
+    total: list.length,
+    incomplete: false,
+  })
   const file = (path: string, line: string) => ({ path, matches: [{ lineNumber: 1, line }] })
 
   it('returns a meta that fits unchanged', () => {
@@ -102,27 +122,33 @@ describe('capMetaBytes', () => {
   it('drops trailing paths until the serialized meta fits, and marks it truncated', () => {
     const meta = paths('aaaa', 'bbbb', 'cccc', 'dddd')
     const capped = capMetaBytes(meta, bytes(meta) - 1)
-    expect(capped).toEqual({ shape: 'paths', paths: ['aaaa', 'bbbb', 'cccc'], truncated: true, total: 4 })
+    expect(capped).toEqual({ shape: 'paths', paths: ['aaaa', 'bbbb', 'cccc'], truncated: true, total: 4, incomplete: false })
     expect(bytes(capped)).toBeLessThan(bytes(meta))
   })
 
   it('drops trailing file groups whole', () => {
-    const meta: SearchMatchesMeta = { shape: 'matches', files: [file('a', 'x'), file('b', 'y'.repeat(100))], truncated: false, total: 2 }
+    const meta: SearchMatchesMeta = {
+      shape: 'matches',
+      files: [file('a', 'x'), file('b', 'y'.repeat(100))],
+      truncated: false,
+      total: 2,
+      incomplete: false,
+    }
     const capped = capMetaBytes(meta, 200)
-    expect(capped).toEqual({ shape: 'matches', files: [file('a', 'x')], truncated: true, total: 2 })
+    expect(capped).toEqual({ shape: 'matches', files: [file('a', 'x')], truncated: true, total: 2, incomplete: false })
     expect(bytes(capped)).toBeLessThanOrEqual(200)
   })
 
   it('keeps a single item too large to fit alone rather than an empty card', () => {
     const huge = file('big.min.js', 'z'.repeat(10_000))
-    const meta: SearchMatchesMeta = { shape: 'matches', files: [huge, file('b', 'y')], truncated: false, total: 2 }
-    expect(capMetaBytes(meta, 100)).toEqual({ shape: 'matches', files: [huge], truncated: true, total: 2 })
+    const meta: SearchMatchesMeta = { shape: 'matches', files: [huge, file('b', 'y')], truncated: false, total: 2, incomplete: false }
+    expect(capMetaBytes(meta, 100)).toEqual({ shape: 'matches', files: [huge], truncated: true, total: 2, incomplete: false })
     // Alone it is all there is: nothing was dropped, so it is not marked truncated.
     expect(capMetaBytes(paths('p'.repeat(500)), 100)).toEqual(paths('p'.repeat(500)))
   })
 
   it('keeps an already truncated meta truncated', () => {
-    const meta = { ...paths('q'.repeat(300)), truncated: true, total: 9 }
+    const meta = { ...paths('q'.repeat(300)), truncated: true, total: 9, incomplete: false }
     expect(capMetaBytes(meta, 50)).toEqual(meta)
   })
 
@@ -143,22 +169,35 @@ describe('capMetaBytes', () => {
 })
 
 describe('searchViewFromMeta', () => {
-  const matches = { shape: 'matches', files: [{ path: 'a.ts', matches: [{ lineNumber: 3, line: '<b>x</b>' }] }], truncated: true, total: 9 }
+  const matches = {
+    shape: 'matches',
+    files: [{ path: 'a.ts', matches: [{ lineNumber: 3, line: '<b>x</b>' }] }],
+    truncated: true,
+    total: 9,
+    incomplete: false,
+  }
 
   it('reads both shapes back as views, tagged as the search card', () => {
     expect(searchViewFromMeta(matches)).toEqual({ card: 'search', ...matches })
-    expect(searchViewFromMeta({ shape: 'paths', paths: ['a', 'b'], truncated: false, total: 2 })).toEqual({
+    expect(searchViewFromMeta({ shape: 'paths', paths: ['a', 'b'], truncated: false, total: 2, incomplete: false })).toEqual({
       card: 'search',
       shape: 'paths',
       paths: ['a', 'b'],
       truncated: false,
       total: 2,
+      incomplete: false,
     })
   })
 
+  it('reads a meta logged before `incomplete` existed as complete, and carries it when set', () => {
+    const { incomplete: _absent, ...old } = matches
+    expect(searchViewFromMeta(old)).toEqual({ card: 'search', ...matches, incomplete: false })
+    expect(searchViewFromMeta({ ...matches, incomplete: true })).toEqual({ card: 'search', ...matches, incomplete: true })
+  })
+
   it('accepts zero results as a valid empty card', () => {
-    expect(searchViewFromMeta({ shape: 'matches', files: [], truncated: false, total: 0 })).toMatchObject({ files: [] })
-    expect(searchViewFromMeta({ shape: 'paths', paths: [], truncated: false, total: 0 })).toMatchObject({ paths: [] })
+    expect(searchViewFromMeta({ shape: 'matches', files: [], truncated: false, total: 0, incomplete: false })).toMatchObject({ files: [] })
+    expect(searchViewFromMeta({ shape: 'paths', paths: [], truncated: false, total: 0, incomplete: false })).toMatchObject({ paths: [] })
   })
 
   it('copies only the fields a view has', () => {
@@ -178,6 +217,7 @@ describe('searchViewFromMeta', () => {
     ['an array', [matches]],
     ['missing truncated', { ...matches, truncated: undefined }],
     ['a string truncated', { ...matches, truncated: 'true' }],
+    ['a string incomplete', { ...matches, incomplete: 'yes' }],
     ['missing total', { ...matches, total: undefined }],
     ['a string total', { ...matches, total: '9' }],
     ['a negative total', { ...matches, total: -1 }],
@@ -192,17 +232,17 @@ describe('searchViewFromMeta', () => {
     ['a match with line number 0', { ...matches, files: [{ path: 'a', matches: [{ lineNumber: 0, line: 'x' }] }] }],
     ['a match with a string line number', { ...matches, files: [{ path: 'a', matches: [{ lineNumber: '3', line: 'x' }] }] }],
     ['a match without its line', { ...matches, files: [{ path: 'a', matches: [{ lineNumber: 3 }] }] }],
-    ['a paths card without paths', { shape: 'paths', truncated: false, total: 0 }],
-    ['a non-string path', { shape: 'paths', paths: ['a', 7], truncated: false, total: 2 }],
-    ['a paths card carrying files', { shape: 'paths', files: [], truncated: false, total: 0 }],
+    ['a paths card without paths', { shape: 'paths', truncated: false, total: 0, incomplete: false }],
+    ['a non-string path', { shape: 'paths', paths: ['a', 7], truncated: false, total: 2, incomplete: false }],
+    ['a paths card carrying files', { shape: 'paths', files: [], truncated: false, total: 0, incomplete: false }],
   ])('is undefined for %s', (_name, meta) => {
     expect(searchViewFromMeta(meta)).toBeUndefined()
   })
 })
 
 describe('presentGrepResult and presentGlobResult', () => {
-  const grepMeta: SearchMatchesMeta = { shape: 'matches', files: [], truncated: false, total: 0 }
-  const globMeta: SearchPathsMeta = { shape: 'paths', paths: ['a'], truncated: false, total: 1 }
+  const grepMeta: SearchMatchesMeta = { shape: 'matches', files: [], truncated: false, total: 0, incomplete: false }
+  const globMeta: SearchPathsMeta = { shape: 'paths', paths: ['a'], truncated: false, total: 1, incomplete: false }
   const ok = (meta?: SearchMatchesMeta | SearchPathsMeta | string): ToolResult => ({
     isError: false,
     content: 'text',
@@ -237,7 +277,7 @@ describe('the search card through the registry', () => {
     const harness = await loadRealHarness({ spillRoot, search: { grepMaxMatches: 4, grepMaxMatchesPerFile: 2 } })
     const args = { pattern: 'hit|needle' }
     const result = await callTool(harness, 'grep', args, tree)
-    expect(result).toMatchObject({ isError: false, meta: { shape: 'matches', truncated: true, total: 43 } })
+    expect(result).toMatchObject({ isError: false, meta: { shape: 'matches', truncated: true, total: 43, incomplete: false } })
     const view = harness.registry.present('grep', args, result)
     expect(view).toEqual({
       card: 'search',
@@ -255,6 +295,7 @@ describe('the search card through the registry', () => {
       ],
       truncated: true,
       total: 43,
+      incomplete: false,
     })
     expect(pageOf(result.content)).toBe(
       'Found 4 of 43 matches\n\nbig/many.log\nLine 1: hit 0\nLine 2: hit 1\n\nbig/one.log\nLine 1: hit\n\nbig/two.log\nLine 1: hit',
@@ -271,6 +312,7 @@ describe('the search card through the registry', () => {
       paths: ['f9.txt', 'f8.txt', 'f7.txt'],
       truncated: true,
       total: 10,
+      incomplete: false,
     })
     expect(pageOf(result.content)).toBe('f9.txt\nf8.txt\nf7.txt')
   })
@@ -279,7 +321,7 @@ describe('the search card through the registry', () => {
     const harness = await loadRealHarness({ spillRoot, search: { searchMetaMaxBytes: 100 } })
     const result = await callTool(harness, 'glob', { pattern: '*.txt' }, tree)
     expect(result.content).not.toContain('Showing')
-    expect(result).toMatchObject({ meta: { shape: 'paths', truncated: true, total: 10 } })
+    expect(result).toMatchObject({ meta: { shape: 'paths', truncated: true, total: 10, incomplete: false } })
     expect(bytes(result.meta)).toBeLessThanOrEqual(100)
   })
 
@@ -300,12 +342,22 @@ describe('the search card through the registry', () => {
     expect(harness.registry.present('glob', { pattern: '*.ts' }, await glob({ pattern: '*.ts' }))).toMatchObject({ shape: 'paths' })
   })
 
+  it('marks the card incomplete when rg could not read some paths, and not for a complete search', async () => {
+    const { harness, grep, glob } = await fakeHarness((command) =>
+      command.includes('--files')
+        ? { exitCode: 2, stdout: statRecords(['1', 'a.ts']), stderr: 'rg: ./locked: Permission denied (os error 13)\n' }
+        : { stdout: rgLines(['a.ts', 1, 'x']) },
+    )
+    expect(harness.registry.present('glob', { pattern: '*' }, await glob({ pattern: '*' }))).toMatchObject({ total: 1, incomplete: true })
+    expect(harness.registry.present('grep', { pattern: 'x' }, await grep({ pattern: 'x' }))).toMatchObject({ total: 1, incomplete: false })
+  })
+
   it('a failed, cross-shape or malformed result falls back to the generic card', async () => {
     const { harness } = await fakeHarness(() => ({}))
     const failed = await harness.registry.execute('grep', { pattern: 'x', unknown: 1 })
     expect(failed.isError).toBe(true)
     expect(harness.registry.present('grep', { pattern: 'x' }, failed)).toBeUndefined()
-    const globMeta: SearchPathsMeta = { shape: 'paths', paths: [], truncated: false, total: 0 }
+    const globMeta: SearchPathsMeta = { shape: 'paths', paths: [], truncated: false, total: 0, incomplete: false }
     expect(harness.registry.present('grep', { pattern: 'x' }, { isError: false, content: '', meta: globMeta })).toBeUndefined()
     expect(harness.registry.present('glob', { pattern: 'x' }, { isError: false, content: '', meta: { shape: 'paths' } })).toBeUndefined()
   })

@@ -25,6 +25,19 @@ export class CountParser {
 
   /** Every file's count, in rg's order; throws SEARCH_FAILED for a record that does not parse. */
   finish(): FileCount[] {
+    return this.#parse('ended')
+  }
+
+  /**
+   * The counts that arrived before the executor stopped the run
+   * (docs/design.md#a-timeout-returns-what-was-found): a last record still without its newline is
+   * dropped, since its rest will never come; one before it that does not parse is SEARCH_FAILED.
+   */
+  finishStopped(): FileCount[] {
+    return this.#parse('stopped')
+  }
+
+  #parse(output: 'ended' | 'stopped'): FileCount[] {
     const bytes = Buffer.concat(this.#chunks)
     // Most outputs are valid UTF-8 throughout: then no path needs checking.
     const valid = isUtf8(bytes)
@@ -34,6 +47,7 @@ export class CountParser {
       const nul = bytes.indexOf(0, pos)
       let end = nul + 1
       while (end < bytes.length && bytes[end]! >= 0x30 && bytes[end]! <= 0x39) end += 1
+      if (output === 'stopped' && (nul === -1 || end === bytes.length)) break
       if (nul === -1 || end === nul + 1 || (end < bytes.length && bytes[end] !== 0x0a)) {
         throw new SearchError(
           'SEARCH_FAILED',

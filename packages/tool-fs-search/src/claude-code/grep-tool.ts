@@ -6,7 +6,7 @@ import type { GlobContext } from '../glob/tool.js'
 import { GlobListingParser } from '../glob/listing.js'
 import { sortNewestFirst } from '../glob/order.js'
 import { showPaths } from '../glob/paths.js'
-import type { GlobGaps } from '../glob/classify.js'
+import { timedOutGlobGaps, type GlobGaps } from '../glob/classify.js'
 import { showMatches, type ShownMatches } from '../grep/matches.js'
 import { RgOutputParser } from '../grep/parse.js'
 import { showWindows } from '../grep/windows.js'
@@ -19,6 +19,7 @@ import { incompleteNote, nameSome } from '../common/footers.js'
 import { runSearchCommand } from '../common/run.js'
 import { shellCommand } from '../common/shell-quote.js'
 import { saveFormattedResult, type SpillOutcome } from '../common/spill.js'
+import { incompleteEntries, timeoutNote, type TimedOut } from '../common/timeout.js'
 import { ClaudeGrepArgs, contextLines, type OutputMode } from './args.js'
 import { assertClaudeGrepRan, claudeGrepGaps, unknownType, type ClaudeGrepCall } from './classify.js'
 import { buildClaudeGrepCommand } from './command.js'
@@ -52,6 +53,8 @@ interface ModeResult {
   total: number
   matches: number
   heading: string
+  /** What the result holds, in a note's words: "12 matching lines in 3 files", "4 files", "no matches". */
+  tally: string
   unit: string
   /** Read once the page is taken: a window can change what they count. */
   readonly notes: string[]
@@ -93,18 +96,21 @@ export async function executeClaudeGrep(ctx: GlobContext, args: ClaudeGrepArgs, 
     command,
     narrow: 'pattern, path, glob or type',
     stdoutSink: (chunk) => reader.push(chunk),
+    onTimeout: 'partial',
   })
-  const { workdir } = searched
+  const { workdir, timedOut } = searched
   const run = withoutSkippedLinks(searched.run, links)
   const call: ClaudeGrepCall = { workdir, target, glob: args.glob, type: args.type, plan, lister: ctx.lister }
   const missingType = unknownType(run)
   if (missingType !== undefined) throw await unknownTypeError(ctx, exec, missingType)
-  assertClaudeGrepRan(run, call)
-  const mode_ = reader.finish(workdir)
-  const gaps = claudeGrepGaps(run, mode_.found, call)
+  // A run stopped at its time limit did not exit: what rg printed is the result (docs/design.md#a-timeout-returns-what-was-found).
+  if (timedOut === undefined) assertClaudeGrepRan(run, call)
+  const mode_ = reader.finish(workdir, timedOut)
+  const gaps = timedOut === undefined ? claudeGrepGaps(run, mode_.found, call) : timedOutGlobGaps(run)
   const request = pageRequest(args)
   let page = takePage(mode_.entries(request.offset), mode_.total, request, config.inlineMaxBytes)
-  if (mode_.content !== undefined) {
+  // After a timeout the call's time is spent: cut lines keep their heads.
+  if (mode_.content !== undefined && timedOut === undefined) {
     // The page's long lines show their first match; the page is taken again, since its rows changed.
     const { matches, base } = mode_.content
     const search = {
@@ -126,12 +132,19 @@ export async function executeClaudeGrep(ctx: GlobContext, args: ClaudeGrepArgs, 
     ? await saveFormattedResult(
         ctx.spillStore(),
         exec,
-        () => textBlocks([mode_.heading, '\n\n', ...mode_.entries(0), '\n']),
+        () =>
+          textBlocks([
+            mode_.heading,
+            '\n\n',
+            ...mode_.entries(0),
+            '\n',
+            ...(timedOut === undefined ? [] : ['\n', timeoutNote(timedOut, mode_.tally), '\n']),
+          ]),
         'grep-results.txt',
       )
     : undefined
   return {
-    content: formatPage(mode_, page, spill, gaps, run, linksNote(links, linkDisplay(target))),
+    content: formatPage(mode_, page, spill, gaps, run, timedOut, linksNote(links, linkDisplay(target))),
     value: {
       mode,
       total: mode_.total,
@@ -139,23 +152,26 @@ export async function executeClaudeGrep(ctx: GlobContext, args: ClaudeGrepArgs, 
       shown: page.kept,
       matches: mode_.matches,
       truncated: hasMore(page),
-      incomplete: [...listGaps(gaps.rg), ...gaps.unstatted],
+      incomplete: incompleteEntries(timedOut, [...listGaps(gaps.rg), ...gaps.unstatted]),
     } satisfies ClaudeGrepValue,
     ...(spill?.saved === true ? { spilledTo: spill.locator } : {}),
   }
 }
 
-/** The page: its heading, its entries (or why there are none), then the paging and incompleteness footers. */
+/** The page: its heading, its entries (or why there are none), then the timeout, paging and incompleteness footers. */
 function formatPage(
   result: ModeResult,
   page: Page,
   spill: SpillOutcome | undefined,
   gaps: GlobGaps,
   run: BashRunResult,
+  timedOut: TimedOut | undefined,
   links: string | undefined,
 ): string {
-  const parts = [result.heading]
+  // A search stopped at its time limit has not looked everywhere: nothing found is not "none".
+  const parts = [timedOut !== undefined && result.total === 0 ? `${result.heading} so far` : result.heading]
   if (result.total > 0) parts.push(page.offset >= result.total ? pastEndNote(page, result.unit) : page.text)
+  if (timedOut !== undefined) parts.push(timeoutNote(timedOut, result.tally))
   const paging = page.offset < result.total ? pagingNote(page, result.unit, spill && claudeNames(spill)) : undefined
   if (paging !== undefined) parts.push(paging)
   const incomplete = incompleteNote(gaps.rg, run.stderr.truncated)
@@ -170,10 +186,13 @@ function formatPage(
   return parts.join('\n\n')
 }
 
-/** A mode's parser: it takes the script's stdout, then makes the mode's result once rg has finished. */
+/**
+ * A mode's parser: it takes the script's stdout, then makes the mode's result once rg has finished, or
+ * from what arrived when the executor stopped it (`timedOut`), a last record still arriving dropped.
+ */
 interface ModeReader {
   push: (chunk: Uint8Array) => void
-  finish: (workdir: string) => ModeResult
+  finish: (workdir: string, timedOut: TimedOut | undefined) => ModeResult
 }
 
 /** The mode's parser behind the script head, and how it turns into entries once rg has finished. */
@@ -185,15 +204,17 @@ function modeReader(mode: OutputMode, config: GlobContext['config'], target: str
       const head = new ScriptHead((chunk) => parser.push(chunk))
       return {
         push: (chunk) => head.push(chunk),
-        finish: (workdir) => {
-          const base = baseOf(head, workdir, target)
-          const listing = parser.finish()
+        finish: (workdir, timedOut) => {
+          const base = baseOf(head, workdir, target, timedOut)
+          const listing = timedOut === undefined ? parser.finish() : parser.finishStopped()
           const shown = showPaths(listing, sortNewestFirst(listing), nameDisplay(workdir, base))
+          const tally = plural(shown.count, 'file', 'files')
           return {
             entries: (start) => fileEntries(shown, start),
             total: shown.count,
             matches: shown.count,
-            heading: shown.count === 0 ? 'No files found' : `Found ${plural(shown.count, 'file', 'files')}, newest modified first`,
+            heading: shown.count === 0 ? 'No files found' : `Found ${tally}, newest modified first`,
+            tally: shown.count === 0 ? 'no files' : tally,
             unit: 'files',
             notes: lossyNote(shown.lossy, 'path', 'paths'),
             found: shown.count > 0,
@@ -206,18 +227,17 @@ function modeReader(mode: OutputMode, config: GlobContext['config'], target: str
       const head = new ScriptHead((chunk) => parser.push(chunk))
       return {
         push: (chunk) => head.push(chunk),
-        finish: (workdir) => {
-          const base = baseOf(head, workdir, target)
-          const counts = showCounts(parser.finish(), displayFrom(workdir, base))
+        finish: (workdir, timedOut) => {
+          const base = baseOf(head, workdir, target, timedOut)
+          const counts = showCounts(timedOut === undefined ? parser.finish() : parser.finishStopped(), displayFrom(workdir, base))
           const matches = counts.reduce((sum, file) => sum + file.count, 0)
+          const tally = `${plural(matches, 'matching line', 'matching lines')} in ${plural(counts.length, 'file', 'files')}`
           return {
             entries: (start) => countEntries(counts, start),
             total: counts.length,
             matches,
-            heading:
-              counts.length === 0
-                ? 'No matches found'
-                : `Found ${plural(matches, 'matching line', 'matching lines')} in ${plural(counts.length, 'file', 'files')}`,
+            heading: counts.length === 0 ? 'No matches found' : `Found ${tally}`,
+            tally: counts.length === 0 ? 'no matches' : tally,
             unit: 'files',
             notes: lossyNote(counts.filter((file) => file.replaced).length, 'path', 'paths'),
             found: counts.length > 0,
@@ -233,14 +253,15 @@ function modeReader(mode: OutputMode, config: GlobContext['config'], target: str
       // The parser reads the head itself.
       return {
         push: (chunk) => parser.push(chunk),
-        finish: (workdir) => {
-          const output = parser.finish()
+        finish: (workdir, timedOut) => {
+          const output = timedOut === undefined ? parser.finish() : parser.finishStopped()
           const base = output.searched === 'directory' ? path.resolve(workdir, target) : workdir
           const shownFrom = displayFrom(workdir, base)
           const matches = showMatches(output, shownFrom)
           const { matchLines, contextLines } = countContext(matches)
           const files = plural(matches.files.length, 'file', 'files')
           const withContext = contextLines > 0 ? `, with ${plural(contextLines, 'context line', 'context lines')}` : ''
+          const tally = `${plural(matchLines, 'matching line', 'matching lines')} in ${files}`
           const binary = output.binaryFiles.map(shownFrom)
           const stopped = output.binaryStopped.map(shownFrom)
           return {
@@ -248,11 +269,8 @@ function modeReader(mode: OutputMode, config: GlobContext['config'], target: str
             total: matches.total,
             matches: matchLines,
             heading:
-              matches.total === 0
-                ? binary.length > 0
-                  ? 'No matching lines to show'
-                  : 'No matches found'
-                : `Found ${plural(matchLines, 'matching line', 'matching lines')} in ${files}${withContext}`,
+              matches.total === 0 ? (binary.length > 0 ? 'No matching lines to show' : 'No matches found') : `Found ${tally}${withContext}`,
+            tally: matchLines === 0 ? 'no matches' : tally,
             unit: 'lines',
             get notes() {
               return [
@@ -283,9 +301,13 @@ function claudeNames(spill: SpillOutcome): SpillOutcome {
   return { ...spill, retrievalHint: spill.retrievalHint.replace(/\bread\b/g, 'Read').replace(/\bgrep\b/g, 'Grep') }
 }
 
-/** What the paths rg printed are relative to: the directory searched from inside, or the workdir for a file. */
-function baseOf(head: ScriptHead, workdir: string, target: string): string {
-  return head.searched() === 'directory' ? path.resolve(workdir, target) : workdir
+/**
+ * What the paths rg printed are relative to: the directory searched from inside, or the workdir for a
+ * file (and for a run stopped before the script's head: it printed no paths).
+ */
+function baseOf(head: ScriptHead, workdir: string, target: string, timedOut: TimedOut | undefined): string {
+  const searched = timedOut === undefined ? head.searched() : head.searchedSoFar()
+  return searched === 'directory' ? path.resolve(workdir, target) : workdir
 }
 
 /** The footer for results whose lines or paths held bytes that were not valid UTF-8. */

@@ -33,6 +33,19 @@ export class ScriptHead {
   /** What the head said; throws when the output did not start with one. */
   searched(): Searched {
     if (this.#searched !== undefined) return this.#searched
+    return this.#unreadable()
+  }
+
+  /**
+   * What the head said of a run the executor stopped: undefined when it stopped before the head
+   * arrived, so nothing followed it; throws when the output did not start with one.
+   */
+  searchedSoFar(): Searched | undefined {
+    if (this.#searched !== undefined || this.#head.length < 2) return this.#searched
+    return this.#unreadable()
+  }
+
+  #unreadable(): never {
     throw new SearchError(
       'SEARCH_FAILED',
       `Grep could not parse its script output near ${JSON.stringify(this.#head.toString('utf8', 0, 80))}; the search result cannot be trusted.`,

@@ -10,7 +10,8 @@ import { SearchError } from '../errors.js'
 export function throwIfAborted(exec: ToolExecContext, run?: BashRunResult): void {
   if (!exec.signal.aborted && run?.stop !== 'abort' && run?.stop !== 'timeout') return
   const reason: unknown = exec.signal.reason
-  const timedOut = run?.stop === 'timeout' || (reason instanceof HarnessError && reason.code === 'TOOL_TIMEOUT')
+  // A fired signal says why itself: the caller may cancel just as the executor's limit runs out.
+  const timedOut = exec.signal.aborted ? reason instanceof HarnessError && reason.code === 'TOOL_TIMEOUT' : run?.stop === 'timeout'
   const why = timedOut ? 'timed out' : 'was cancelled'
   const next = timedOut ? ' Narrow the pattern or path and search again.' : ''
   throw new SearchError('SEARCH_ABORTED', `${exec.name} ${why} before rg finished; no result was produced.${next}`)

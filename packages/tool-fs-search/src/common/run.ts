@@ -5,12 +5,18 @@ import { throwIfAborted } from './abort.js'
 import type { SearchContext } from './context.js'
 import { stderrExcerpt } from './rg-stderr.js'
 import { shellCommand } from './shell-quote.js'
+import type { TimedOut } from './timeout.js'
 
 /** A finished run the tool still has to classify by exit code. */
 export interface SearchRun {
   run: BashRunResult
   /** The resolved working directory: what relative paths mean and what displayed paths are relative to. */
   workdir: string
+  /**
+   * Set when the executor stopped the run at its time limit and the script asked for what it had
+   * printed (`onTimeout: 'partial'`): rg did not exit, so there is no status to classify.
+   */
+  timedOut?: TimedOut
 }
 
 /** One search script, and what the model can narrow when its output overflows. */
@@ -22,6 +28,12 @@ export interface SearchScript {
   stdoutSink: (chunk: Uint8Array) => void
   /** A shorter limit than the configured `timeoutMs`, for a run that follows the search within one call. */
   timeoutMs?: number
+  /**
+   * What a run the executor stopped at its time limit gives: SEARCH_ABORTED, or the run, for the tool
+   * to finish from what its sink received (docs/design.md#a-timeout-returns-what-was-found). A caller's
+   * cancellation is SEARCH_ABORTED either way. @default 'fail'
+   */
+  onTimeout?: 'fail' | 'partial'
 }
 
 // The end of an error is what explains it; 16 KiB holds dozens of rg's one-line errors.
@@ -39,7 +51,7 @@ const DIAGNOSIS_TIMEOUT_MS = 10_000
 export async function runSearchCommand(
   ctx: SearchContext,
   exec: ToolExecContext,
-  { command, narrow, stdoutSink, timeoutMs }: SearchScript,
+  { command, narrow, stdoutSink, timeoutMs, onTimeout = 'fail' }: SearchScript,
 ): Promise<SearchRun> {
   const cwd = exec.agent?.session.header.cwd
   const request = {
@@ -60,6 +72,10 @@ export async function runSearchCommand(
     run = await ctx.bash.run(spec)
   } catch (error) {
     throw await runFailure(ctx.bash, exec, spec, error)
+  }
+  // The executor has already killed rg's process group: what it printed before is all there will be.
+  if (onTimeout === 'partial' && run.stop === 'timeout' && !exec.signal.aborted) {
+    return { run, workdir: spec.workdir, timedOut: { afterMs: spec.timeoutMs, narrow } }
   }
   throwIfAborted(exec, run)
   if (run.stdout.truncated || run.stop === 'overflow') {

@@ -6,6 +6,7 @@ import { displayPath } from '../common/display-path.js'
 import { classifyExit2, type SearchGaps } from '../common/exit-2.js'
 import { rgErrorLines, stderrExcerpt } from '../common/rg-stderr.js'
 import { EXIT_MTIME_PARTIAL, EXIT_MTIME_UNAVAILABLE, EXIT_NOT_DIRECTORY, targetFailure } from '../common/script-exit.js'
+import { timedOutGaps } from '../common/timeout.js'
 import type { MtimeLister } from './command.js'
 
 /** What a listing left out: paths rg could not read, and files rg listed whose mtime could not be read. */
@@ -68,6 +69,14 @@ export function classifyGlobRun(run: BashRunResult, { workdir, root, lister }: G
     unusable ??
     new SearchError('SEARCH_FAILED', `glob failed: rg exited with status ${run.exitCode ?? `signal ${run.signal}`}. ${stderrExcerpt(run)}`)
   )
+}
+
+/**
+ * What a listing the executor stopped at its time limit left out besides what rg never reached: the
+ * paths it named as unreadable so far (docs/design.md#a-timeout-returns-what-was-found).
+ */
+export function timedOutGlobGaps(run: BashRunResult): GlobGaps {
+  return { rg: timedOutGaps(run), unstatted: [], helperFailed: false }
 }
 
 /** The programs a helper runs, by absolute path: the mtime helper's, and dd when it gathers their output. */

@@ -93,6 +93,19 @@ export class GlobListingParser {
   finish(): GlobListing {
     this.#output.finish()
     this.#parse(this.#output.length)
+    return this.#listing()
+  }
+
+  /**
+   * What arrived before the executor stopped the run (docs/design.md#a-timeout-returns-what-was-found):
+   * every record that ended in its NUL, a last one still arriving dropped, since its rest will never
+   * come. A record before it that did not parse is SEARCH_FAILED, as for `finish`.
+   */
+  finishStopped(): GlobListing {
+    return this.#listing()
+  }
+
+  #listing(): GlobListing {
     if (this.#failure !== undefined) {
       const end = Math.min(this.#output.length, this.#failure + EXCERPT_BYTES)
       const near = JSON.stringify(this.#output.text(this.#failure, end).slice(0, EXCERPT_UNITS))

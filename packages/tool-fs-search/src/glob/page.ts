@@ -2,6 +2,7 @@
 import type { ItemRetention } from '@dsh/core'
 import { incompleteNote, nameSome, spillSentence } from '../common/footers.js'
 import type { SpillOutcome } from '../common/spill.js'
+import { timeoutNote, type TimedOut } from '../common/timeout.js'
 import type { GlobGaps } from './classify.js'
 
 /** The budgets of one glob page. */
@@ -28,6 +29,8 @@ export function retainGlobPaths(count: number, at: (index: number) => string, { 
 
 /** What the page must say besides its paths. */
 export interface GlobNotes {
+  /** The executor stopped the listing at its time limit: the result is what arrived by then. */
+  timedOut?: TimedOut | undefined
   gaps: GlobGaps
   /** The stderr was cut, so the gaps may be missing some names. */
   stderrCut: boolean
@@ -48,14 +51,16 @@ function unstattedNote(gaps: GlobGaps, stderrCut: boolean): string | undefined {
   return `(Listing incomplete: ${count} rg listed could not be examined for ${one ? 'its' : 'their'} modification time, so ${one ? 'it is' : 'they are'} not shown: ${nameSome(lines, '; ')}.)`
 }
 
-/** The model-facing text: the page, then the cap, incompleteness and replaced-bytes footers. */
+/** The model-facing text: the page, then the timeout, cap, incompleteness and replaced-bytes footers. */
 export function formatGlobPage(
   retained: ItemRetention<string>,
   spill: SpillOutcome | undefined,
-  { gaps, stderrCut, lossy, links }: GlobNotes,
+  { timedOut, gaps, stderrCut, lossy, links }: GlobNotes,
 ): string {
-  const empty = gaps.helperFailed ? 'No files to show' : 'No files found'
+  const empty = `${gaps.helperFailed ? 'No files to show' : 'No files found'}${timedOut === undefined ? '' : ' so far'}`
   const parts = [retained.total === 0 ? empty : retained.items.join('\n')]
+  const found = retained.total === 0 ? 'no files' : `${retained.total} file${retained.total === 1 ? '' : 's'}`
+  if (timedOut !== undefined) parts.push(timeoutNote(timedOut, found))
   if (spill !== undefined) {
     parts.push(`(Showing ${retained.kept} of ${retained.total} paths, newest first. ${spillSentence(spill, 'Full sorted result')})`)
   }

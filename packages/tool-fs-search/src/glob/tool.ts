@@ -9,9 +9,10 @@ import { listGaps } from '../common/exit-2.js'
 import { linkDisplay, linksNote, planLinks, withoutSkippedLinks } from '../common/links.js'
 import { runSearchCommand } from '../common/run.js'
 import { saveFormattedResult } from '../common/spill.js'
+import { incompleteEntries } from '../common/timeout.js'
 import type { GlobValue } from '../values.js'
 import { GlobArgs } from './args.js'
-import { classifyGlobRun } from './classify.js'
+import { classifyGlobRun, timedOutGlobGaps } from './classify.js'
 import { buildGlobCommand, type MtimeLister } from './command.js'
 import { GlobListingParser } from './listing.js'
 import { sortNewestFirst } from './order.js'
@@ -38,13 +39,15 @@ export async function executeGlob(ctx: GlobContext, args: GlobArgs, exec: ToolEx
   const parser = new GlobListingParser(ctx.config.rawOutputMaxBytes)
   const searched = await runSearchCommand(ctx, exec, {
     command,
-    narrow: 'pattern, path',
+    narrow: 'pattern or path',
     stdoutSink: (chunk) => parser.push(chunk),
+    onTimeout: 'partial',
   })
-  const { workdir } = searched
+  const { workdir, timedOut } = searched
   const run = withoutSkippedLinks(searched.run, links)
-  const gaps = classifyGlobRun(parser.captured(run), { workdir, root, lister: ctx.lister })
-  const listing = parser.finish()
+  // A listing stopped at its time limit is sorted and paged as it stands (docs/design.md#a-timeout-returns-what-was-found).
+  const gaps = timedOut === undefined ? classifyGlobRun(parser.captured(run), { workdir, root, lister: ctx.lister }) : timedOutGlobGaps(run)
+  const listing = timedOut === undefined ? parser.finish() : parser.finishStopped()
   const order = sortNewestFirst(listing)
   const display = nameDisplay(workdir, path.resolve(workdir, root))
   const shown = showPaths(listing, order, display)
@@ -53,8 +56,10 @@ export async function executeGlob(ctx: GlobContext, args: GlobArgs, exec: ToolEx
     ? await saveFormattedResult(ctx.spillStore(), exec, () => pathBlocks(listing, order, display), 'glob-results.txt')
     : undefined
   let paths: string[] | undefined
+  const incomplete = incompleteEntries(timedOut, [...listGaps(gaps.rg), ...gaps.unstatted])
   return {
     content: formatGlobPage(retained, spill, {
+      timedOut,
       gaps,
       stderrCut: run.stderr.truncated,
       lossy: shown.lossy,
@@ -67,10 +72,10 @@ export async function executeGlob(ctx: GlobContext, args: GlobArgs, exec: ToolEx
       },
       total: shown.count,
       truncated: retained.truncated,
-      incomplete: [...listGaps(gaps.rg), ...gaps.unstatted],
+      incomplete,
     } satisfies GlobValue,
     // A nested dispatch has no UI to show a card (docs/design.md#the-search-card).
-    ...(exec.nested === true ? {} : { presentationMeta: globSearchMeta(retained, ctx.config.searchMetaMaxBytes) }),
+    ...(exec.nested === true ? {} : { presentationMeta: globSearchMeta(retained, ctx.config.searchMetaMaxBytes, incomplete.length > 0) }),
     ...(spill?.saved === true ? { spilledTo: spill.locator } : {}),
   }
 }

@@ -2,12 +2,15 @@
 import type { SearchGaps } from '../common/exit-2.js'
 import { incompleteNote, nameSome, spillSentence } from '../common/footers.js'
 import type { SpillOutcome } from '../common/spill.js'
+import { timeoutNote, type TimedOut } from '../common/timeout.js'
 import type { ShownMatches } from './matches.js'
 import { retainEveryMatch, type RetainedGrep } from './retain.js'
 import { formatGroups, groupBlocks } from './rows.js'
 
 /** What the page must say besides its matches. */
 export interface GrepNotes {
+  /** The executor stopped rg at its time limit: the result is what it printed by then. */
+  timedOut?: TimedOut | undefined
   incomplete: SearchGaps
   /** rg's stderr was cut, so `incomplete` may be missing some paths. */
   stderrCut: boolean
@@ -21,9 +24,13 @@ export interface GrepNotes {
   links?: string | undefined
 }
 
-/** The footers: per-file cuts, the spill, incompleteness, binary files, replaced bytes, escapes; each names at most five. */
+/**
+ * The footers: a timeout, per-file cuts, the spill, incompleteness, binary files, replaced bytes,
+ * escapes; each names at most five. A timeout comes first: it qualifies every count after it.
+ */
 function footers(retained: RetainedGrep, spill: SpillOutcome | undefined, notes: GrepNotes): string[] {
   const lines: string[] = []
+  if (notes.timedOut !== undefined) lines.push(timeoutNote(notes.timedOut, matchesFound(retained)))
   const cut = retained.cutFiles.filter((f) => f.shown > 0)
   if (cut.length > 0) {
     lines.push(
@@ -77,7 +84,18 @@ export function* grepSpillBlocks(matches: ShownMatches, notes: GrepNotes): Gener
 
 /** The count, then the groups; a binary file searched by name matches without a line to show: not "no matches". */
 function heading(retained: RetainedGrep, notes: GrepNotes, groups: string): string {
-  if (retained.total === 0) return notes.binary.length > 0 ? 'No matching lines to show' : 'No matches found'
+  if (retained.total === 0) {
+    const none = notes.binary.length > 0 ? 'No matching lines to show' : 'No matches found'
+    // A search stopped at its time limit has not looked everywhere: nothing found is not "none".
+    return notes.timedOut === undefined ? none : `${none} so far`
+  }
   const count = retained.truncated ? `${retained.kept} of ${retained.total}` : `${retained.total}`
   return `Found ${count} match${retained.total === 1 ? '' : 'es'}\n\n${groups}`
+}
+
+/** What a partial result found, in the timeout note's words: "12 matches in 3 files". */
+function matchesFound({ total, matches }: RetainedGrep): string {
+  if (total === 0) return 'no matches'
+  const files = matches.files.length
+  return `${total} match${total === 1 ? '' : 'es'} in ${files} file${files === 1 ? '' : 's'}`
 }

@@ -108,6 +108,20 @@ export class RgOutputParser {
   finish(): ParsedOutput {
     this.#output.finish()
     this.#parse(true)
+    return this.#parsed()
+  }
+
+  /**
+   * What arrived before the executor stopped the run (docs/design.md#a-timeout-returns-what-was-found):
+   * every record parsed as it came, and a last one still arriving dropped, since its rest will never
+   * come. Output before it that did not parse is SEARCH_FAILED, as for `finish`. A run stopped before
+   * the script's first record printed nothing of rg's, and has no records.
+   */
+  finishStopped(): ParsedOutput {
+    return this.#parsed()
+  }
+
+  #parsed(): ParsedOutput {
     if (this.#failure === 'script') {
       throw new SearchError(
         'SEARCH_FAILED',
@@ -121,7 +135,8 @@ export class RgOutputParser {
       )
     }
     return {
-      searched: this.#searched!,
+      // Only a run stopped before the script's first record has none: it has no paths to be relative to.
+      searched: this.#searched ?? 'file',
       bytes: this.#output.bytes,
       records: this.#records,
       binaryFiles: this.#binaryFiles,

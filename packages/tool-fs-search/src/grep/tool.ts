@@ -5,17 +5,18 @@ import { GREP_DESCRIPTION } from '../prompts.js'
 import { allowedPlan, searchExclusions } from '../common/access.js'
 import { TIMEOUT_BACKSTOP_MS, type SearchContext } from '../common/context.js'
 import { displayFrom, explicitPath } from '../common/display-path.js'
-import { listGaps } from '../common/exit-2.js'
+import { listGaps, type SearchGaps } from '../common/exit-2.js'
 import { linkDisplay, linksNote, planLinks, withoutSkippedLinks } from '../common/links.js'
 import { runSearchCommand } from '../common/run.js'
 import { saveFormattedResult } from '../common/spill.js'
+import { incompleteEntries, timedOutGaps } from '../common/timeout.js'
 import { GrepArgs } from './args.js'
 import { assertGrepRan, partialSearchErrors } from './classify.js'
 import { buildGrepCommand } from './command.js'
 import { planInclude } from './include.js'
 import { listMatches, recordsOf, showMatches } from './matches.js'
 import { formatGrepPage, grepSpillBlocks, type GrepNotes } from './page.js'
-import { RgOutputParser, type GrepMatch } from './parse.js'
+import { RgOutputParser, type GrepMatch, type ParsedOutput } from './parse.js'
 import { grepSearchMeta, MATCHES_VIEW_SCHEMA, presentGrepResult } from '../presentation.js'
 import { retainGrepMatches, type RetainedGrep } from './retain.js'
 import { showWindows } from './windows.js'
@@ -46,13 +47,22 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
     command,
     narrow: 'pattern, path or include',
     stdoutSink: (chunk) => parser.push(chunk),
+    onTimeout: 'partial',
   })
-  const { workdir } = searched
+  const { workdir, timedOut } = searched
   const run = withoutSkippedLinks(searched.run, links)
   const call = { workdir, target, include: args.include, plan }
-  assertGrepRan(run, call)
-  const output = parser.finish()
-  const incomplete = partialSearchErrors(run, output, call)
+  let output: ParsedOutput
+  let incomplete: SearchGaps
+  if (timedOut === undefined) {
+    assertGrepRan(run, call)
+    output = parser.finish()
+    incomplete = partialSearchErrors(run, output, call)
+  } else {
+    // rg did not exit, so there is no status to read: what it printed is the result (docs/design.md#a-timeout-returns-what-was-found).
+    output = parser.finishStopped()
+    incomplete = timedOutGaps(run)
+  }
   const base = output.searched === 'directory' ? path.resolve(workdir, target) : workdir
   const shown = displayFrom(workdir, base)
   const matches = showMatches(output, shown)
@@ -68,8 +78,10 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
     recordsOf(matches, matches.files[file]!, count).map((record) => ({ file: matches.files[file]!, record })),
   )
   const search = { rg: ctx.rg, pattern: args.pattern, base, maxLineBytes: config.grepMaxLineBytes }
-  if (await showWindows(ctx, exec, matches, page, search)) retained = retain()
+  // After a timeout the call's time is spent: cut lines keep their heads.
+  if (timedOut === undefined && (await showWindows(ctx, exec, matches, page, search))) retained = retain()
   const notes: GrepNotes = {
+    timedOut,
     incomplete,
     stderrCut: run.stderr.truncated,
     binary: output.binaryFiles.map(shown),
@@ -83,6 +95,7 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
     ? await saveFormattedResult(ctx.spillStore(), exec, () => grepSpillBlocks(matches, notes), 'grep-results.txt')
     : undefined
   let listed: GrepMatch[] | undefined
+  const gaps = incompleteEntries(timedOut, listGaps(incomplete))
   return {
     content: formatGrepPage(retained, spill, notes),
     value: {
@@ -91,10 +104,10 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
       },
       total: retained.total,
       truncated: retained.truncated,
-      incomplete: listGaps(incomplete),
+      incomplete: gaps,
     },
     // A nested dispatch has no UI to show a card (docs/design.md#the-search-card).
-    ...(exec.nested === true ? {} : { presentationMeta: grepSearchMeta(retained, config.searchMetaMaxBytes) }),
+    ...(exec.nested === true ? {} : { presentationMeta: grepSearchMeta(retained, config.searchMetaMaxBytes, gaps.length > 0) }),
     ...(spill?.saved === true ? { spilledTo: spill.locator } : {}),
   }
 }

@@ -20,4 +20,16 @@ describe('ScriptHead', () => {
     head.push(Buffer.from('x'))
     expect(() => head.searched()).toThrow(/near "Dx"/)
   })
+
+  it('says of a stopped run whether a head arrived, and still fails for output without one', () => {
+    const head = new ScriptHead(() => undefined)
+    expect(head.searchedSoFar()).toBeUndefined()
+    head.push(Buffer.from('D'))
+    expect(head.searchedSoFar()).toBeUndefined()
+    head.push(Buffer.from('\0'))
+    expect(head.searchedSoFar()).toBe('directory')
+    const garbled = new ScriptHead(() => undefined)
+    garbled.push(Buffer.from('XY'))
+    expect(() => garbled.searchedSoFar()).toThrow(/near "XY"/)
+  })
 })

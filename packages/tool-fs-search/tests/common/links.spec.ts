@@ -28,8 +28,8 @@ function context(scans: (Scripted | ((command: string) => Scripted))[]): { ctx: 
   return { ctx: { bash, rg: '/opt/rg', config: Config.parse({}), spillStore: () => undefined, access: () => undefined }, bash }
 }
 
-/** A file system of directories and links: `links` maps a path to its real path, or to an error code. */
-function fakeFs(links: Record<string, string | 'missing' | 'loop' | Error>, files: readonly string[] = []): FileSystem {
+/** A file system of directories and links: `links` maps a path to its real path, to an error, or to 'missing' or 'loop'. */
+function fakeFs(links: Record<string, string | Error>, files: readonly string[] = []): FileSystem {
   return {
     realpath: async (path) => {
       const target = links[path]
@@ -164,7 +164,7 @@ describe('planLinks', () => {
 
   it('follows anything from a session whose cwd is /, which holds every path', async () => {
     const { ctx } = context([{ stdout: found('./a') }, {}])
-    const atRoot = { ...exec, agent: { session: { header: { id: 's', cwd: '/' } } } } as never
+    const atRoot = { name: 'grep', signal: new AbortController().signal, agent: { session: { header: { id: 's', cwd: '/' } } } } as never
     expect((await planLinks(ctx, atRoot, 'w', fakeFs({ '/w/a': '/elsewhere' }), undefined)).follow).toBe(true)
   })
 

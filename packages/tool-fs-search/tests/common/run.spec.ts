@@ -5,6 +5,8 @@ import { HarnessError, loadHarness, type Harness } from '@dsh/core'
 import * as toolFsSearch from '@dsh/tool-fs-search'
 import { FakeBash, isProbe, rgLines, type Scripted } from '../fake-bash.js'
 import { agent, fakeHarness, RG } from '../fake-harness.js'
+import { Config } from '../../src/config.js'
+import { runSearchCommand } from '../../src/common/run.js'
 import { callTool, canLock, loadRealHarness, nobodyHarness, scratchDirs, writeTree } from '../real-harness.js'
 
 const scratchDir = scratchDirs()
@@ -39,13 +41,31 @@ describe('a search run through the seam, faked', () => {
     [
       { stdoutTruncated: true },
       'SEARCH_RAW_OUTPUT_OVERFLOW',
-      /^glob stopped: rg produced more than 20000000 bytes of output\. Narrow the pattern, path and search again\.$/,
+      /^glob stopped: rg produced more than 20000000 bytes of output\. Narrow the pattern or path and search again\.$/,
     ],
   ])('answers %j with %s', async (scripted, errorCode, content) => {
     const { glob } = await fakeHarness(() => scripted)
     const result = await glob({ pattern: '*', path: 'nope' })
     expect(result).toMatchObject({ isError: true, errorCode })
     expect(result.content).toMatch(content)
+  })
+
+  it('hands back a run stopped at its time limit only to a script that asked for it, quoting the limit applied', async () => {
+    const bash = new FakeBash(() => ({ stop: 'timeout', exitCode: null, signal: 'SIGTERM', stdout: 'D\0' }))
+    const ctx = { bash, rg: RG, config: Config.parse({ timeoutMs: 4000 }), spillStore: () => undefined, access: () => undefined }
+    const exec = { signal: new AbortController().signal, name: 'grep', callId: 'c', agent }
+    const script = { command: 'rg', narrow: 'pattern', stdoutSink: () => undefined }
+    expect(await runSearchCommand(ctx, exec, { ...script, onTimeout: 'partial' })).toMatchObject({
+      workdir: '/work/repo',
+      timedOut: { afterMs: 4000, narrow: 'pattern' },
+    })
+    // A run that follows the search (a window fetch) still fails: its output would be cut.
+    await expect(runSearchCommand(ctx, exec, script)).rejects.toMatchObject({
+      code: 'SEARCH_ABORTED',
+      message: expect.stringMatching(/timed out/),
+    })
+    const finished = { ...ctx, bash: new FakeBash(() => ({ stdout: 'D\0' })) }
+    expect(await runSearchCommand(finished, exec, { ...script, onTimeout: 'partial' })).not.toHaveProperty('timedOut')
   })
 
   it.each([

@@ -183,6 +183,27 @@ describe('the glob listing', () => {
     expect(() => parser.finish()).toThrow(/near "x\\t\ufffd\\u0000"/)
   })
 
+  it('keeps, for a run stopped anywhere, exactly the records that arrived whole (docs/design.md#a-timeout-returns-what-was-found)', () => {
+    const stdout = Buffer.from(statRecords(['1.5', 'a\tb'], ['-2', 'é\nx'], ['3', 'c']))
+    const ends = [...stdout.entries()].filter(([, byte]) => byte === 0).map(([at]) => at + 1)
+    for (let cut = 0; cut <= stdout.length; cut += 1) {
+      for (const chunkBytes of [1, 4, 64]) {
+        const parser = new GlobListingParser(1 << 20)
+        for (let at = 0; at < cut; at += chunkBytes) parser.push(stdout.subarray(at, Math.min(cut, at + chunkBytes)))
+        expect(
+          files(parser.finishStopped()).map((f) => f.name),
+          `cut at ${cut}`,
+        ).toEqual(['a\tb', 'é\nx', 'c'].slice(0, ends.filter((end) => end <= cut).length))
+      }
+    }
+  })
+
+  it('still fails, for a stopped run, on a record before the cut that does not parse', () => {
+    const parser = new GlobListingParser(1 << 20)
+    parser.push(Buffer.from('x\tname\u00001\tcut'))
+    expect(() => parser.finishStopped()).toThrow(/near "x\\tname/)
+  })
+
   it('grows past the files its arrays first hold', () => {
     const listing = parsed(statRecords(...Array.from({ length: 5000 }, (_, i): [string, string] => ['1', `f${i}`])), 65_536)
     expect([listing.count, listing.bytes.toString('utf8', listing.nameStart[4999], listing.nameEnd[4999])]).toEqual([5000, 'f4999'])

@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Harness } from '@dsh/core'
 import { listMatches, showMatches } from '../../src/grep/matches.js'
-import { previewMarkerStart } from '../../src/grep/parse.js'
+import { previewMarkerStart, RgOutputParser } from '../../src/grep/parse.js'
 import { invalidUtf8, rgLines } from '../fake-bash.js'
 import { fakeHarness } from '../fake-harness.js'
 import { callTool, loadRealHarness, NAMES_TREE, scratchDirs, writeBytesTree, writeTree } from '../real-harness.js'
@@ -162,6 +162,31 @@ describe('RgOutputParser', () => {
 
   it('keeps what arrives after a record that does not parse, for the message, and parses no more', () => {
     expect(() => parseOutput('D\0a\u00001:x\nb\u0000y:z\nc\u00001:w\n', { chunkBytes: 1 })).toThrow(`near "b\\u0000y:z\\nc\\u00001:w\\n"`)
+  })
+  it('keeps, for a run stopped anywhere, exactly the records that arrived whole (docs/design.md#a-timeout-returns-what-was-found)', () => {
+    // A path with a newline, a binary notice and a multibyte line, so a cut lands inside each.
+    const stdout = Buffer.from(
+      'D\0a\u00001:x\nname\nwith\u00002:y é\na\u00003:z\na: binary file matches (found "\\0" byte around offset 9)\nb\u00004:w\n',
+    )
+    const stopped = (bytes: Buffer, chunkBytes: number) => {
+      const parser = new RgOutputParser(2000, 1 << 20)
+      for (let at = 0; at < bytes.length; at += chunkBytes) parser.push(bytes.subarray(at, at + chunkBytes))
+      return listMatches(showMatches(parser.finishStopped(), (path) => path)).map((m) => `${m.path}:${m.lineNumber}`)
+    }
+    const whole = ['a:1', 'name\nwith:2', 'a:3', 'b:4']
+    // Where each record ends, after its line feed: a cut before that drops it.
+    const ends = ['1:x\n', 'é\n', '3:z\n', '4:w\n'].map((tail) => stdout.indexOf(tail) + Buffer.byteLength(tail))
+    for (let cut = 0; cut <= stdout.length; cut += 1) {
+      const expected = whole.slice(0, ends.filter((end) => end <= cut).length)
+      for (const chunkBytes of [1, 5, 64])
+        expect(stopped(stdout.subarray(0, cut), chunkBytes).sort(), `cut at ${cut}`).toEqual(expected.sort())
+    }
+  })
+
+  it('still fails, for a stopped run, on a record before the cut that does not parse', () => {
+    const parser = new RgOutputParser(2000, 1 << 20)
+    parser.push(Buffer.from('D\0a\u0000x:y\nb\u00001:'))
+    expect(() => parser.finishStopped()).toThrow(expect.objectContaining({ code: 'SEARCH_FAILED' }))
   })
 })
 
