@@ -45,10 +45,44 @@ export class DenyRules {
   }
 }
 
-/** A glob in NFC, and in NFD too when that is spelled otherwise. */
+/** A glob in NFC, and in NFD too when that is spelled otherwise, each with its non-ASCII letters folded. */
 function bothSpellings(glob: string): string[] {
   const decomposed = glob.normalize('NFD')
-  return decomposed === glob ? [glob] : [glob, decomposed]
+  return (decomposed === glob ? [glob] : [glob, decomposed]).map(foldNonAscii)
+}
+
+/**
+ * rg's `--iglob` folds ASCII letters only, so `PÄSSE*` would not exclude `pässe.txt`: each other
+ * letter with a case becomes an alternation of both (`{ä,Ä}`). rg matches no non-ASCII letter in a
+ * class, and nests no alternation, so one inside `[...]` or `{...}` stays as it is; escapes too.
+ */
+export function foldNonAscii(glob: string): string {
+  let out = ''
+  let inClass = false
+  let inBraces = false
+  for (let i = 0; i < glob.length; i++) {
+    const char = glob[i]!
+    if (char === '\\' && i + 1 < glob.length) {
+      out += char + glob[++i]!
+      continue
+    }
+    if (char === '[' && !inClass) inClass = true
+    else if (char === ']' && inClass) inClass = false
+    else if (char === '{' && !inClass) inBraces = true
+    else if (char === '}' && !inClass) inBraces = false
+    const cases = inClass || inBraces ? undefined : bothCases(char)
+    out += cases ?? char
+  }
+  return out
+}
+
+/** `{ä,Ä}` for a non-ASCII letter whose lower and upper case are each one character and differ. */
+function bothCases(char: string): string | undefined {
+  if (char.charCodeAt(0) < 0x80) return undefined
+  const lower = char.toLowerCase()
+  const upper = char.toUpperCase()
+  if (lower === upper || lower.length !== 1 || upper.length !== 1) return undefined
+  return `{${lower},${upper}}`
 }
 
 /** gitignore: a pattern with a "/" before its last character is anchored to the directory it is in. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { DenyRules } from '../src/deny.js'
+import { DenyRules, foldNonAscii } from '../src/deny.js'
 
 const rules = new DenyRules(['**/.env', '*.pem', 'id_*', 'secrets/', '/top.txt', 'config/prod/*.json', 'a/*/key', 'deep/**/token'])
 
@@ -80,8 +80,22 @@ describe('one rule, one meaning (docs/design.md#one-rule-one-meaning)', () => {
   })
 
   it('gives rg a glob in both spellings when they differ, and rebases an anchored rule whatever the case', () => {
-    expect(folded.exclusionsBelow('')).toEqual(['**/.env', 's\u00e9cret/', 'se\u0301cret/', '/Config/Prod/*.json'])
-    expect(folded.exclusionsBelow('CONFIG')).toEqual(['**/.env', 's\u00e9cret/', 'se\u0301cret/', '/Prod/*.json'])
+    expect(folded.exclusionsBelow('')).toEqual(['**/.env', 's{\u00e9,\u00c9}cret/', 'se\u0301cret/', '/Config/Prod/*.json'])
+    expect(folded.exclusionsBelow('CONFIG')).toEqual(['**/.env', 's{\u00e9,\u00c9}cret/', 'se\u0301cret/', '/Prod/*.json'])
     expect(new DenyRules(['a/*x/k']).exclusionsBelow('A/BX')).toEqual(['/k'])
+  })
+})
+
+describe('foldNonAscii', () => {
+  it.each([
+    ['P\u00c4SSE*', 'P{\u00e4,\u00c4}SSE*'],
+    ['[\u00e4b]x', '[\u00e4b]x'],
+    ['*.{\u00e4,b}', '*.{\u00e4,b}'],
+    ['\\\u00e4', '\\\u00e4'],
+    ['stra\u00dfe', 'stra\u00dfe'],
+    ['\u4e2d\u6587', '\u4e2d\u6587'],
+    ['plain', 'plain'],
+  ])('%s becomes %s', (glob, expected) => {
+    expect(foldNonAscii(glob)).toBe(expected)
   })
 })

@@ -137,6 +137,8 @@ describe('the real policy over real rg', () => {
       'ENV/.ENV': 'SECRET-caps\n',
       // An NFD spelling of the name a rule gives in NFC.
       'notes/se\u0301cret.txt': 'SECRET-nfd\n',
+      // A lower-case non-ASCII name under an upper-case NFD rule: rg's --iglob folds ASCII only.
+      'notes/p\u00e4sse.txt': 'SECRET-fold\n',
     })
     symlinkSync('vault', join(work, 'alias'))
     writeTree(outside, { 'other.txt': 'SECRET-outside\n' })
@@ -146,7 +148,7 @@ describe('the real policy over real rg', () => {
       plugins: [bashLocal, spillLocal, fsLocal, access, toolFsSearch],
       config: {
         'spill-local': { root: spillRoot },
-        access: { deny: ['**/.env', '*.pem', 'config/prod/', 'vault', 's\u00e9cret.txt'] },
+        access: { deny: ['**/.env', '*.pem', 'config/prod/', 'vault', 's\u00e9cret.txt', '**/PA\u0308SSE*'] },
         'tool-fs-search': { grepMaxMatches: 3 },
       },
       logger: { warn: () => undefined, info: () => undefined },
@@ -163,10 +165,10 @@ describe('the real policy over real rg', () => {
   )
 
   it('deny rules ignore letter case and NFC/NFD spelling in grep and glob, as read does', async () => {
-    const grep = await callTool(harness, 'grep', { pattern: 'SECRET-(upper|caps|nfd)' }, work)
+    const grep = await callTool(harness, 'grep', { pattern: 'SECRET-(upper|caps|nfd|fold)' }, work)
     expect(grep).toMatchObject({ isError: false, content: expect.stringMatching(/^No matches found\n\n\(1 symbolic link/) })
     const glob = await callTool(harness, 'glob', { pattern: '**/*' }, work)
-    expect(glob.content).not.toMatch(/UPPER|\.ENV|cret/)
+    expect(glob.content).not.toMatch(/UPPER|\.ENV|cret|sse/)
   })
 
   it('grep never shows a denied file, whatever the include asks for', async () => {
