@@ -88,7 +88,8 @@ export class RgOutputParser {
   #lastLine = 0
 
   /**
-   * `maxLineBytes`: the bytes of a line shown, a longer one cut on a character boundary;
+   * `maxLineBytes`: the bytes of a line shown, a longer one cut on a character boundary, and the
+   * `--max-columns` rg was given, which tells its previews from lines that end like one;
    * `capacityBytes`: the raw output cap, which the buffer grows to once the output outgrows its start.
    */
   constructor(maxLineBytes: number, capacityBytes: number, { fileTarget, context = false }: ParserOptions = {}) {
@@ -234,8 +235,10 @@ export class RgOutputParser {
 
       let textEnd = lineEnd > textStart && bytes[lineEnd - 1] === CR ? lineEnd - 1 : lineEnd
       let flags = (odd ? ODD_NUMBER : 0) | (contextLine ? CONTEXT : 0)
+      // rg's preview only when the head fills --max-columns: a line of the file's own that ends in the
+      // marker's words is shorter, and shown whole (docs/design.md#a-line-that-ends-like-a-preview-is-whole).
       const marker = previewMarkerStart(bytes, textStart, textEnd)
-      if (marker !== -1) {
+      if (marker !== -1 && marker - textStart >= this.#maxLineBytes) {
         textEnd = marker
         flags |= CUT
       }

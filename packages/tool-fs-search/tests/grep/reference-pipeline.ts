@@ -2,7 +2,9 @@
 // then shown, sorted, retained and formatted as strings. Kept as the oracle that the byte pipeline must
 // match output for output (tests/grep/equivalence.spec.ts). One change since: it tells bytes replaced
 // by U+FFFD from a U+FFFD the output held, by decoding the output a second time with each literal
-// U+FFFD turned into U+E000 first (`markLiterals`), so only a replaced byte still reads as U+FFFD.
+// U+FFFD turned into U+E000 first (`markLiterals`), so only a replaced byte still reads as U+FFFD. And
+// one more: a line that ends in rg's preview marker is cut only when the text before the marker fills
+// `maxLineBytes`, as rg's previews do; a shorter one is the file's own text, shown whole.
 import path from 'node:path'
 import { ItemRetainer, TextRetainer } from '@dsh/core'
 import { SearchError } from '../../src/errors.js'
@@ -77,8 +79,8 @@ export function referenceGrep(raw: Buffer, call: ReferenceCall): ReferenceResult
     )
   }
   void searched
-  const output = parseRgOutput(body)
-  const marked = parseRgOutput(markLiterals(raw).toString().slice(2))
+  const output = parseRgOutput(body, call.maxLineBytes)
+  const marked = parseRgOutput(markLiterals(raw).toString().slice(2), call.maxLineBytes)
   output.matches.forEach((match, i) => (match.marked = marked.matches[i]!))
   const shown = displayFrom(call.workdir, base)
   const { matches, escaped, lossy } = showMatches(output.matches, shown, call.maxLineBytes)
@@ -110,7 +112,7 @@ const BINARY_MATCHES = /^(.*): binary file matches \(found "\\0" byte around off
 const BINARY_STOPPED = /^(.*): WARNING: stopped searching binary file after match \(found "\\0" byte around offset \d+\)$/
 const PREVIEW_MARKER = / \[\.\.\. (?:omitted end of long line|\d+ more match(?:es)?)\]$/
 
-function parseRgOutput(stdout: string): { matches: Match[]; binaryFiles: string[]; binaryStopped: string[] } {
+function parseRgOutput(stdout: string, maxLineBytes: number): { matches: Match[]; binaryFiles: string[]; binaryStopped: string[] } {
   const matches: Match[] = []
   const binaryFiles: string[] = []
   const binaryStopped: string[] = []
@@ -136,7 +138,8 @@ function parseRgOutput(stdout: string): { matches: Match[]; binaryFiles: string[
     const end = textEnd === -1 ? stdout.length : textEnd
     let text = stdout.slice(digitsEnd + 1, end)
     if (text.endsWith('\r')) text = text.slice(0, -1)
-    const marker = PREVIEW_MARKER.exec(text)
+    const found = PREVIEW_MARKER.exec(text)
+    const marker = found !== null && Buffer.byteLength(text.slice(0, found.index)) >= maxLineBytes ? found : null
     if (marker !== null) text = text.slice(0, marker.index)
     matches.push({
       path: stdout.slice(pos, nul),

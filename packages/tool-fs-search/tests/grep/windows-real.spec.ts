@@ -32,6 +32,8 @@ beforeAll(async () => {
   writeFileSync(join(tree, 'ctrl.js'), `${'c'.repeat(3000)}\u001b[2J\u0007NEEDLE${'c'.repeat(3000)}\n`)
   // rg prints the long line, then stops at the NUL far after it.
   writeFileSync(join(tree, 'bin.dat'), `${longLine(10_000, 5000)}\n${'filler line\n'.repeat(30_000)}\u0000\u0001NEEDLE\n`)
+  // Short lines of the file's own that end in the words rg appends to a preview.
+  writeFileSync(join(tree, 'marker.txt'), 'MARKER [... omitted end of long line]\nMARKER [... 2 more matches]\r\n')
   dsh = await loadRealHarness({ spillRoot: scratchDir('spill') })
   claude = await loadClaudeHarness(scratchDir('spill-cc'))
 })
@@ -109,5 +111,16 @@ describe('a long line shows its first match (claude-code Grep)', () => {
     )
     expect(rowOf(content, 1)).toBe(`Line 1 (cut; columns 2501-3005): ${'x'.repeat(500)}START`)
     expect(rowOf(content, 2)).toBe(`Line 2 (cut): ${'y'.repeat(2000)}`)
+  })
+})
+
+describe("a line that ends like rg's preview is whole", () => {
+  it('is shown whole, with no cut label, by grep and by Grep', async () => {
+    const page = 'marker.txt\nLine 1: MARKER [... omitted end of long line]\nLine 2: MARKER [... 2 more matches]'
+    const result = await callTool(dsh, 'grep', { pattern: 'MARKER', include: 'marker.txt' }, tree)
+    expect(result.content).toBe(`Found 2 matches\n\n${page}`)
+    expect(result.value).toMatchObject({ matches: [{ lineCut: false }, { lineCut: false }] })
+    const content = await callClaude(claude, 'Grep', { pattern: 'MARKER', path: 'marker.txt', output_mode: 'content' }, tree)
+    expect(content.content).toBe(`Found 2 matching lines in 1 file\n\n${page}`)
   })
 })
