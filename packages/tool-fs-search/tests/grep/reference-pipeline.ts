@@ -4,15 +4,15 @@
 // by U+FFFD from a U+FFFD the output held, by decoding the output a second time with each literal
 // U+FFFD turned into U+E000 first (`markLiterals`), so only a replaced byte still reads as U+FFFD. And
 // one more: a line that ends in rg's preview marker is cut only when the text before the marker fills
-// `maxLineBytes`, as rg's previews do; a shorter one is the file's own text, shown whole.
+// `maxLineBytes`, as rg's previews do; a shorter one is the file's own text, shown whole. Names and
+// lines are shown by tests/reference-display.ts, never by the product's display helpers.
 import path from 'node:path'
 import { ItemRetainer, TextRetainer } from '@dsh/core'
 import { SearchError } from '../../src/errors.js'
-import { displayFrom } from '../../src/common/display-path.js'
-import { escapeLineControls } from '../../src/common/escape-controls.js'
 import type { SearchGaps } from '../../src/common/exit-2.js'
 import { incompleteNote, nameSome, spillSentence } from '../../src/common/footers.js'
 import type { SpillOutcome } from '../../src/common/spill.js'
+import { referenceDisplayFrom, referenceEscapeLine } from '../reference-display.js'
 
 interface Match {
   path: string
@@ -82,7 +82,7 @@ export function referenceGrep(raw: Buffer, call: ReferenceCall): ReferenceResult
   const output = parseRgOutput(body, call.maxLineBytes)
   const marked = parseRgOutput(markLiterals(raw).toString().slice(2), call.maxLineBytes)
   output.matches.forEach((match, i) => (match.marked = marked.matches[i]!))
-  const shown = displayFrom(call.workdir, base)
+  const shown = referenceDisplayFrom(call.workdir, base)
   const { matches, escaped, lossy } = showMatches(output.matches, shown, call.maxLineBytes)
   let retained = retainGrepMatches(matches, call)
   const counts = { escaped, lossy }
@@ -179,7 +179,7 @@ function showMatches(raw: readonly Match[], shown: (file: string) => string, max
     }
     // The marked line cuts where the line does: U+E000 takes the bytes U+FFFD takes.
     match.lineReplaced = preview.retain(match.marked!.line).text.includes('\ufffd')
-    const line = escapeLineControls(match.line)
+    const line = referenceEscapeLine(match.line)
     if (line !== match.line) {
       match.line = line
       match.escaped = true
@@ -275,7 +275,7 @@ function applyWindows(
       }
     }
     const shown = text.toString('utf8')
-    const escapedLine = escapeLineControls(shown)
+    const escapedLine = referenceEscapeLine(shown)
     counts.escaped += (escapedLine !== shown ? 1 : 0) - (match.escaped === true ? 1 : 0)
     const replaced = markLiterals(text).toString('utf8').includes('\ufffd')
     counts.lossy += (replaced ? 1 : 0) - (match.lineReplaced === true ? 1 : 0)
