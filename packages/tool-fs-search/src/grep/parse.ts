@@ -1,6 +1,6 @@
 // Reading the grep script's output as it arrives: where its paths are relative to, then rg's `--null` records.
 import { SearchError } from '../errors.js'
-import { escapeLineControls } from '../common/escape-controls.js'
+import { ESCAPED_LEADS, escapeLineControls, isEscapedAt } from '../common/escape-controls.js'
 import { OutputBytes } from '../common/output-bytes.js'
 import { CONTEXT, CUT, ESCAPED, ODD_NUMBER, RecordTable, writeRecord, type RecordRun } from './records.js'
 
@@ -201,8 +201,8 @@ export class RgOutputParser {
           if (byte === LF) break
           if (byte !== 0x09 && firstControl === -1) firstControl = lineEnd
         } else if (byte >= 0x7f && firstControl === -1) {
-          // DEL, and a C1 control (C2 80 to C2 9F); the bytes are valid UTF-8.
-          if (byte === 0x7f || (byte === 0xc2 && bytes[lineEnd + 1]! <= 0x9f)) firstControl = lineEnd
+          // DEL, a C1 control or an invisible format character; the bytes are valid UTF-8.
+          if (byte === 0x7f || (ESCAPED_LEADS[byte] === 1 && isEscapedAt(bytes, lineEnd))) firstControl = lineEnd
         }
         lineEnd += 1
       }

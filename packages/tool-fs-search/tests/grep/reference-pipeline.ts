@@ -378,7 +378,7 @@ function footers(retained: Retained, spill: SpillOutcome | undefined, notes: Not
     )
   if (escaped > 0) {
     lines.push(
-      `(${escaped} matched line${escaped === 1 ? ' contains' : 's contain'} control characters, shown escaped as \\u001b, \\r and the like.)`,
+      `(${escaped} matched line${escaped === 1 ? ' contains' : 's contain'} control or invisible characters, shown escaped as \\u001b, \\r, \\u202e and the like.)`,
     )
   }
   return lines

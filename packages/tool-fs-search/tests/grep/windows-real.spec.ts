@@ -73,7 +73,7 @@ describe('a long line shows its first match (dsh grep)', () => {
     expect(rowOf(crlf.content, 1)).toBe(`Line 1 (cut; columns 2501-4500): ${longLine(2000, 500)}`)
     const ctrl = await callTool(dsh, 'grep', { pattern: 'NEEDLE', include: 'ctrl.js' }, tree)
     expect(rowOf(ctrl.content, 1)).toBe(`Line 1 (cut; columns 2506-4505): ${'c'.repeat(495)}\\u001b[2J\\u0007NEEDLE${'c'.repeat(1494)}`)
-    expect(ctrl.content).toContain('(1 matched line contains control characters')
+    expect(ctrl.content).toContain('(1 matched line contains control or invisible characters')
   })
 
   it('windows a long line in a file rg stops reading at a NUL', async () => {
