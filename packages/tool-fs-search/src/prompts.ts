@@ -28,7 +28,8 @@ export const GREP_DESCRIPTION = [
 ].join(' ')
 
 // How both tools show a name a repository controls, so a model can read it back.
-const QUOTED_PATHS = 'A path holding a control character is shown JSON-quoted with escapes ("a\\u001bb").'
+const QUOTED_PATHS =
+  'A path holding a control or invisible character (a bidi override, a zero-width space) is shown JSON-quoted with escapes ("a\\u001bb", "rtl\\u202etxt").'
 
 /** The system-prompt sections registered with the tools. */
 export const SEARCH_PROMPT_SECTIONS: readonly PromptSection[] = [
@@ -51,8 +52,9 @@ export const SEARCH_PROMPT_SECTIONS: readonly PromptSection[] = [
       'ignored directory is not searched, so "no matches" does not prove a text is absent there; grep',
       `that path directly or find it with glob. ${LINKS}. Each matched line is cut to a preview: a row marked`,
       '"(cut)" shows the start of its line, one marked "(cut; columns A-B)" its bytes A to B around the',
-      "line's first match; use read for context. Control characters in a matched",
-      'line other than tab are shown as JSON escapes (ESC as \\u001b, CR as \\r), and a footer says when.',
+      "line's first match; use read for context. Control characters in a matched line other than tab,",
+      'and invisible ones such as bidi overrides, are shown as JSON escapes (ESC as \\u001b, CR as \\r,',
+      'U+202E as \\u202e), and a footer says when.',
       'A capped result names a file holding every match. A search reported incomplete missed the paths',
       `it names. ${QUOTED_PATHS}`,
     ].join(' '),

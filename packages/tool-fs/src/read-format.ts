@@ -10,9 +10,24 @@ export interface ReadPage {
   maxBytes: number
 }
 
-/** A path as a message shows it: quoted when it holds a control character such as a newline. */
+// Controls (a newline would split the message, ESC reach a terminal), format characters (U+202E shows
+// the rest backwards, a zero-width space hides a difference) and the line and paragraph separators
+// (docs/design.md#invisible-characters-are-shown). By category: a message quotes one path, and the
+// fixed list the search pages keep for their byte checks lives in a package read does not import.
+const ESCAPED = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u
+// JSON.stringify escapes C0 but writes DEL, C1, format characters and separators as they are.
+const PAST_JSON = /[\u007f-\u009f\p{Cf}\p{Zl}\p{Zp}]/gu
+
+/** `\u` and four hex digits for each UTF-16 unit of `char`, as JSON writes a character it escapes. */
+function escapeUnits(char: string): string {
+  let escaped = ''
+  for (let unit = 0; unit < char.length; unit += 1) escaped += `\\u${char.charCodeAt(unit).toString(16).padStart(4, '0')}`
+  return escaped
+}
+
+/** A path as a message shows it: JSON-quoted with escapes when it holds a control or format character such as a newline or U+202E. */
 export function shownPath(path: string): string {
-  return /\p{Cc}/u.test(path) ? JSON.stringify(path) : path
+  return ESCAPED.test(path) ? JSON.stringify(path).replace(PAST_JSON, escapeUnits) : path
 }
 
 /** The model-facing text of a page with at least one line. */

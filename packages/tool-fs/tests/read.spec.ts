@@ -181,6 +181,13 @@ describe('the page read shows', () => {
     const { read } = await harnessWith(() => window(['a'], { stoppedBy: 'limit' }))
     expect((await read({ path: '/tmp/two\nlines' })).content).toContain('(Showing lines 1–1 of "/tmp/two\\nlines"; ')
   })
+
+  it('quotes a path holding a bidi control, an invisible character or a C1 control, each escaped', async () => {
+    const { read } = await harnessWith(() => window(['a'], { stoppedBy: 'limit' }))
+    const content = (await read({ path: '/tmp/rtl\u202etxt.exe\u200b\u009b\u{e0041}' })).content
+    expect(content).toContain('(Showing lines 1–1 of "/tmp/rtl\\u202etxt.exe\\u200b\\u009b\\udb40\\udc41"; ')
+    expect((await read({ path: '/tmp/em\u2014dash' })).content).toContain('(Showing lines 1–1 of /tmp/em\u2014dash; ')
+  })
 })
 
 describe('read failures', () => {

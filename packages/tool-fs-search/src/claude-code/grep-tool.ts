@@ -281,7 +281,7 @@ function modeReader(mode: OutputMode, config: GlobContext['config'], target: str
                 ...lossyNote(matches.lossy, 'line or path', 'lines or paths'),
                 ...(matches.escaped > 0
                   ? [
-                      `(${plural(matches.escaped, 'line contains', 'lines contain')} control characters, shown escaped as \\u001b, \\r and the like.)`,
+                      `(${plural(matches.escaped, 'line contains', 'lines contain')} control or invisible characters, shown escaped as \\u001b, \\r, \\u202e and the like.)`,
                     ]
                   : []),
               ]

@@ -41,7 +41,8 @@ export const CLAUDE_CODE_PROMPT_SECTIONS: readonly PromptSection[] = [
       'absent there. A long line shows part of itself: "(cut)" marks its start, "(cut; columns A-B)" its',
       'bytes A to B around its first match; use Read for the rest. Totals are exact; to',
       'see more than a page, call again with the offset the footer gives, or Read the stored result. A path',
-      'holding a control character is shown JSON-quoted with escapes.',
+      'holding a control or invisible character is shown JSON-quoted with escapes; in a line, such characters',
+      'are shown escaped (\\u001b, \\u202e).',
     ].join(' '),
   },
 ]

@@ -1,11 +1,11 @@
 // Paths as a model sees them, and as the shell must be given them.
 import path from 'node:path'
-import { quoteName } from './escape-controls.js'
+import { ESCAPED_LEADS, isEscapedAt, quoteName } from './escape-controls.js'
 
 /**
  * A path as the model sees it: relative to the workdir when inside it, and JSON-quoted with escapes
- * when it holds a control character (a newline would split it across lines of the result, an ESC
- * would reach the reader's terminal).
+ * when it holds a control or format character (a newline would split it across lines of the result,
+ * an ESC would reach the reader's terminal, U+202E would show the rest of it backwards).
  */
 export function displayPath(workdir: string, file: string): string {
   const absolute = path.resolve(workdir, file)
@@ -60,7 +60,7 @@ const DOT = 0x2e
 
 /**
  * True when a name, as UTF-8 bytes, shows as its display prefix joined to it (`./` dropped): it holds
- * no control character to escape and no `..` segment or leading `/` that could step outside the
+ * no control or format character to escape and no `..` segment or leading `/` that could step outside the
  * directory. Lets a listing of 100k names be written without a string for each.
  */
 export function isPlainName(bytes: Uint8Array, start: number, end: number): boolean {
@@ -68,8 +68,8 @@ export function isPlainName(bytes: Uint8Array, start: number, end: number): bool
   if (start < end && bytes[start] === SLASH) return false
   for (let at = start; at < end; at += 1) {
     const byte = bytes[at]!
-    // C0 controls, DEL, and C1 controls (C2 80 to C2 9F).
-    if (byte < 0x20 || byte === 0x7f || (byte === 0xc2 && bytes[at + 1]! >= 0x80 && bytes[at + 1]! <= 0x9f)) return false
+    // C0 controls, DEL, and what else a name is quoted for (C1 controls, format characters).
+    if (byte < 0x20 || byte === 0x7f || (ESCAPED_LEADS[byte] === 1 && isEscapedAt(bytes, at))) return false
     // A `..` segment: two dots between slashes or the ends.
     if (
       byte === DOT &&

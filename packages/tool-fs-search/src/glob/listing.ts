@@ -1,6 +1,7 @@
 // The glob script's output as it arrives: `mtime TAB name NUL` records, parsed as bytes and grouped by time.
 import type { BashRunResult } from '@dsh/core'
 import { SearchError } from '../errors.js'
+import { ESCAPED_LEADS, isEscapedAt } from '../common/escape-controls.js'
 import { OutputBytes } from '../common/output-bytes.js'
 import { TimeBuckets } from './time-buckets.js'
 
@@ -147,11 +148,12 @@ export class GlobListingParser {
       const nameStart = at + 1
       let nameEnd = nameStart
       // While looking for the NUL, note any byte that could keep a name from showing plain (a control,
-      // DEL, a C1 lead, a dot after a dot, a slash first or after a slash): most listings have none, and
-      // then no name needs checking.
+      // DEL, a C1 control or format character, a dot after a dot, a slash first or after a slash): most
+      // listings have none, and then no name needs checking.
       let odd = bytes[nameStart] === SLASH
       for (let byte = bytes[nameEnd]; nameEnd < limit && byte !== NUL; byte = bytes[++nameEnd]) {
-        if (byte! < 0x20 || byte === 0x7f || byte === 0xc2 || ((byte === DOT || byte === SLASH) && bytes[nameEnd - 1] === byte)) odd = true
+        if (byte! < 0x20 || byte === 0x7f || ((byte === DOT || byte === SLASH) && bytes[nameEnd - 1] === byte)) odd = true
+        else if (ESCAPED_LEADS[byte!] === 1 && isEscapedAt(bytes, nameEnd)) odd = true
       }
       if (odd) this.#plainNames = false
       const badFraction = fraction === 0 || fraction > FRACTION_MAX_DIGITS

@@ -54,7 +54,7 @@ function footers(retained: RetainedGrep, spill: SpillOutcome | undefined, notes:
   // An escape reads like a file's own backslash text; the footer says which it is.
   if (escaped > 0) {
     lines.push(
-      `(${escaped} matched line${escaped === 1 ? ' contains' : 's contain'} control characters, shown escaped as \\u001b, \\r and the like.)`,
+      `(${escaped} matched line${escaped === 1 ? ' contains' : 's contain'} control or invisible characters, shown escaped as \\u001b, \\r, \\u202e and the like.)`,
     )
   }
   return lines

@@ -1,6 +1,6 @@
 // Reading the grep script's output as it arrives: where its paths are relative to, then rg's `--null` records.
 import { SearchError } from '../errors.js'
-import { escapeLineControls } from '../common/escape-controls.js'
+import { ESCAPED_LEADS, escapeLineControls, isEscapedAt } from '../common/escape-controls.js'
 import { OutputBytes } from '../common/output-bytes.js'
 import { CONTEXT, CUT, ESCAPED, ODD_NUMBER, RecordTable, writeRecord, type RecordRun } from './records.js'
 
@@ -88,7 +88,8 @@ export class RgOutputParser {
   #lastLine = 0
 
   /**
-   * `maxLineBytes`: the bytes of a line shown, a longer one cut on a character boundary;
+   * `maxLineBytes`: the bytes of a line shown, a longer one cut on a character boundary, and the
+   * `--max-columns` rg was given, which tells its previews from lines that end like one;
    * `capacityBytes`: the raw output cap, which the buffer grows to once the output outgrows its start.
    */
   constructor(maxLineBytes: number, capacityBytes: number, { fileTarget, context = false }: ParserOptions = {}) {
@@ -215,8 +216,8 @@ export class RgOutputParser {
           if (byte === LF) break
           if (byte !== 0x09 && firstControl === -1) firstControl = lineEnd
         } else if (byte >= 0x7f && firstControl === -1) {
-          // DEL, and a C1 control (C2 80 to C2 9F); the bytes are valid UTF-8.
-          if (byte === 0x7f || (byte === 0xc2 && bytes[lineEnd + 1]! <= 0x9f)) firstControl = lineEnd
+          // DEL, a C1 control or an invisible format character; the bytes are valid UTF-8.
+          if (byte === 0x7f || (ESCAPED_LEADS[byte] === 1 && isEscapedAt(bytes, lineEnd))) firstControl = lineEnd
         }
         lineEnd += 1
       }
@@ -249,8 +250,10 @@ export class RgOutputParser {
 
       let textEnd = lineEnd > textStart && bytes[lineEnd - 1] === CR ? lineEnd - 1 : lineEnd
       let flags = (odd ? ODD_NUMBER : 0) | (contextLine ? CONTEXT : 0)
+      // rg's preview only when the head fills --max-columns: a line of the file's own that ends in the
+      // marker's words is shorter, and shown whole (docs/design.md#a-line-that-ends-like-a-preview-is-whole).
       const marker = previewMarkerStart(bytes, textStart, textEnd)
-      if (marker !== -1) {
+      if (marker !== -1 && marker - textStart >= this.#maxLineBytes) {
         textEnd = marker
         flags |= CUT
       }

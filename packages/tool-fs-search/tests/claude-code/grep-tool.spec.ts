@@ -198,7 +198,9 @@ describe('Grep with hostile names and contents', () => {
     const result = await grep({ pattern: 'needle', output_mode: 'content' }, names)
     expect(result.content).toContain('"big\\nbin.dat"\nLine 1: needle\n\n"new\\nline.txt"\nLine 1: needle')
     expect(result.content).toContain('(rg stopped at binary content in "big\\nbin.dat", so matches after it are missing.)')
-    expect(result.content).toContain('(1 line contains control characters, shown escaped as \\u001b, \\r and the like.)')
+    expect(result.content).toContain(
+      '(1 line contains control or invisible characters, shown escaped as \\u001b, \\r, \\u202e and the like.)',
+    )
     expect(result.content).toContain('(1 line or path contains U+FFFD')
   })
 

@@ -7,7 +7,26 @@ import { callTool, loadRealHarness, scratchDirs, writeTree } from '../real-harne
 
 describe('isPlainName', () => {
   it('holds only for names that show as the prefix joined to them, their ./ dropped', () => {
-    const pieces = ['a', '/', '.', '..', './', '\t', '\n', '\u001b', '\u0085', '\u007f', 'é', '\ufffd', '😀']
+    const pieces = [
+      'a',
+      '/',
+      '.',
+      '..',
+      './',
+      '\t',
+      '\n',
+      '\u001b',
+      '\u0085',
+      '\u007f',
+      'é',
+      '\ufffd',
+      '😀',
+      '\u202e',
+      '\u200b',
+      '\u{e0041}',
+      '\u2014',
+      '\u00a0',
+    ]
     const display = nameDisplay('/w', '/w/sub')
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 8 }), (parts) => {
@@ -30,6 +49,11 @@ describe('isPlainName', () => {
     ['a control character', 'e\u001bsc', false],
     ['a C1 control', 'nel\u0085', false],
     ['DEL', 'del\u007f', false],
+    ['a bidi override', 'rtl\u202etxt.exe', false],
+    ['a zero-width space', 'z\u200bw', false],
+    ['a tag character', 'tag\u{e0041}', false],
+    ['an em dash, whose first bytes a zero-width space shares', 'em\u2014dash', true],
+    ['a no-break space, whose lead byte C1 controls share', 'nb\u00a0sp', true],
   ])('says %s is %s', (_label, name, plain) => {
     const bytes = Buffer.from(name)
     expect(isPlainName(bytes, 0, bytes.length)).toBe(plain)

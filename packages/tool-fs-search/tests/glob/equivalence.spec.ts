@@ -18,8 +18,8 @@ import { referenceListing } from './reference-listing.js'
 const RETRIEVAL_HINT = 'Use read with offset/limit, or grep this path to search within it.'
 const COMPLETE = { gaps: { rg: { paths: [] }, unstatted: [], helperFailed: false }, stderrCut: false }
 
-// Names a listing can hold: nested, `./`-prefixed, outside the root, controls, bytes that are not
-// UTF-8, U+FFFD, and characters whose UTF-8 and UTF-16 orders differ (U+E000 to U+FFFF against
+// Names a listing can hold: nested, `./`-prefixed, outside the root, controls, bidi and other
+// invisible characters (and characters whose first bytes are theirs), bytes that are not UTF-8, U+FFFD, and characters whose UTF-8 and UTF-16 orders differ (U+E000 to U+FFFF against
 // characters past U+FFFF).
 const NAMES: (string | Buffer)[] = [
   'a.ts',
@@ -35,6 +35,11 @@ const NAMES: (string | Buffer)[] = [
   'new\nline',
   'e\u001bsc',
   'nel\u0085',
+  'rtl\u202etxt.exe',
+  'z\u200bw',
+  'tag\u{e0041}',
+  'nb\u00a0sp',
+  'em\u2014dash',
   Buffer.from([0x62, 0x61, 0x64, 0xff]),
   Buffer.from([0x62, 0x61, 0x64, 0xfe]),
   'r\ufffd',
@@ -152,6 +157,7 @@ describe('the byte listing matches the one it replaced, over real rg and find', 
     const files: Record<string, string> = {
       'new\nline.txt': '',
       'e\u001bsc.txt': '',
+      'rtl\u202etxt.exe': '',
       '\ue000.txt': '',
       '😀.txt': '',
       'é/ü.txt': '',

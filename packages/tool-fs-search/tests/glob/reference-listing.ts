@@ -3,11 +3,11 @@
 // listing must match output for output (tests/glob/equivalence.spec.ts). Its lossy count is taken as
 // grep's reference pipeline takes it: from the output decoded a second time with every literal U+FFFD
 // turned into U+E000 first (`markLiterals`), so only a name with a replaced byte still holds U+FFFD, and
-// what the names are shown from (the call's own text) never counts.
+// what the names are shown from (the call's own text) never counts. Names are shown by
+// tests/reference-display.ts, never by the product's display helpers.
 import path from 'node:path'
 import { SearchError } from '../../src/errors.js'
-import { displayPath } from '../../src/common/display-path.js'
-import { quoteName } from '../../src/common/escape-controls.js'
+import { referenceDisplayFrom } from '../reference-display.js'
 
 interface ListedFile {
   name: string
@@ -38,25 +38,6 @@ function sortNewestFirst(files: ListedFile[]): ListedFile[] {
   return files.sort((a, b) => b.seconds - a.seconds || b.nanos - a.nanos || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 }
 
-function displayFrom(workdir: string, dir: string): (name: string) => string {
-  const base = displayPath(workdir, dir)
-  const slow = (name: string): string => displayPath(workdir, path.resolve(dir, name))
-  if (base.startsWith('"')) return slow
-  const prefix = base === '.' ? '' : base.endsWith('/') ? base : `${base}/`
-  return (name) => {
-    const relative = name.startsWith('./') ? name.slice(2) : name
-    if (
-      relative.startsWith('/') ||
-      relative.startsWith('../') ||
-      relative.includes('/../') ||
-      relative === '..' ||
-      relative.endsWith('/..')
-    )
-      return slow(name)
-    return quoteName(prefix + relative)
-  }
-}
-
 /**
  * `bytes` with each U+FFFD (EF BF BD) written as U+E000 (EE 80 80): the same length, and a decoder
  * reads both the same way, so decoding it gives the same records with only the U+FFFDs that stand for
@@ -82,7 +63,7 @@ export function referenceListing(
   output: Buffer,
   { workdir, root, maxResults, maxBytes }: { workdir: string; root: string; maxResults: number; maxBytes: number },
 ): ReferenceListing {
-  const shown = displayFrom(workdir, path.resolve(workdir, root))
+  const shown = referenceDisplayFrom(workdir, path.resolve(workdir, root))
   const paths = sortNewestFirst(parseGlobListing(output.toString())).map((file) => shown(file.name))
   // The same records in the same order: U+E000 takes the bytes U+FFFD takes, and neither is a TAB or NUL.
   const replaced = parseGlobListing(markLiterals(output).toString()).filter((file) => file.name.includes('\ufffd')).length

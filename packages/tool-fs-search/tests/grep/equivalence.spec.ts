@@ -26,7 +26,8 @@ function expected(stdout: Buffer, call: ReferenceCall): { result: ReferenceResul
 }
 
 // Paths a tree can hold: nested, `./`-prefixed and not, two that display the same, newlines, controls,
-// bytes that are not UTF-8, a literal U+FFFD and a name that decodes to it, names outside the search root.
+// bidi and other invisible characters (and a dash whose bytes start as theirs do), bytes that are not
+// UTF-8, a literal U+FFFD and a name that decodes to it, names outside the search root.
 const PATHS: (string | Buffer)[] = [
   'a.ts',
   './a.ts',
@@ -35,6 +36,9 @@ const PATHS: (string | Buffer)[] = [
   './dup.ts',
   './two\nlines.txt',
   './e\u001bsc\u0085.txt',
+  './rtl\u202etxt.exe',
+  './z\u200bw\u{e0041}.ts',
+  './em\u2014dash.ts',
   Buffer.from([0x2e, 0x2f, 0x62, 0x61, 0x64, 0xff, 0x2e, 0x74]),
   Buffer.from([0x2e, 0x2f, 0x62, 0x61, 0x64, 0xfe, 0x2e, 0x74]),
   './r\ufffd.txt',
@@ -43,7 +47,9 @@ const PATHS: (string | Buffer)[] = [
   '../up.ts',
   '/abs/x.ts',
 ]
-// Pieces of a line: words, multibyte characters, a tab, controls (ESC, BEL, NUL, C1 NEL, DEL), U+FFFD,
+// Pieces of a line: words, multibyte characters, a tab, controls (ESC, BEL, NUL, C1 NEL, DEL), bidi
+// controls, invisible characters (zero-width space, soft hyphen, BOM, a tag character, the line
+// separator), characters whose first bytes are an invisible one's (NBSP, an em dash, U+110BE), U+FFFD,
 // bytes that are not UTF-8, and text that looks like rg's preview marker.
 const PIECES: (string | Buffer)[] = [
   'needle',
@@ -58,6 +64,16 @@ const PIECES: (string | Buffer)[] = [
   '\u0000',
   '\u0085',
   '\u007f',
+  '\u202e',
+  '\u2066',
+  '\u200b',
+  '\u00ad',
+  '\ufeff',
+  '\u{e0041}',
+  '\u2028',
+  '\u00a0',
+  '\u2014',
+  '\u{110be}',
   '\ufffd',
   Buffer.from([0xff]),
   Buffer.from([0xc3]),
@@ -235,6 +251,8 @@ function writeEdgeTree(root: string, seed: number): void {
     'bad/n\ufffd.txt': 'needle \ufffd\n',
     'controls.txt': 'needle \u001b[31mred\u001b[0m\rLine 9: fake\u0007\nneedle \u0085 \u007f\n',
     'esc\u001bname.txt': 'needle\n',
+    // A name that shows backwards and a line that hides text, unless both are escaped.
+    'rtl\u202etxt.exe': 'needle \u2067evil\u2069 \u200b\u{e0041}\u2014ok\n',
     'new\nline.txt': 'needle\n',
     'cr\rname.txt': 'needle\n',
     'caps/many.log': Array.from({ length: 60 }, (_, i) => `needle ${i}`).join('\n'),

@@ -45,7 +45,7 @@ describe('the grep page through the registry', () => {
 
   it('counts several escaped lines in the plural', async () => {
     const { grep } = await fakeHarness(() => ({ stdout: rgLines(['a', 1, '\u001b'], ['a', 2, '\u0007']) }))
-    expect((await grep({ pattern: 'x' })).content).toContain('(2 matched lines contain control characters')
+    expect((await grep({ pattern: 'x' })).content).toContain('(2 matched lines contain control or invisible characters')
   })
 })
 

@@ -52,8 +52,19 @@ describe('RgOutputParser', () => {
   })
 
   it('parses a path that contains a newline, and rg previews of long lines', () => {
-    expect(listMatches(shownOf('D\0two\nlines\u00003:abc [... 4 more matches]\n'))).toEqual([
+    expect(listMatches(shownOf('D\0two\nlines\u00003:abc [... 4 more matches]\n', { maxLineBytes: 3 }))).toEqual([
       { path: 'two\nlines', lineNumber: 3, line: 'abc', lineCut: true },
+    ])
+  })
+
+  it("shows whole a line that ends in rg's preview marker but is shorter than a preview's head", () => {
+    // rg previews only a line longer than --max-columns, and its head is at least that many bytes.
+    const head = 'h'.repeat(40)
+    const stdout = `D\0a\u00001:ab [... omitted end of long line]\na\u00002:abc [... 1 more match]\r\na\u00003:${head} [... 2 more matches]\n`
+    expect(listMatches(shownOf(stdout, { maxLineBytes: 40 })).map(({ line, lineCut }) => [line, lineCut])).toEqual([
+      ['ab [... omitted end of long line]', false],
+      ['abc [... 1 more match]', false],
+      [head, true],
     ])
   })
 

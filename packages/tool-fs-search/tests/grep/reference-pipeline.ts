@@ -2,15 +2,17 @@
 // then shown, sorted, retained and formatted as strings. Kept as the oracle that the byte pipeline must
 // match output for output (tests/grep/equivalence.spec.ts). One change since: it tells bytes replaced
 // by U+FFFD from a U+FFFD the output held, by decoding the output a second time with each literal
-// U+FFFD turned into U+E000 first (`markLiterals`), so only a replaced byte still reads as U+FFFD.
+// U+FFFD turned into U+E000 first (`markLiterals`), so only a replaced byte still reads as U+FFFD. And
+// one more: a line that ends in rg's preview marker is cut only when the text before the marker fills
+// `maxLineBytes`, as rg's previews do; a shorter one is the file's own text, shown whole. Names and
+// lines are shown by tests/reference-display.ts, never by the product's display helpers.
 import path from 'node:path'
 import { ItemRetainer, TextRetainer } from '@dsh/core'
 import { SearchError } from '../../src/errors.js'
-import { displayFrom } from '../../src/common/display-path.js'
-import { escapeLineControls } from '../../src/common/escape-controls.js'
 import type { SearchGaps } from '../../src/common/exit-2.js'
 import { incompleteNote, nameSome, spillSentence } from '../../src/common/footers.js'
 import type { SpillOutcome } from '../../src/common/spill.js'
+import { referenceDisplayFrom, referenceEscapeLine } from '../reference-display.js'
 
 interface Match {
   path: string
@@ -77,10 +79,10 @@ export function referenceGrep(raw: Buffer, call: ReferenceCall): ReferenceResult
     )
   }
   void searched
-  const output = parseRgOutput(body)
-  const marked = parseRgOutput(markLiterals(raw).toString().slice(2))
+  const output = parseRgOutput(body, call.maxLineBytes)
+  const marked = parseRgOutput(markLiterals(raw).toString().slice(2), call.maxLineBytes)
   output.matches.forEach((match, i) => (match.marked = marked.matches[i]!))
-  const shown = displayFrom(call.workdir, base)
+  const shown = referenceDisplayFrom(call.workdir, base)
   const { matches, escaped, lossy } = showMatches(output.matches, shown, call.maxLineBytes)
   let retained = retainGrepMatches(matches, call)
   const counts = { escaped, lossy }
@@ -110,7 +112,7 @@ const BINARY_MATCHES = /^(.*): binary file matches \(found "\\0" byte around off
 const BINARY_STOPPED = /^(.*): WARNING: stopped searching binary file after match \(found "\\0" byte around offset \d+\)$/
 const PREVIEW_MARKER = / \[\.\.\. (?:omitted end of long line|\d+ more match(?:es)?)\]$/
 
-function parseRgOutput(stdout: string): { matches: Match[]; binaryFiles: string[]; binaryStopped: string[] } {
+function parseRgOutput(stdout: string, maxLineBytes: number): { matches: Match[]; binaryFiles: string[]; binaryStopped: string[] } {
   const matches: Match[] = []
   const binaryFiles: string[] = []
   const binaryStopped: string[] = []
@@ -136,7 +138,8 @@ function parseRgOutput(stdout: string): { matches: Match[]; binaryFiles: string[
     const end = textEnd === -1 ? stdout.length : textEnd
     let text = stdout.slice(digitsEnd + 1, end)
     if (text.endsWith('\r')) text = text.slice(0, -1)
-    const marker = PREVIEW_MARKER.exec(text)
+    const found = PREVIEW_MARKER.exec(text)
+    const marker = found !== null && Buffer.byteLength(text.slice(0, found.index)) >= maxLineBytes ? found : null
     if (marker !== null) text = text.slice(0, marker.index)
     matches.push({
       path: stdout.slice(pos, nul),
@@ -176,7 +179,7 @@ function showMatches(raw: readonly Match[], shown: (file: string) => string, max
     }
     // The marked line cuts where the line does: U+E000 takes the bytes U+FFFD takes.
     match.lineReplaced = preview.retain(match.marked!.line).text.includes('\ufffd')
-    const line = escapeLineControls(match.line)
+    const line = referenceEscapeLine(match.line)
     if (line !== match.line) {
       match.line = line
       match.escaped = true
@@ -272,7 +275,7 @@ function applyWindows(
       }
     }
     const shown = text.toString('utf8')
-    const escapedLine = escapeLineControls(shown)
+    const escapedLine = referenceEscapeLine(shown)
     counts.escaped += (escapedLine !== shown ? 1 : 0) - (match.escaped === true ? 1 : 0)
     const replaced = markLiterals(text).toString('utf8').includes('\ufffd')
     counts.lossy += (replaced ? 1 : 0) - (match.lineReplaced === true ? 1 : 0)
@@ -375,7 +378,7 @@ function footers(retained: Retained, spill: SpillOutcome | undefined, notes: Not
     )
   if (escaped > 0) {
     lines.push(
-      `(${escaped} matched line${escaped === 1 ? ' contains' : 's contain'} control characters, shown escaped as \\u001b, \\r and the like.)`,
+      `(${escaped} matched line${escaped === 1 ? ' contains' : 's contain'} control or invisible characters, shown escaped as \\u001b, \\r, \\u202e and the like.)`,
     )
   }
   return lines

@@ -32,6 +32,8 @@ beforeAll(async () => {
   writeFileSync(join(tree, 'ctrl.js'), `${'c'.repeat(3000)}\u001b[2J\u0007NEEDLE${'c'.repeat(3000)}\n`)
   // rg prints the long line, then stops at the NUL far after it.
   writeFileSync(join(tree, 'bin.dat'), `${longLine(10_000, 5000)}\n${'filler line\n'.repeat(30_000)}\u0000\u0001NEEDLE\n`)
+  // Short lines of the file's own that end in the words rg appends to a preview.
+  writeFileSync(join(tree, 'marker.txt'), 'MARKER [... omitted end of long line]\nMARKER [... 2 more matches]\r\n')
   dsh = await loadRealHarness({ spillRoot: scratchDir('spill') })
   claude = await loadClaudeHarness(scratchDir('spill-cc'))
 })
@@ -71,7 +73,7 @@ describe('a long line shows its first match (dsh grep)', () => {
     expect(rowOf(crlf.content, 1)).toBe(`Line 1 (cut; columns 2501-4500): ${longLine(2000, 500)}`)
     const ctrl = await callTool(dsh, 'grep', { pattern: 'NEEDLE', include: 'ctrl.js' }, tree)
     expect(rowOf(ctrl.content, 1)).toBe(`Line 1 (cut; columns 2506-4505): ${'c'.repeat(495)}\\u001b[2J\\u0007NEEDLE${'c'.repeat(1494)}`)
-    expect(ctrl.content).toContain('(1 matched line contains control characters')
+    expect(ctrl.content).toContain('(1 matched line contains control or invisible characters')
   })
 
   it('windows a long line in a file rg stops reading at a NUL', async () => {
@@ -123,5 +125,16 @@ describe("the window script runs no program of the tree's", () => {
     expect(rowOf(result.content, 1)).toMatch(/^Line 1 \(cut; columns \d+-\d+\): a+NEEDLEa+$/)
     expect(existsSync(join(trapped, 'ran-grep'))).toBe(false)
     expect(existsSync(join(trapped, 'ran-od'))).toBe(false)
+  })
+})
+
+describe("a line that ends like rg's preview is whole", () => {
+  it('is shown whole, with no cut label, by grep and by Grep', async () => {
+    const page = 'marker.txt\nLine 1: MARKER [... omitted end of long line]\nLine 2: MARKER [... 2 more matches]'
+    const result = await callTool(dsh, 'grep', { pattern: 'MARKER', include: 'marker.txt' }, tree)
+    expect(result.content).toBe(`Found 2 matches\n\n${page}`)
+    expect(result.value).toMatchObject({ matches: [{ lineCut: false }, { lineCut: false }] })
+    const content = await callClaude(claude, 'Grep', { pattern: 'MARKER', path: 'marker.txt', output_mode: 'content' }, tree)
+    expect(content.content).toBe(`Found 2 matching lines in 1 file\n\n${page}`)
   })
 })
