@@ -2,6 +2,7 @@
 import { createRequire } from 'node:module'
 import { errorMessage } from '@dsh/core'
 import { runCli } from './cli.js'
+import { firstInvalidArgument } from './raw-argv.js'
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string }
 
@@ -17,6 +18,13 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EPIPE') process.exit()
   fail('cannot write the output', error)
 })
+
+// Node hands an argument whose bytes are not UTF-8 over with U+FFFD in their place: refuse it, not search for U+FFFD.
+const invalid = firstInvalidArgument(process.argv.length - 2)
+if (invalid !== undefined) {
+  process.stderr.write(`dsh: argument ${invalid + 1} is not valid UTF-8 (the shell passed raw bytes); pass text as UTF-8\n`)
+  process.exit(2)
+}
 
 let cwd: string
 try {

@@ -291,7 +291,9 @@ describe('read under an access policy', () => {
       { path: 'link.txt' },
     )
     expect(result.isError).toBe(false)
-    expect(asked).toEqual([{ path: '/work/repo/link.txt', cwd: '/work/repo', purpose: 'read', session: expect.any(String), signal: expect.any(AbortSignal) }])
+    expect(asked).toEqual([
+      { path: '/work/repo/link.txt', cwd: '/work/repo', purpose: 'read', session: expect.any(String), signal: expect.any(AbortSignal) },
+    ])
     expect(fs.requests[0]!.path).toBe('/work/repo/real.txt')
   })
 
