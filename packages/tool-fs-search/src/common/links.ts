@@ -46,6 +46,8 @@ const MAX_DEPTH = 40
 const MAX_SCRIPT_BYTES = 96 * 1024
 // A scan lists names only; this much is 10,000s of them.
 const MAX_SCAN_BYTES = 16 * 1024 * 1024
+// Links judged side by side: enough to keep libuv's file system threads busy, few enough to bound open calls.
+const JUDGED_AT_ONCE = 16
 // The scan's exit status when the executor has no find.
 const EXIT_NO_FIND = 120
 
@@ -96,8 +98,12 @@ export async function planLinks(
     if (seen > MAX_LINKS) return { ...NO_LINKS, unfollowed: `there are more than ${MAX_LINKS.toLocaleString('en')} of them` }
     if (depth >= MAX_DEPTH && found.length > 0) return { ...NO_LINKS, unfollowed: `they nest more than ${MAX_DEPTH} deep` }
     const next: string[] = []
-    for (const link of found) {
-      const verdict = await judge(link, { fs, access, cwd, rootAbsolute, rootReal, inside, followed, exec })
+    // One level's links lie below links of earlier levels only (find does not enter a link), so their
+    // verdicts depend on nothing this loop adds to `followed` and may be reached side by side.
+    const context: JudgeContext = { fs, access, cwd, rootAbsolute, rootReal, inside, followed, exec }
+    const verdicts = await mapInOrder(found, JUDGED_AT_ONCE, (link) => judge(link, context))
+    for (const [index, link] of found.entries()) {
+      const verdict = verdicts[index]!
       if ('why' in verdict) {
         plan.excludes.push(exactGlob(link))
         if (verdict.why !== 'denied') plan.skipped.push({ path: link, why: verdict.why })
@@ -113,6 +119,23 @@ export async function planLinks(
   }
   if (scriptBytes(plan) > MAX_SCRIPT_BYTES) return { ...NO_LINKS, unfollowed: 'too many of them lead where the search may not go' }
   return plan
+}
+
+/**
+ * `map` of `items` through an async `step`, at most `limit` at a time, results in the items' order.
+ * Each link costs a few file system calls; one at a time, 10,000 links waited on each call in turn.
+ */
+async function mapInOrder<T, R>(items: readonly T[], limit: number, step: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length)
+  let next = 0
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++
+      results[index] = await step(items[index]!)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
+  return results
 }
 
 /** False when the file system says the root is not a directory: a file searched by name has nothing below it. */
