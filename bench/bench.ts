@@ -22,6 +22,7 @@ import { ensureManyMatchTree, MANY_MATCH_CASES } from './corpus-many.js'
 import { ensureGeneratedTree, GENERATED_PATTERNS, SMALL_TREE, TINY_TREE } from './corpus-generated.js'
 import { ensureNpmTree } from './corpus-npm.js'
 import { loadCliHarness, loadRecordingHarness } from './harness.js'
+import { ensureLinkedTree, LINK_NEEDLE, linksCase, linksSearches, loadLinksContext } from './links.js'
 import type { Rounds } from './measure.js'
 import { CASE_HEADER, formatCase, formatSplits, formatTargets, ratioOf } from './report.js'
 import { mcpCase } from './mcp.js'
@@ -99,6 +100,21 @@ export async function runBench(quick: boolean): Promise<void> {
       }
     }
 
+    // What following links costs: on the main corpus (no links) and on a pnpm-style tree of 10,000.
+    const linked = ensureLinkedTree(cacheDir)
+    print(`\ncorpus generated-links: ${(await warmPageCache(rg, linked)).toLocaleString('en')} files, ${linked}`)
+    print(`\n== symbolic links (in process, interleaved; tool vs it = median of per-round tool/baseline)\n${CASE_HEADER}`)
+    const linksContext = await loadLinksContext(rg, spillRoot)
+    const links: CaseResult[] = []
+    for (const search of [
+      ...linksSearches(main.name, main.root, main.patterns.medium, '**/*.ts', false),
+      ...linksSearches('generated-links', linked, LINK_NEEDLE, '**/*.js', true),
+    ]) {
+      const result = await linksCase(linksContext, search, rounds.glob)
+      links.push(result)
+      print(formatCase(result))
+    }
+
     print(`\n== per-call fixed cost (processes; tool vs it = median of per-round differences)\n${CASE_HEADER}`)
     const cli = await cliCase(ctx, tiny, spillRoot, rounds.cli)
     report(results, cli)
@@ -117,7 +133,7 @@ export async function runBench(quick: boolean): Promise<void> {
     )
     print(formatSplits(await splitToolTime(ctx, main, GLOB_PATTERNS, many, 3)))
 
-    const checks = checkTargets((corpus, name) => results.get(`${corpus ?? main.name}/${name}`)!, rss, cli, mcp, many.length > 0)
+    const checks = checkTargets((corpus, name) => results.get(`${corpus ?? main.name}/${name}`)!, rss, cli, mcp, many.length > 0, links)
     print(
       `\n== targets (${main.name}${quick ? '; --quick: indicative only, the targets are for the npm tree' : ''})\n${formatTargets(checks)}`,
     )

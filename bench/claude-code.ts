@@ -1,6 +1,8 @@
 // The claude-code profile's Grep modes against the rg commands they answer: `rg -l` and `rg -C 3`.
+import * as access from '@dsh/access'
 import * as bashLocal from '@dsh/bash-local'
 import { loadHarness, type Harness } from '@dsh/core'
+import * as fsLocal from '@dsh/fs-local'
 import * as spillLocal from '@dsh/spill-local'
 import * as toolFsSearch from '@dsh/tool-fs-search'
 import type { CaseResult, Corpus } from './cases.js'
@@ -10,7 +12,7 @@ import { drainProcess, elapsedMs } from './processes.js'
 /** The tools as `dsh --profile claude-code` loads them, spilling into `spillRoot`. */
 export function loadClaudeHarness(spillRoot: string): Promise<Harness> {
   return loadHarness({
-    plugins: [bashLocal, spillLocal, toolFsSearch],
+    plugins: [bashLocal, spillLocal, fsLocal, access, toolFsSearch],
     config: { [spillLocal.name]: { root: spillRoot }, [toolFsSearch.name]: { profile: 'claude-code' } },
   })
 }

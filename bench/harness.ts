@@ -1,12 +1,20 @@
+import * as access from '@dsh/access'
 import * as bashLocal from '@dsh/bash-local'
 import { loadHarness, type BashExecutor, type BashSpec, type Harness, type ToolResult } from '@dsh/core'
+import * as fsLocal from '@dsh/fs-local'
 import * as spillLocal from '@dsh/spill-local'
 import * as toolFsSearch from '@dsh/tool-fs-search'
 import { elapsedMs } from './processes.js'
 
-/** The tools exactly as `dsh` loads them (packages/cli/src/harness.ts), spilling into `spillRoot`. */
+/**
+ * The search tools as `dsh` loads them (packages/cli/src/harness.ts), spilling into `spillRoot`: with the
+ * file system and the access policy, through which every symbolic link below a search is judged.
+ */
 export function loadCliHarness(spillRoot: string): Promise<Harness> {
-  return loadHarness({ plugins: [bashLocal, spillLocal, toolFsSearch], config: { [spillLocal.name]: { root: spillRoot } } })
+  return loadHarness({
+    plugins: [bashLocal, spillLocal, fsLocal, access, toolFsSearch],
+    config: { [spillLocal.name]: { root: spillRoot } },
+  })
 }
 
 /** One call as a session at `cwd` makes it; throws when the outcome is not the expected one. */
@@ -55,7 +63,7 @@ export async function loadRecordingHarness(
     },
   }
   const harness = await loadHarness({
-    plugins: [spillLocal, toolFsSearch],
+    plugins: [spillLocal, fsLocal, access, toolFsSearch],
     services: { bash },
     config: { [spillLocal.name]: { root: spillRoot } },
   })

@@ -6,7 +6,8 @@ import { ratioOf, type TargetCheck } from './report.js'
  * The issue's targets (medians of paired ratios, 2 cores, warm cache), checked on the main corpus and,
  * in a full run (`many`), on the many-match cases. `find` looks a case up by corpus (the main one when
  * omitted) and name; `rss` holds peak RSS in MB by case; `cli` is the process case, `mcp` the stdio
- * server case.
+ * server case; `links` the links cases, whose tree without links (the main corpus) bounds what the scan
+ * may add to a call.
  */
 export function checkTargets(
   find: (corpus: string | undefined, name: string) => CaseResult,
@@ -14,6 +15,7 @@ export function checkTargets(
   cli: CaseResult,
   mcp: CaseResult,
   many: boolean,
+  links: readonly CaseResult[],
 ): TargetCheck[] {
   const main = (name: string): CaseResult => find(undefined, name)
   const overflow = main('grep overflow')
@@ -54,6 +56,14 @@ export function checkTargets(
           { target: 'peak RSS, dsh grep 1.4M short', measured: rss.get('grep 1.4M short')!, limit: 130, unit: 'MB' },
         ]
       : []),
+    ...links
+      .filter((result) => !result.labels.some((label) => label.includes('--follow')))
+      .map((result) => ({
+        target: `${result.name}: tool / tool without the scan`,
+        measured: ratioOf(result, 'tool, scan finds no link'),
+        limit: 1.1,
+        unit: 'x',
+      })),
     {
       target: 'dsh grep process - rg process (tiny tree)',
       measured: pairedDifference(cli.times[0]!, cli.times[1]!),
