@@ -22,6 +22,7 @@ import { ensureManyMatchTree, MANY_MATCH_CASES } from './corpus-many.js'
 import { ensureGeneratedTree, GENERATED_PATTERNS, SMALL_TREE, TINY_TREE } from './corpus-generated.js'
 import { ensureNpmTree } from './corpus-npm.js'
 import { loadCliHarness, loadRecordingHarness } from './harness.js'
+import { anySizeCase, anySizeSearches, anySizeTargets, ensureFileTree, ensureHugeMatchTree } from './any-size.js'
 import { ensureLinkedTree, LINK_NEEDLE, linksCase, linksSearches, loadLinksContext } from './links.js'
 import type { Rounds } from './measure.js'
 import { CASE_HEADER, formatCase, formatSplits, formatTargets, ratioOf } from './report.js'
@@ -35,6 +36,9 @@ const NPM_PATTERNS = { narrow: 'SvgIconTypeMap', medium: 'Paginator', broad: 'ex
 const GLOB_PATTERNS = ['**/*.ts', '**/*'] as const
 /** The corpus name the many-match cases report under. */
 const MANY = 'many-match'
+
+/** The any-size cases: each call reads hundreds of MB, so few rounds. */
+const ANY_SIZE_ROUNDS: Rounds = { warmup: 1, measured: 3 }
 
 /** Rounds per kind of case; the full run's sorted-glob baseline (~3 s a call) is why glob gets fewer. */
 const ROUNDS = {
@@ -100,6 +104,24 @@ export async function runBench(quick: boolean): Promise<void> {
       }
     }
 
+    // Results of any size (full run only: the trees take minutes to write once, each call seconds).
+    const anySize = new Map<string, Awaited<ReturnType<typeof anySizeCase>>>()
+    if (!quick) {
+      const roots = {
+        hugeMatch: ensureHugeMatchTree(cacheDir),
+        files100k: ensureFileTree(cacheDir, 100_000),
+        files1m: ensureFileTree(cacheDir, 1_000_000),
+        npmTree: main.root,
+      }
+      for (const root of [roots.hugeMatch, roots.files100k, roots.files1m]) await warmPageCache(rg, root)
+      print(`\n== results of any size (in process, interleaved; tool vs it = median of per-round tool/baseline)\n${CASE_HEADER}`)
+      for (const search of anySizeSearches(roots)) {
+        const measured = await anySizeCase(ctx.harness, rg, search, ANY_SIZE_ROUNDS)
+        anySize.set(search.name, measured)
+        print(formatCase(measured.result))
+      }
+    }
+
     // What following links costs: on the main corpus (no links) and on a pnpm-style tree of 10,000.
     const linked = ensureLinkedTree(cacheDir)
     print(`\ncorpus generated-links: ${(await warmPageCache(rg, linked)).toLocaleString('en')} files, ${linked}`)
@@ -134,6 +156,7 @@ export async function runBench(quick: boolean): Promise<void> {
     print(formatSplits(await splitToolTime(ctx, main, GLOB_PATTERNS, many, 3)))
 
     const checks = checkTargets((corpus, name) => results.get(`${corpus ?? main.name}/${name}`)!, rss, cli, mcp, many.length > 0, links)
+    if (anySize.size > 0) checks.push(...anySizeTargets(anySize))
     print(
       `\n== targets (${main.name}${quick ? '; --quick: indicative only, the targets are for the npm tree' : ''})\n${formatTargets(checks)}`,
     )

@@ -1,0 +1,204 @@
+// Results of any size: a grep of 5,000,000 matches (over 200 MB of rg's output), glob `**/*` over
+// 100,000 and 1,000,000 files, and a broad grep on the npm tree. Each is timed against rg piped into a
+// reader that discards (the fair floor: someone must read the bytes) and rg writing to /dev/null (the
+// physical limit), both started in a session of their own as dsh's shell is; beside the times, the
+// dsh process's peak RSS and the bytes it saved.
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { existsSync, mkdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import type { Harness } from '@dsh/core'
+import { runInterleaved, pairedRatio, type Contender, type Rounds } from './measure.js'
+import { elapsedMs } from './processes.js'
+import { dshPeakRssMb } from './rss.js'
+import type { CaseResult } from './cases.js'
+import type { TargetCheck } from './report.js'
+
+// Bump when a generator's output changes: the version is part of the cached folders' names.
+const GENERATOR_VERSION = 1
+const MTIME_BASE = 1_700_000_000
+
+/** The 5M-match tree: 5,000 files of 1,000 lines, every line holding the needle once. */
+export const HUGE_MATCH = { files: 5_000, linesPerFile: 1_000, pattern: 'needle' } as const
+
+/**
+ * 50 directories of 100 files of 1,000 short lines (`dNN/fNNN.txt`), every line a match: 5,000,000
+ * matches, ~125 MB of text, ~225 MB of rg's `path:line:text` output.
+ */
+export function ensureHugeMatchTree(cacheDir: string): string {
+  return ensureTree(cacheDir, `generated-5m-matches-v${GENERATOR_VERSION}`, (root) => {
+    let g = 0
+    for (let d = 0; d < HUGE_MATCH.files / 100; d++) {
+      const dir = path.join(root, `d${String(d).padStart(2, '0')}`)
+      mkdirSync(dir, { recursive: true })
+      for (let f = 0; f < 100; f++) {
+        const lines: string[] = []
+        for (let l = 0; l < HUGE_MATCH.linesPerFile; l++, g++) lines.push(`let v${g % 9973} = ${HUGE_MATCH.pattern}(${l})`)
+        writeFileSync(path.join(dir, `f${String(f).padStart(3, '0')}.txt`), `${lines.join('\n')}\n`)
+      }
+    }
+  })
+}
+
+/**
+ * `files` empty files, 1,000 to a directory (`dNNNN/fNNN.ts`), each with its own mtime in a shuffled
+ * order, so glob's newest-first sort has real work: no directory's files arrive in time order.
+ */
+export function ensureFileTree(cacheDir: string, files: number): string {
+  return ensureTree(cacheDir, `generated-${files / 1000}k-files-v${GENERATOR_VERSION}`, (root) => {
+    for (let i = 0; i < files; i++) {
+      const dir = path.join(root, `d${String(Math.floor(i / 1000)).padStart(4, '0')}`)
+      if (i % 1000 === 0) mkdirSync(dir, { recursive: true })
+      const file = path.join(dir, `f${String(i % 1000).padStart(3, '0')}.ts`)
+      writeFileSync(file, '')
+      // A multiplicative permutation of 0..files-1: deterministic, and far from the write order.
+      const mtime = MTIME_BASE + ((i * 7_919) % files)
+      utimesSync(file, mtime, mtime)
+    }
+  })
+}
+
+function ensureTree(cacheDir: string, name: string, write: (root: string) => void): string {
+  const root = path.join(cacheDir, name)
+  if (existsSync(root)) return root
+  const partial = `${root}.partial-${process.pid}`
+  rmSync(partial, { recursive: true, force: true })
+  process.stdout.write(`bench: writing ${name} (once)\n`)
+  write(partial)
+  renameSync(partial, root)
+  return root
+}
+
+/**
+ * A shell command timed to its end, in a session of its own (`detached`), as dsh's executor starts
+ * its shell: the baseline pays for the same scheduling, not only the same work.
+ */
+async function timeInSession(command: string, cwd: string): Promise<number> {
+  const started = process.hrtime.bigint()
+  const child = spawn('/bin/bash', ['-c', command], { cwd, stdio: ['ignore', 'ignore', 'pipe'], detached: true })
+  let stderr = ''
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const [exitCode] = (await once(child, 'close')) as [number | null]
+  const ms = elapsedMs(started)
+  if (exitCode !== 0) throw new Error(`${command} exited ${exitCode}: ${stderr.slice(-500)}`)
+  return ms
+}
+
+/** One case: the tool call, the rg command it is measured against, and where both run. */
+export interface AnySizeSearch {
+  name: string
+  root: string
+  tool: 'grep' | 'glob'
+  pattern: string
+  /** rg's arguments, quoted for bash: the same search, printed as rg prints it. */
+  rgArgs: string
+}
+
+/** What the tool answered in the last measured round, besides its time. */
+export interface AnySizeOutcome {
+  /** 'ok', or the error code of a failed call. */
+  outcome: string
+  total: number | undefined
+  spillBytes: number | undefined
+  peakRssMb: number | undefined
+}
+
+/**
+ * The tool (in process, through the CLI's plugins), rg piped into `cat >/dev/null`, and rg writing to
+ * /dev/null, interleaved; then one `dsh` process for its peak RSS. A failed call is timed like a
+ * result: today's overflow error is a fast answer that says nothing, and the detail says so.
+ */
+export async function anySizeCase(
+  harness: Harness,
+  rg: string,
+  search: AnySizeSearch,
+  rounds: Rounds,
+): Promise<{ result: CaseResult; outcome: AnySizeOutcome }> {
+  const outcome: AnySizeOutcome = { outcome: 'ok', total: undefined, spillBytes: undefined, peakRssMb: undefined }
+  const rgCommand = `exec ${quote(rg)} ${search.rgArgs}`
+  const contenders: Contender[] = [
+    {
+      label: 'tool',
+      run: async () => {
+        const started = process.hrtime.bigint()
+        const result = await harness.registry.execute(
+          search.tool,
+          { pattern: search.pattern },
+          { agent: { session: { header: { id: 'bench', cwd: search.root } } } },
+        )
+        const ms = elapsedMs(started)
+        outcome.outcome = result.isError ? (result.errorCode ?? 'error') : 'ok'
+        outcome.total = result.isError ? undefined : (result.value as { total: number }).total
+        outcome.spillBytes = result.spilledTo === undefined ? undefined : statSync(result.spilledTo).size
+        return ms
+      },
+    },
+    { label: 'rg | cat >/dev/null', run: () => timeInSession(`${rgCommand} | cat >/dev/null`, search.root) },
+    { label: 'rg >/dev/null', run: () => timeInSession(`${rgCommand} >/dev/null`, search.root) },
+  ]
+  const times = await runInterleaved(contenders, rounds)
+  outcome.peakRssMb = await dshPeakRssMb([search.tool, search.pattern, '--cwd', search.root]).catch(() => undefined)
+  const saved = outcome.spillBytes === undefined ? 'nothing saved' : `${(outcome.spillBytes / 1e6).toFixed(1)} MB saved`
+  const answer = outcome.outcome === 'ok' ? `total ${outcome.total?.toLocaleString('en')}, ${saved}` : `${outcome.outcome}, ${saved}`
+  const rss = outcome.peakRssMb === undefined ? 'peak RSS not reported' : `dsh peak RSS ${outcome.peakRssMb.toFixed(1)} MB`
+  return {
+    result: {
+      corpus: 'any-size',
+      name: search.name,
+      detail: `\`${search.pattern}\`: ${answer}; ${rss}`,
+      labels: contenders.map((c) => c.label),
+      times,
+    },
+    outcome,
+  }
+}
+
+/** The issue's targets for results of any size: only an answer (not an error) can pass. */
+export function anySizeTargets(cases: ReadonlyMap<string, { result: CaseResult; outcome: AnySizeOutcome }>): TargetCheck[] {
+  const ratio = (name: string): number => {
+    const { result, outcome } = cases.get(name)!
+    // An error is no answer at any speed.
+    return outcome.outcome === 'ok' ? pairedRatio(result.times[0]!, result.times[1]!) : Number.POSITIVE_INFINITY
+  }
+  // The peak of a process that gave up says nothing of one that answers.
+  const rss = (name: string): number => {
+    const { outcome } = cases.get(name)!
+    return outcome.outcome === 'ok' ? (outcome.peakRssMb ?? Number.POSITIVE_INFINITY) : Number.POSITIVE_INFINITY
+  }
+  return [
+    { target: 'grep 5M matches: tool / rg | cat', measured: ratio('grep 5M matches'), limit: 1.3, unit: 'x' },
+    { target: 'peak RSS, dsh grep 5M matches', measured: rss('grep 5M matches'), limit: 120, unit: 'MB' },
+    { target: 'glob **/* 1M files: tool / rg --files | cat', measured: ratio('glob 1M files'), limit: 1.7, unit: 'x' },
+    { target: 'peak RSS, dsh glob 1M files', measured: rss('glob 1M files'), limit: 150, unit: 'MB' },
+    { target: 'glob **/* 100k files: tool / rg --files | cat', measured: ratio('glob 100k files'), limit: 1.7, unit: 'x' },
+  ]
+}
+
+// tool-fs-search's VCS_EXCLUDES, so rg lists what glob lists.
+const VCS_GLOBS = ['.git', '.svn', '.hg', '.bzr', '.jj', '.sl'].map((d) => `'--glob=!${d}'`).join(' ')
+
+/** The searches: 5M matches, glob over 100k and 1M files, and the npm tree's broad `function`. */
+export function anySizeSearches(roots: { hugeMatch: string; files100k: string; files1m: string; npmTree?: string }): AnySizeSearch[] {
+  const grepArgs = (pattern: string): string => `--no-config --no-heading --with-filename -n -e ${quote(pattern)} -- .`
+  const globArgs = `--files --no-config --no-ignore --hidden --null '--glob=**/*' ${VCS_GLOBS}`
+  return [
+    { name: 'grep 5M matches', root: roots.hugeMatch, tool: 'grep', pattern: HUGE_MATCH.pattern, rgArgs: grepArgs(HUGE_MATCH.pattern) },
+    { name: 'glob 100k files', root: roots.files100k, tool: 'glob', pattern: '**/*', rgArgs: globArgs },
+    { name: 'glob 1M files', root: roots.files1m, tool: 'glob', pattern: '**/*', rgArgs: globArgs },
+    ...(roots.npmTree === undefined
+      ? []
+      : [
+          {
+            name: 'grep function (npm tree)',
+            root: roots.npmTree,
+            tool: 'grep' as const,
+            pattern: 'function',
+            rgArgs: grepArgs('function'),
+          },
+        ]),
+  ]
+}
+
+function quote(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`
+}
