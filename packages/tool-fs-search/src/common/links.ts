@@ -88,12 +88,20 @@ export async function planLinks(
   const inside = access === undefined ? await ownRoots(fs, workdir, rootReal) : undefined
   const followed = new Map<string, string>()
   const plan: LinkPlan = { follow: false, excludes: [], deny: [], skipped: [] }
+  const walked = [...first.names].sort()
   let starts: string[] = []
   let seen = 0
   for (let depth = 0; depth === 0 || starts.length > 0; depth++) {
-    const scanned = depth === 0 ? first : await scanLinks(ctx, exec, root, starts)
-    if (typeof scanned === 'string') return { ...NO_LINKS, unfollowed: scanned }
-    const found = scanned.names
+    let found = first.names
+    if (depth > 0) {
+      // A target inside the tree the first scan walked has its links listed already, under its real
+      // path: a pnpm store's 10,000 packages need no second walk. Only targets elsewhere are scanned.
+      const listed = starts.map((link) => linksListedBelow(walked, link, path.relative(rootReal, followed.get(link)!)))
+      const unlisted = starts.filter((_, i) => listed[i] === undefined)
+      const scanned = unlisted.length === 0 ? { names: [] } : await scanLinks(ctx, exec, root, unlisted)
+      if (typeof scanned === 'string') return { ...NO_LINKS, unfollowed: scanned }
+      found = [...listed.flatMap((names) => names ?? []), ...scanned.names]
+    }
     seen += found.length
     if (seen > MAX_LINKS) return { ...NO_LINKS, unfollowed: `there are more than ${MAX_LINKS.toLocaleString('en')} of them` }
     if (depth >= MAX_DEPTH && found.length > 0) return { ...NO_LINKS, unfollowed: `they nest more than ${MAX_DEPTH} deep` }
@@ -119,6 +127,29 @@ export async function planLinks(
   }
   if (scriptBytes(plan) > MAX_SCRIPT_BYTES) return { ...NO_LINKS, unfollowed: 'too many of them lead where the search may not go' }
   return plan
+}
+
+/**
+ * The links below a followed directory link, as paths through it, when its target (`relative`, from
+ * the root's real path) lies in the walk the first scan made: inside the root and in no VCS directory,
+ * which the scan prunes. `walked` is that scan's names, sorted. Undefined when the target must be scanned.
+ */
+export function linksListedBelow(walked: readonly string[], link: string, relative: string): string[] | undefined {
+  const segments = relative.split('/')
+  // path.relative gives '' for the root itself (a loop, never followed) and '..' first for a target outside it.
+  if (relative === '' || segments[0] === '..') return undefined
+  if (segments.some((segment) => (VCS_EXCLUDES as readonly string[]).includes(segment))) return undefined
+  const prefix = `${relative}/`
+  let low = 0
+  let high = walked.length
+  while (low < high) {
+    const mid = (low + high) >> 1
+    if (walked[mid]! < prefix) low = mid + 1
+    else high = mid
+  }
+  const names: string[] = []
+  for (let i = low; i < walked.length && walked[i]!.startsWith(prefix); i++) names.push(`${link}/${walked[i]!.slice(prefix.length)}`)
+  return names
 }
 
 /**
@@ -256,7 +287,8 @@ async function scanLinks(
       narrow: 'path',
       stdoutSink: (chunk) => {
         size += chunk.length
-        if (size <= MAX_SCAN_BYTES) bytes.push(Uint8Array.from(chunk))
+        // A copy (the executor may reuse the chunk), by memcpy: Uint8Array.from walks it byte by byte.
+        if (size <= MAX_SCAN_BYTES) bytes.push(Buffer.from(chunk))
       },
     })
     const { run } = scan

@@ -3,7 +3,15 @@ import { describe, expect, it } from 'vitest'
 import { AccessError, FsError, type AccessPolicy, type BashRunResult, type FileSystem } from '@dsh/core'
 import { Config } from '../../src/config.js'
 import type { SearchContext } from '../../src/common/context.js'
-import { linkDisplay, linksNote, NO_LINKS, planLinks, withoutSkippedLinks, type LinkPlan } from '../../src/common/links.js'
+import {
+  linkDisplay,
+  linksListedBelow,
+  linksNote,
+  NO_LINKS,
+  planLinks,
+  withoutSkippedLinks,
+  type LinkPlan,
+} from '../../src/common/links.js'
 import { FakeBash, isLinkScan, type Scripted } from '../fake-bash.js'
 
 const exec = {
@@ -69,19 +77,20 @@ describe('planLinks', () => {
       { stdout: found('./in/deeper') },
       {},
     ])
+    // Targets outside the searched directory r, inside the session cwd: the first scan did not walk them.
     const fs = fakeFs(
       {
-        '/w/in': '/w/real',
-        '/w/file-link': '/w/a.txt',
-        '/w/out': '/elsewhere',
-        '/w/gone': 'missing',
-        '/w/chain': 'loop',
-        '/w/up': '/',
-        '/w/in/deeper': '/w/other',
+        '/w/r/in': '/w/real',
+        '/w/r/file-link': '/w/a.txt',
+        '/w/r/out': '/elsewhere',
+        '/w/r/gone': 'missing',
+        '/w/r/chain': 'loop',
+        '/w/r/up': '/',
+        '/w/r/in/deeper': '/w/other',
       },
       ['/w/a.txt'],
     )
-    const plan = await planLinks(ctx, exec, '.', fs, undefined)
+    const plan = await planLinks(ctx, exec, 'r', fs, undefined)
     expect(plan).toEqual({
       follow: true,
       excludes: ['/out', '/gone', '/chain', '/up'],
@@ -100,8 +109,8 @@ describe('planLinks', () => {
 
   it('calls a link a loop when it leads to a directory the walk passes through, through other links too', async () => {
     const { ctx } = context([{ stdout: found('./a') }, { stdout: found('./a/back', './a/self') }])
-    const fs = fakeFs({ '/w/a': '/w/x', '/w/a/back': '/w', '/w/a/self': '/w/x' })
-    const plan = await planLinks(ctx, exec, '.', fs, undefined)
+    const fs = fakeFs({ '/w/r/a': '/w/x', '/w/r/a/back': '/w/r', '/w/r/a/self': '/w/x' })
+    const plan = await planLinks(ctx, exec, 'r', fs, undefined)
     expect(plan.skipped).toEqual([
       { path: 'a/back', why: 'loop' },
       { path: 'a/self', why: 'loop' },
@@ -152,8 +161,8 @@ describe('planLinks', () => {
     ['a scan of a followed directory fails', [{ stdout: found('./a') }, { exitCode: 120 }], 'the executor has no find to list them'],
   ] as const)('follows no link when %s', async (_case, scans, why) => {
     const { ctx } = context([...scans])
-    const fs = _case.startsWith('there are links') ? undefined : fakeFs({ '/w/a': '/w/b' })
-    expect(await planLinks(ctx, exec, '.', fs, undefined)).toEqual({ ...NO_LINKS, unfollowed: why })
+    const fs = _case.startsWith('there are links') ? undefined : fakeFs({ '/w/r/a': '/w/b' })
+    expect(await planLinks(ctx, exec, 'r', fs, undefined)).toEqual({ ...NO_LINKS, unfollowed: why })
   })
 
   it('reads a scan that exits 1 (a directory find could not read) and runs without a session in the executor workdir', async () => {
@@ -181,7 +190,9 @@ describe('planLinks', () => {
 
     let depth = 0
     const { ctx: deep } = context(Array.from({ length: 50 }, () => () => ({ stdout: found(`./${'d/'.repeat(++depth)}d`) })))
-    expect((await planLinks(deep, exec, '.', fakeFs({}), undefined)).unfollowed).toBe('they nest more than 40 deep')
+    // Each link leads beside the searched directory r, so each level is scanned anew.
+    const beside: FileSystem = { ...fakeFs({}), realpath: async (path) => path.replace(/^\/w\/r\//, '/w/x/') }
+    expect((await planLinks(deep, exec, 'r', beside, undefined)).unfollowed).toBe('they nest more than 40 deep')
 
     const long = Array.from({ length: 2_000 }, (_, i) => `./${'x'.repeat(60)}${i}`)
     const { ctx: wide } = context([{ stdout: found(...long) }])
@@ -190,18 +201,53 @@ describe('planLinks', () => {
       'too many of them lead where the search may not go',
     )
 
-    const { ctx: loud } = context([{ stdout: Buffer.alloc(16 * 1024 * 1024 + 1, 0x61) }])
+    const { ctx: loud, bash: loudBash } = context([{ stdout: Buffer.alloc(16 * 1024 * 1024 + 1, 0x61) }])
+    // 16 MiB in the fake's 3-byte chunks is five million calls: large chunks, as a real pipe gives.
+    loudBash.stdoutChunkBytes = 64 * 1024
     expect((await planLinks(loud, exec, '.', fakeFs({}), undefined)).unfollowed).toBe('there are more than 50,000 of them')
   })
 
   it('scans many followed directories in batches that keep each script below the command-line cap', async () => {
     const dirs = Array.from({ length: 3_000 }, (_, i) => `./${'p'.repeat(40)}${i}`)
     const { ctx, bash } = context([{ stdout: found(...dirs) }])
-    const fs = fakeFs(Object.fromEntries(dirs.map((dir) => [`/w/${dir.slice(2)}`, `/w/real/${dir.slice(2)}`])))
-    const plan = await planLinks(ctx, exec, '.', fs, undefined)
+    const fs = fakeFs(Object.fromEntries(dirs.map((dir) => [`/w/r/${dir.slice(2)}`, `/w/real/${dir.slice(2)}`])))
+    const plan = await planLinks(ctx, exec, 'r', fs, undefined)
     expect(plan.follow).toBe(true)
     expect(bash.specs.length).toBeGreaterThan(2)
     for (const spec of bash.specs) expect(Buffer.byteLength(spec.command)).toBeLessThan(128 * 1024)
+  })
+
+  it('takes the links below a target the first scan walked from that scan, and scans a target in a VCS directory', async () => {
+    const { ctx, bash } = context([{ stdout: found('./node_modules/pkg', './store/pkg/node_modules/dep', './vcs') }, {}])
+    const fs = fakeFs({
+      '/w/node_modules/pkg': '/w/store/pkg',
+      '/w/store/pkg/node_modules/dep': '/w/store/dep',
+      '/w/node_modules/pkg/node_modules/dep': '/w/store/dep',
+      '/w/vcs': '/w/.git/modules',
+    })
+    const plan = await planLinks(ctx, exec, '.', fs, undefined)
+    expect(plan).toMatchObject({ follow: true, excludes: [], skipped: [] })
+    // One scan of the tree, then one of the VCS directory alone (find prunes those from the walk).
+    expect(bash.specs).toHaveLength(2)
+    expect(bash.specs[1]!.command).toContain(' ./vcs/ ')
+    expect(bash.specs[1]!.command).not.toContain('node_modules')
+  })
+})
+
+describe('linksListedBelow', () => {
+  const walked = ['a/b', 'a/c/d', 'ab', 'x/y']
+  it.each([
+    ['a', ['l/b', 'l/c/d']],
+    ['a/c', ['l/d']],
+    ['x', ['l/y']],
+    ['none', []],
+    ['../out', undefined],
+    ['..', undefined],
+    ['', undefined],
+    ['a/.git/m', undefined],
+    ['.hg', undefined],
+  ] as const)('lists what the walk found below %j as paths through the link, or undefined when it must be scanned', (target, names) => {
+    expect(linksListedBelow(walked, 'l', target)).toEqual(names)
   })
 })
 
