@@ -1,10 +1,10 @@
 // The Grep script of Claude Code's surface: the dsh grep script with the mode's rg flags, and mtimes for a file list.
-import { mtimePipeline, type MtimeLister } from '../glob/command.js'
-import { targetPrelude } from '../grep/command.js'
-import type { IncludePlan } from '../grep/include.js'
-import { followArgs, NO_LINKS, searchExclusionArgs, type LinkPlan } from '../common/links.js'
-import { shellCommand } from '../common/shell-quote.js'
-import { VCS_EXCLUDES } from '../common/vcs.js'
+import { mtimePipeline, type MtimeLister } from '../engine/glob/command.js'
+import { targetPrelude } from '../engine/grep/command.js'
+import type { IncludePlan } from '../engine/grep/include.js'
+import { followArgs, NO_LINKS, searchExclusionArgs, type LinkPlan } from '../engine/links.js'
+import { shellCommand } from '../engine/shell-quote.js'
+import { VCS_EXCLUDES } from '../engine/vcs.js'
 import type { OutputMode } from './args.js'
 
 /** What one Grep script searches, and how rg prints what it finds. */

@@ -1,5 +1,5 @@
 // Claude Code's Glob: the dsh glob under Claude Code's name; its parameters (pattern, path?) are already Claude Code's.
-import { createGlobTool, type GlobContext } from '../glob/tool.js'
+import { createGlobTool, type GlobContext } from '../dsh/glob/tool.js'
 import { GLOB_TOOL_DESCRIPTION } from './prompts.js'
 
 /** Glob(pattern, path?): the same tool as glob, named as Claude Code names it. */

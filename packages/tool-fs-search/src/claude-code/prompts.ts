@@ -1,7 +1,7 @@
 // What Claude Code's surface tells a model: our own words for what Glob, Grep and Read see.
 import type { PromptSection } from '@dsh/core'
-import { GLOB_DESCRIPTION, LINKS } from '../prompts.js'
-import { VCS_EXCLUDES } from '../common/vcs.js'
+import { GLOB_DESCRIPTION, LINKS } from '../dsh/prompts.js'
+import { VCS_EXCLUDES } from '../engine/vcs.js'
 
 const vcs = VCS_EXCLUDES.join(', ')
 
