@@ -41,7 +41,7 @@ export async function apply(ctx: SearchPluginContext, config: SearchConfig): Pro
   if (claude) {
     // Grep lists files newest first through the same helper as Glob, so both need it.
     if (!lister.available) return withhold(ctx, ['Glob', 'Grep'], lister.reason)
-    ctx.tools.register(createClaudeGlobTool({ ...search, lister: lister.chosen }))
+    ctx.tools.register(createClaudeGlobTool(createGlobTool({ ...search, lister: lister.chosen })))
     ctx.tools.register(createClaudeGrepTool({ ...search, lister: lister.chosen }))
     for (const section of CLAUDE_CODE_PROMPT_SECTIONS) ctx.systemPrompt.add(section)
     return

@@ -2,7 +2,6 @@
 import path from 'node:path'
 import { defineTool, type BashRunResult, type ToolExecContext, type ToolOutput } from '@dsh/core'
 import { SearchError } from '../errors.js'
-import type { GlobContext } from '../dsh/glob/tool.js'
 import { GlobListingParser } from '../engine/glob/listing.js'
 import { sortNewestFirst } from '../engine/glob/order.js'
 import { showPaths } from '../engine/glob/paths.js'
@@ -12,7 +11,7 @@ import { RgOutputParser } from '../engine/grep/parse.js'
 import { showWindows } from '../engine/grep/windows.js'
 import { allowedPlan, searchExclusions } from '../engine/access.js'
 import { linkDisplay, linksNote, planLinks, withoutSkippedLinks } from '../engine/links.js'
-import { TIMEOUT_BACKSTOP_MS } from '../engine/context.js'
+import { TIMEOUT_BACKSTOP_MS, type ListingContext } from '../engine/context.js'
 import { displayFrom, explicitPath, nameDisplay } from '../engine/display-path.js'
 import { listGaps } from '../engine/exit-2.js'
 import { incompleteNote, nameSome } from '../engine/footers.js'
@@ -68,7 +67,7 @@ interface ModeResult {
  * rg's output, classifies the exit, then pages the complete result from `offset` within `head_limit`
  * and the byte budget, and spills the complete result when entries remain after the page.
  */
-export async function executeClaudeGrep(ctx: GlobContext, args: ClaudeGrepArgs, exec: ToolExecContext): Promise<ToolOutput> {
+export async function executeClaudeGrep(ctx: ListingContext, args: ClaudeGrepArgs, exec: ToolExecContext): Promise<ToolOutput> {
   const { config } = ctx
   const mode = args.output_mode ?? 'files_with_matches'
   const target = args.path ?? '.'
@@ -196,7 +195,7 @@ interface ModeReader {
 }
 
 /** The mode's parser behind the script head, and how it turns into entries once rg has finished. */
-function modeReader(mode: OutputMode, config: GlobContext['config'], target: string, style: RowStyle): ModeReader {
+function modeReader(mode: OutputMode, config: ListingContext['config'], target: string, style: RowStyle): ModeReader {
   const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
   switch (mode) {
     case 'files_with_matches': {
@@ -317,7 +316,7 @@ function lossyNote(count: number, one: string, many: string): string[] {
 }
 
 /** SEARCH_INVALID_PATTERN for a type rg does not know, naming the close ones from the rg the call ran. */
-async function unknownTypeError(ctx: GlobContext, exec: ToolExecContext, type: string): Promise<SearchError> {
+async function unknownTypeError(ctx: ListingContext, exec: ToolExecContext, type: string): Promise<SearchError> {
   const chunks: Uint8Array[] = []
   await runSearchCommand(ctx, exec, {
     command: `${shellCommand([ctx.rg, '--no-config', '--type-list'])} </dev/null`,
@@ -333,7 +332,7 @@ async function unknownTypeError(ctx: GlobContext, exec: ToolExecContext, type: s
 }
 
 /** Claude Code's Grep: read-only and safe to run beside other searches. */
-export function createClaudeGrepTool(ctx: GlobContext) {
+export function createClaudeGrepTool(ctx: ListingContext) {
   return defineTool({
     name: 'Grep',
     description: GREP_TOOL_DESCRIPTION,

@@ -1,13 +1,12 @@
 // The search card (docs/design.md#the-search-card): the retained page projected into presentation meta, and read back as a view.
-import type { ItemRetention, JsonValue, SearchMatchesResultView, SearchPathsResultView, SearchResultView, ToolResult } from '@dsh/core'
+import type { JsonValue, SearchMatchesResultView, SearchPathsResultView, SearchResultView, ToolResult } from '@dsh/core'
 import { z } from 'zod'
-import { lineNumberOf } from '../engine/grep/records.js'
-import { recordsOf, shownLine } from '../engine/grep/matches.js'
-import type { RetainedGrep } from './grep/retain.js'
 
 // Type aliases, not the view's interfaces: only an alias is assignable to JsonValue's index signature.
-type SearchMetaLine = { lineNumber: number; line: string }
-type SearchMetaFile = { path: string; matches: SearchMetaLine[] }
+/** One matched line in grep's meta. */
+export type SearchMetaLine = { lineNumber: number; line: string }
+/** One file's matches in grep's meta. */
+export type SearchMetaFile = { path: string; matches: SearchMetaLine[] }
 
 /** grep's meta: the view less its `card` tag. */
 export type SearchMatchesMeta = { shape: 'matches'; files: SearchMetaFile[]; truncated: boolean; total: number; incomplete: boolean }
@@ -15,31 +14,6 @@ export type SearchMatchesMeta = { shape: 'matches'; files: SearchMetaFile[]; tru
 export type SearchPathsMeta = { shape: 'paths'; paths: string[]; truncated: boolean; total: number; incomplete: boolean }
 /** What grep and glob return as `presentationMeta`. */
 export type SearchMeta = SearchMatchesMeta | SearchPathsMeta
-
-/**
- * grep's meta from the retention the page text was formatted from: the same files in the same order,
- * each with the same first matches and the same (cut, escaped) lines, then bounded to `maxBytes`.
- * `incomplete`: the search did not read everything (it timed out, or rg could not read some paths).
- */
-export function grepSearchMeta(retained: RetainedGrep, maxBytes: number, incomplete: boolean): SearchMatchesMeta {
-  const { matches } = retained
-  const files = retained.groups.map(({ file, count }) => {
-    const shown = matches.files[file]!
-    return {
-      path: shown.path,
-      matches: recordsOf(matches, shown, count).map((record) => ({
-        lineNumber: lineNumberOf(matches.bytes, record),
-        line: shownLine(matches, record),
-      })),
-    }
-  })
-  return capMetaBytes({ shape: 'matches', files, truncated: retained.truncated, total: retained.total, incomplete }, maxBytes)
-}
-
-/** glob's meta from the retention the page text was formatted from, bounded to `maxBytes`; `incomplete` as for grep's. */
-export function globSearchMeta(retained: ItemRetention<string>, maxBytes: number, incomplete: boolean): SearchPathsMeta {
-  return capMetaBytes({ shape: 'paths', paths: retained.items, truncated: retained.truncated, total: retained.total, incomplete }, maxBytes)
-}
 
 /**
  * Drops trailing file groups or paths until the serialized meta fits `maxBytes`, and marks it truncated

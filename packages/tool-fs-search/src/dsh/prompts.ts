@@ -1,12 +1,9 @@
 // What the tools tell a model about what they see.
 import type { PromptSection } from '@dsh/core'
+import { LINKS } from '../engine/links.js'
 import { VCS_EXCLUDES } from '../engine/vcs.js'
 
 const vcs = VCS_EXCLUDES.join(', ')
-
-/** What both tools do with symbolic links (docs/design.md#symbolic-links), in every description. */
-export const LINKS =
-  "It follows a symbolic link that stays inside the workspace, showing what lies behind it under the link's own path; a link that leads outside, is broken or loops is not followed, and a note names it"
 
 /** What the glob tool's schema tells a model: exactly what it sees (docs/design.md#say-what-each-tool-sees). */
 export const GLOB_DESCRIPTION = [

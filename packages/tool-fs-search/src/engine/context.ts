@@ -1,6 +1,7 @@
 // What both tools are built from, and how long the registry waits for them.
 import type { AccessPolicy, BashExecutor, FileSystem, SpillStore } from '@dsh/core'
 import type { SearchConfig } from '../config.js'
+import type { MtimeLister } from './glob/command.js'
 
 /** What both tools share at run time. */
 export interface SearchContext {
@@ -14,6 +15,12 @@ export interface SearchContext {
   access(): AccessPolicy | undefined
   /** Optional: resolves the symbolic links a search may follow (docs/design.md#symbolic-links); without it none is. */
   fs?(): FileSystem | undefined
+}
+
+/** A context whose searches can also list files with their mtimes: dsh's glob, Claude Code's Glob and Grep. */
+export interface ListingContext extends SearchContext {
+  /** The mtime helper the load-time probe chose. */
+  lister: MtimeLister
 }
 
 /**

@@ -11,6 +11,10 @@ import { shellCommand } from './shell-quote.js'
 import { VCS_EXCLUDES } from './vcs.js'
 import type { SearchContext } from './context.js'
 
+/** What a search does with symbolic links (docs/design.md#symbolic-links), in words every tool description uses. */
+export const LINKS =
+  "It follows a symbolic link that stays inside the workspace, showing what lies behind it under the link's own path; a link that leads outside, is broken or loops is not followed, and a note names it"
+
 /** Why a link was not followed. */
 export type SkipReason = 'outside' | 'broken' | 'loop'
 

@@ -1,4 +1,4 @@
-// The checks every model-supplied string passes before it can reach an argv.
+// The checks every model-supplied string passes before it can reach an argv, for both surfaces.
 import { z } from 'zod'
 
 // A single argv word longer than 128 KiB (Linux MAX_ARG_STRLEN) cannot reach bash at all; these
@@ -35,4 +35,18 @@ export function wellFormed(what: string) {
       message: `${what} must be valid Unicode: it holds a lone surrogate (U+${code}), which would be searched as U+FFFD`,
     })
   }
+}
+
+/**
+ * A grep pattern: not blank (docs/design.md#the-search-tools: blank strings are argument errors; the
+ * message says how to search for spaces), no NUL, bounded, well-formed.
+ */
+export function grepPattern() {
+  return z
+    .string()
+    .min(1, 'pattern must not be empty')
+    .max(PATTERN_MAX_CHARS, `pattern is longer than ${PATTERN_MAX_CHARS} characters`)
+    .refine((value) => value.trim() !== '', 'pattern must not be blank; to search for spaces, use a character class such as "[ ]" or "\\s"')
+    .refine((value) => !value.includes('\0'), 'pattern must not contain a NUL character')
+    .superRefine(wellFormed('pattern'))
 }

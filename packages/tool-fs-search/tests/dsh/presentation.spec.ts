@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest'
 import type { ToolResult } from '@dsh/core'
 import { formatGrepPage } from '../../src/dsh/grep/page.js'
 import { retainGrepMatches } from '../../src/dsh/grep/retain.js'
+import { globSearchMeta } from '../../src/dsh/glob/meta.js'
+import { grepSearchMeta } from '../../src/dsh/grep/meta.js'
 import {
   capMetaBytes,
-  globSearchMeta,
-  grepSearchMeta,
   presentGlobResult,
   presentGrepResult,
   searchViewFromMeta,

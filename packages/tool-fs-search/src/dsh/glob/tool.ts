@@ -3,7 +3,7 @@ import path from 'node:path'
 import { defineTool, type ToolExecContext, type ToolOutput } from '@dsh/core'
 import { GLOB_DESCRIPTION } from '../prompts.js'
 import { searchExclusions } from '../../engine/access.js'
-import { TIMEOUT_BACKSTOP_MS, type SearchContext } from '../../engine/context.js'
+import { TIMEOUT_BACKSTOP_MS, type ListingContext } from '../../engine/context.js'
 import { nameDisplay } from '../../engine/display-path.js'
 import { listGaps } from '../../engine/exit-2.js'
 import { linkDisplay, linksNote, planLinks, withoutSkippedLinks } from '../../engine/links.js'
@@ -13,25 +13,21 @@ import { incompleteEntries } from '../../engine/timeout.js'
 import type { GlobValue } from '../../values.js'
 import { GlobArgs } from './args.js'
 import { classifyGlobRun, timedOutGlobGaps } from '../../engine/glob/classify.js'
-import { buildGlobCommand, type MtimeLister } from '../../engine/glob/command.js'
+import { buildGlobCommand } from '../../engine/glob/command.js'
 import { GlobListingParser } from '../../engine/glob/listing.js'
 import { sortNewestFirst } from '../../engine/glob/order.js'
 import { formatGlobPage, retainGlobPaths } from './page.js'
 import { pathBlocks, showPaths } from '../../engine/glob/paths.js'
 import { planGlob } from './pattern.js'
-import { globSearchMeta, PATHS_VIEW_SCHEMA, presentGlobResult } from '../presentation.js'
-
-/** What glob needs at run time: the shared context and the mtime helper the load-time probe chose. */
-export interface GlobContext extends SearchContext {
-  lister: MtimeLister
-}
+import { PATHS_VIEW_SCHEMA, presentGlobResult } from '../presentation.js'
+import { globSearchMeta } from './meta.js'
 
 /**
  * Runs one glob call end to end (docs/design.md#the-search-tools). The listing is parsed as it arrives,
  * sorted as numbers and bytes, and only the paths a page shows become strings; the complete result is
  * streamed to the spill.
  */
-export async function executeGlob(ctx: GlobContext, args: GlobArgs, exec: ToolExecContext): Promise<ToolOutput> {
+export async function executeGlob(ctx: ListingContext, args: GlobArgs, exec: ToolExecContext): Promise<ToolOutput> {
   const { root, glob } = planGlob(args)
   const excludes = await searchExclusions(ctx.access(), root, exec)
   const links = await planLinks(ctx, exec, root, ctx.fs?.(), ctx.access())
@@ -81,7 +77,7 @@ export async function executeGlob(ctx: GlobContext, args: GlobArgs, exec: ToolEx
 }
 
 /** The glob tool: read-only and safe to run beside other searches (docs/design.md#read-only-and-concurrency-safe). */
-export function createGlobTool(ctx: GlobContext) {
+export function createGlobTool(ctx: ListingContext) {
   return defineTool({
     name: 'glob',
     description: GLOB_DESCRIPTION,

@@ -1,6 +1,6 @@
 // The grep tool's model-facing arguments: grep(pattern, path?, include?).
 import { z } from 'zod'
-import { modelString, PATH_MAX_CHARS, PATTERN_MAX_CHARS, wellFormed } from '../../engine/model-string.js'
+import { grepPattern, modelString, PATH_MAX_CHARS, wellFormed } from '../../engine/model-string.js'
 import { includeProblem } from '../../engine/grep/include.js'
 
 /** Top-level commas outside `{...}` make a list; commas inside braces are glob alternation. */
@@ -12,20 +12,6 @@ function hasTopLevelComma(glob: string): boolean {
     else if (char === ',' && depth === 0) return true
   }
   return false
-}
-
-/**
- * A grep pattern: not blank (docs/design.md#the-search-tools: blank strings are argument errors; the
- * message says how to search for spaces), no NUL, bounded, well-formed.
- */
-export function grepPattern() {
-  return z
-    .string()
-    .min(1, 'pattern must not be empty')
-    .max(PATTERN_MAX_CHARS, `pattern is longer than ${PATTERN_MAX_CHARS} characters`)
-    .refine((value) => value.trim() !== '', 'pattern must not be blank; to search for spaces, use a character class such as "[ ]" or "\\s"')
-    .refine((value) => !value.includes('\0'), 'pattern must not contain a NUL character')
-    .superRefine(wellFormed('pattern'))
 }
 
 /** grep(pattern, path?, include?): the minimal shape of docs/design.md#the-search-tools. */

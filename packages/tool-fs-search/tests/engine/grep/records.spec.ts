@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest'
-import { CUT, ESCAPED, flagsOf, lineNumberOf, markOf, ODD_NUMBER, RecordTable, textEnd, writeRecord } from '../../../src/engine/grep/records.js'
+import {
+  CUT,
+  ESCAPED,
+  flagsOf,
+  lineNumberOf,
+  markOf,
+  ODD_NUMBER,
+  RecordTable,
+  textEnd,
+  writeRecord,
+} from '../../../src/engine/grep/records.js'
 
 describe('RecordTable', () => {
   it('starts a run at a record, for the path rg printed before it', () => {
