@@ -3,7 +3,7 @@ import { mtimePipeline, type MtimeLister } from '../engine/glob/command.js'
 import { targetPrelude } from '../engine/grep/command.js'
 import type { IncludePlan } from '../engine/grep/include.js'
 import { followArgs, NO_LINKS, searchExclusionArgs, type LinkPlan } from '../engine/links.js'
-import { shellCommand } from '../engine/shell-quote.js'
+import { rgCommand } from '../engine/rg-command.js'
 import { VCS_EXCLUDES } from '../engine/vcs.js'
 import type { OutputMode } from './args.js'
 
@@ -57,24 +57,25 @@ function modeArgs({ mode, maxLineBytes, context }: ClaudeGrepCommandOptions): st
  */
 export function buildClaudeGrepCommand(options: ClaudeGrepCommandOptions): string {
   const { rg, pattern, target, plan, excludes, links = NO_LINKS, caseInsensitive, multiline, type } = options
-  const rgCommand = shellCommand([
+  const search = rgCommand({
     rg,
-    '--no-config',
-    '--null',
-    '--with-filename',
-    '--color=never',
-    '--hidden',
-    ...modeArgs(options),
-    ...(caseInsensitive ? ['--ignore-case'] : []),
-    ...(multiline ? ['--multiline', '--multiline-dotall'] : []),
-    ...(type === undefined ? [] : [`--type=${type}`]),
-    ...followArgs(links),
-    ...VCS_EXCLUDES.map((vcs) => `--glob=!${vcs}`),
-    '-e',
+    flags: [
+      '--null',
+      '--with-filename',
+      '--color=never',
+      '--hidden',
+      ...modeArgs(options),
+      ...(caseInsensitive ? ['--ignore-case'] : []),
+      ...(multiline ? ['--multiline', '--multiline-dotall'] : []),
+      ...(type === undefined ? [] : [`--type=${type}`]),
+      ...followArgs(links),
+      ...VCS_EXCLUDES.map((vcs) => `--glob=!${vcs}`),
+    ],
     pattern,
-  ])
+    paths: 'script',
+  })
   const filtered = plan.args.length > 0 || plan.subdir !== undefined || type !== undefined
   const prelude = targetPrelude(target, plan, searchExclusionArgs(excludes, links), filtered)
-  if (options.mode !== 'files_with_matches') return [...prelude, `${rgCommand} "$@" </dev/null`].join('\n')
-  return [...prelude, ...mtimePipeline(`${rgCommand} "$@" </dev/null`, options.lister)].join('\n')
+  if (options.mode !== 'files_with_matches') return [...prelude, search].join('\n')
+  return [...prelude, ...mtimePipeline(search, options.lister)].join('\n')
 }

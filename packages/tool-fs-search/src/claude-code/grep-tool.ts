@@ -16,7 +16,7 @@ import { displayFrom, explicitPath, nameDisplay } from '../engine/display-path.j
 import { listGaps } from '../engine/exit-2.js'
 import { incompleteNote, nameSome } from '../engine/footers.js'
 import { runSearchCommand } from '../engine/run.js'
-import { shellCommand } from '../engine/shell-quote.js'
+import { rgCommand } from '../engine/rg-command.js'
 import { saveFormattedResult, type SpillOutcome } from '../engine/spill.js'
 import { incompleteEntries, timeoutNote, type TimedOut } from '../engine/timeout.js'
 import { ClaudeGrepArgs, contextLines, type OutputMode } from './args.js'
@@ -319,7 +319,7 @@ function lossyNote(count: number, one: string, many: string): string[] {
 async function unknownTypeError(ctx: ListingContext, exec: ToolExecContext, type: string): Promise<SearchError> {
   const chunks: Uint8Array[] = []
   await runSearchCommand(ctx, exec, {
-    command: `${shellCommand([ctx.rg, '--no-config', '--type-list'])} </dev/null`,
+    command: rgCommand({ rg: ctx.rg, flags: ['--type-list'] }),
     narrow: 'type',
     stdoutSink: (chunk) => chunks.push(Buffer.from(chunk)),
   })

@@ -1,6 +1,7 @@
 // The glob script: list with rg from inside the root, and add each file's mtime in the executor.
 import { explicitPath } from '../display-path.js'
 import { followArgs, NO_LINKS, searchExclusionArgs, type LinkPlan } from '../links.js'
+import { rgCommand } from '../rg-command.js'
 import { EXIT_CANNOT_ENTER, EXIT_MISSING, EXIT_MTIME_PARTIAL, EXIT_MTIME_UNAVAILABLE, EXIT_NOT_DIRECTORY } from '../script-exit.js'
 import { shellCommand } from '../shell-quote.js'
 import { VCS_EXCLUDES } from '../vcs.js'
@@ -50,25 +51,26 @@ export interface GlobCommandOptions {
  * vanish from the result unmentioned), or when dd failed (what it passed on may be cut).
  */
 export function buildGlobCommand({ rg, lister, root, glob, excludes = [], links = NO_LINKS }: GlobCommandOptions): string {
-  const list = shellCommand([
+  const list = rgCommand({
     rg,
-    '--files',
-    '--null',
-    '--no-config',
-    '--no-ignore',
-    '--hidden',
-    '--color=never',
-    ...followArgs(links),
-    // The model's glob first: later globs win, so the VCS excludes and the deny rules cannot be overridden.
-    `--glob=${glob}`,
-    ...VCS_EXCLUDES.map((dir) => `--glob=!${dir}`),
-    ...searchExclusionArgs(excludes, links),
-  ])
+    flags: [
+      '--files',
+      '--null',
+      '--no-ignore',
+      '--hidden',
+      '--color=never',
+      ...followArgs(links),
+      // The model's glob first: later globs win, so the VCS excludes and the deny rules cannot be overridden.
+      `--glob=${glob}`,
+      ...VCS_EXCLUDES.map((dir) => `--glob=!${dir}`),
+      ...searchExclusionArgs(excludes, links),
+    ],
+  })
   const dir = shellCommand([explicitPath(root)])
   return [
     `[ -d ${dir} ] || { [ -e ${dir} ] && exit ${EXIT_NOT_DIRECTORY}; exit ${EXIT_MISSING}; }`,
     `cd -- ${dir} || exit ${EXIT_CANNOT_ENTER}`,
-    ...mtimePipeline(`${list} </dev/null`, lister),
+    ...mtimePipeline(list, lister),
   ].join('\n')
 }
 

@@ -1,6 +1,7 @@
 // The grep script: how a model's pattern, path and planned include become one shell command.
 import { explicitPath } from '../display-path.js'
 import { followArgs, NO_LINKS, searchExclusionArgs, type LinkPlan } from '../links.js'
+import { rgCommand } from '../rg-command.js'
 import { EXIT_CANNOT_ENTER, EXIT_INCLUDE_ON_FILE, EXIT_MISSING } from '../script-exit.js'
 import { shellCommand } from '../shell-quote.js'
 import { VCS_EXCLUDES } from '../vcs.js'
@@ -25,9 +26,8 @@ export interface GrepCommandOptions {
 
 /**
  * The grep script. rg prints `--null` line output with `--max-columns`
- * (docs/design.md#grep-reads-rgs-null-line-output); the pattern follows `-e` and the target follows
- * `--`, so neither can become a flag; `--no-config` keeps a user's config from injecting flags; stdin
- * is /dev/null (docs/design.md#no-value-becomes-a-flag). A directory target is searched from inside
+ * (docs/design.md#grep-reads-rgs-null-line-output); `rgCommand` puts the pattern after `-e`, and the
+ * prelude's `set --` the target after `--` (docs/design.md#no-value-becomes-a-flag). A directory target is searched from inside
  * it, so path-shaped includes match from the path given (docs/design.md#globs-run-from-the-search-root).
  * The script first prints `D` (rg runs inside the target directory) or `F` (a file, from the workdir),
  * NUL-terminated: what the paths rg prints are relative to. It is POSIX sh, so an executor whose shell
@@ -36,24 +36,25 @@ export interface GrepCommandOptions {
  * cannot be entered.
  */
 export function buildGrepCommand({ rg, pattern, target, plan, excludes = [], links = NO_LINKS, maxLineBytes }: GrepCommandOptions): string {
-  const rgCommand = shellCommand([
+  const search = rgCommand({
     rg,
-    '--no-config',
-    '--null',
-    '--line-number',
-    '--with-filename',
-    '--no-heading',
-    '--color=never',
-    '--hidden',
-    `--max-columns=${maxLineBytes}`,
-    '--max-columns-preview',
-    ...followArgs(links),
-    ...VCS_EXCLUDES.map((vcs) => `--glob=!${vcs}`),
-    '-e',
+    flags: [
+      '--null',
+      '--line-number',
+      '--with-filename',
+      '--no-heading',
+      '--color=never',
+      '--hidden',
+      `--max-columns=${maxLineBytes}`,
+      '--max-columns-preview',
+      ...followArgs(links),
+      ...VCS_EXCLUDES.map((vcs) => `--glob=!${vcs}`),
+    ],
     pattern,
-  ])
+    paths: 'script',
+  })
   const filtered = plan.args.length > 0 || plan.subdir !== undefined
-  return [...targetPrelude(target, plan, searchExclusionArgs(excludes, links), filtered), `${rgCommand} "$@" </dev/null`].join('\n')
+  return [...targetPrelude(target, plan, searchExclusionArgs(excludes, links), filtered), search].join('\n')
 }
 
 /**

@@ -7,6 +7,7 @@ import { escapeLineControls } from '../escape-controls.js'
 import type { SearchContext } from '../context.js'
 import { runSearchCommand } from '../run.js'
 import { LOOKUP } from '../probe/script.js'
+import { rgCommand } from '../rg-command.js'
 import { shellCommand } from '../shell-quote.js'
 import type { ShownFile, ShownMatches } from './matches.js'
 import { CONTEXT, CUT, ESCAPED, MARK, markOf, WINDOW } from './records.js'
@@ -131,26 +132,25 @@ export function buildWindowCommand(files: readonly string[], wanted: readonly Wa
         lines.add(want.line)
         if (search.multiline === true && want.line > 1) lines.add(want.line - 1)
       }
-      const rg = shellCommand([
-        search.rg,
-        '--no-config',
-        '--no-filename',
-        '--line-number',
-        '--column',
-        '--byte-offset',
-        '--max-columns=1',
-        '--color=never',
-        '--text',
-        '--encoding=none',
-        ...(search.patternFlags ?? []),
-        '-e',
-        search.pattern,
-        '--',
-        file,
-      ])
+      const rg = rgCommand({
+        rg: search.rg,
+        flags: [
+          '--no-filename',
+          '--line-number',
+          '--column',
+          '--byte-offset',
+          '--max-columns=1',
+          '--color=never',
+          '--text',
+          '--encoding=none',
+          ...(search.patternFlags ?? []),
+        ],
+        pattern: search.pattern,
+        paths: [file],
+      })
       const only = `"$dsh_grep" ${shellCommand(['-E', `^(${[...lines].join('|')}):`])}`
       return [
-        `${rg} </dev/null | ${only} | while IFS=: read -r n c o r; do`,
+        `${rg} | ${only} | while IFS=: read -r n c o r; do`,
         `s=$((o + c - 1 - ${lead})); [ "$s" -ge "$o" ] || s=$o; echo "W ${index} $n $c $o $s"`,
         `"$dsh_od" -An -v -tx1 -j "$s" -N ${search.maxLineBytes} -- ${shellCommand([file])}; done`,
       ].join('\n')

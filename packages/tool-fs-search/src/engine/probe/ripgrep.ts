@@ -1,5 +1,6 @@
 // Which ripgrep the tools run: each candidate probed in the executor, the first real rg chosen.
 import type { BashExecutor, BashRunResult, BashSpec, Logger } from '@dsh/core'
+import { rgVersionCommand } from '../rg-command.js'
 import { shellCommand } from '../shell-quote.js'
 import { LOOKUP, runProbe, type ProbeChoice } from './script.js'
 
@@ -21,7 +22,7 @@ export function rgCandidates(configured: string | undefined, packaged: string | 
 export function rgProbeLines(rg: string): string {
   return [
     `dsh_lookup ${shellCommand([rg])} && {`,
-    '  p=$dsh_path; v=$("$p" --version </dev/null 2>/dev/null)',
+    `  p=$dsh_path; v=$(${rgVersionCommand('"$p"')} 2>/dev/null)`,
     `  printf '%s\\0%s' "$p" "$v"`,
     '}',
   ].join('\n')

@@ -7,7 +7,7 @@ import { callTool, loadRealHarness, NAMES_TREE, scratchDirs, writeTree } from '.
 describe('the glob script', () => {
   it('lists from inside the root, unsorted, with the model glob before the VCS excludes, in POSIX sh', () => {
     const list =
-      "/opt/rg --files --null --no-config --no-ignore --hidden '--color=never' '--glob=-*.ts' '--glob=!.git' '--glob=!.svn' '--glob=!.hg' '--glob=!.bzr' '--glob=!.jj' '--glob=!.sl' </dev/null"
+      "/opt/rg --no-config --files --null --no-ignore --hidden '--color=never' '--glob=-*.ts' '--glob=!.git' '--glob=!.svn' '--glob=!.hg' '--glob=!.bzr' '--glob=!.jj' '--glob=!.sl' </dev/null"
     const dir = "'./it'\\''s $(x)'"
     expect(buildGlobCommand({ rg: '/opt/rg', lister: { helper: 'find', find: '/usr/bin/find' }, root: "it's $(x)", glob: '-*.ts' })).toBe(
       [
