@@ -5,14 +5,16 @@ import type { IncludePlan } from '../engine/grep/include.js'
 import { followArgs, NO_LINKS, searchExclusionArgs, type LinkPlan } from '../engine/links.js'
 import { rgCommand } from '../engine/rg-command.js'
 import { VCS_EXCLUDES } from '../engine/vcs.js'
-import type { OutputMode } from './args.js'
 
 /** What one Grep script searches, and how rg prints what it finds. */
 export interface ClaudeGrepCommandOptions {
   rg: string
   /** The mtime helper: files_with_matches lists newest first. */
   lister: MtimeLister
-  mode: OutputMode
+  /** The output mode's rg flags (`GrepMode.rgFlags`). */
+  modeFlags: readonly string[]
+  /** Whether rg's file list goes through the mtime helper (`GrepMode.listsMtimes`). */
+  listsMtimes: boolean
   pattern: string
   target: string
   plan: IncludePlan
@@ -20,32 +22,9 @@ export interface ClaudeGrepCommandOptions {
   excludes: readonly string[]
   /** The links below the target it follows and those it must not (docs/design.md#symbolic-links). @default NO_LINKS */
   links?: LinkPlan
-  maxLineBytes: number
-  context: { before: number; after: number }
   caseInsensitive: boolean
   multiline: boolean
   type: string | undefined
-}
-
-/** The rg flags that print each mode; every mode prints NUL after the path, so any name survives. */
-function modeArgs({ mode, maxLineBytes, context }: ClaudeGrepCommandOptions): string[] {
-  switch (mode) {
-    case 'files_with_matches':
-      return ['--files-with-matches']
-    case 'count':
-      return ['--count']
-    case 'content':
-      return [
-        '--line-number',
-        '--no-heading',
-        `--max-columns=${maxLineBytes}`,
-        '--max-columns-preview',
-        // Gaps are read from the line numbers: a separator line would carry no path to tie it to.
-        '--no-context-separator',
-        ...(context.before > 0 ? [`--before-context=${context.before}`] : []),
-        ...(context.after > 0 ? [`--after-context=${context.after}`] : []),
-      ]
-  }
 }
 
 /**
@@ -64,7 +43,7 @@ export function buildClaudeGrepCommand(options: ClaudeGrepCommandOptions): strin
       '--with-filename',
       '--color=never',
       '--hidden',
-      ...modeArgs(options),
+      ...options.modeFlags,
       ...(caseInsensitive ? ['--ignore-case'] : []),
       ...(multiline ? ['--multiline', '--multiline-dotall'] : []),
       ...(type === undefined ? [] : [`--type=${type}`]),
@@ -76,6 +55,6 @@ export function buildClaudeGrepCommand(options: ClaudeGrepCommandOptions): strin
   })
   const filtered = plan.args.length > 0 || plan.subdir !== undefined || type !== undefined
   const prelude = targetPrelude(target, plan, searchExclusionArgs(excludes, links), filtered)
-  if (options.mode !== 'files_with_matches') return [...prelude, search].join('\n')
+  if (!options.listsMtimes) return [...prelude, search].join('\n')
   return [...prelude, ...mtimePipeline(search, options.lister)].join('\n')
 }
