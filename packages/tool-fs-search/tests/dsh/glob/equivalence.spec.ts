@@ -9,14 +9,12 @@ import * as bashLocal from '@dsh/bash-local'
 import { loadHarness, type BashExecutor } from '@dsh/core'
 import * as spillLocal from '@dsh/spill-local'
 import * as toolFsSearch from '@dsh/tool-fs-search'
-import { formatGlobPage } from '../../../src/dsh/glob/page.js'
 import { FakeBash, isProbe, MemorySpill } from '../../fake-bash.js'
 import { agent, RG } from '../../fake-harness.js'
 import { readSpill, scratchDirs, spillLocator, writeTree } from '../../real-harness.js'
-import { referenceListing } from './reference-listing.js'
+import { referenceGlobPage, referenceListing } from './reference-listing.js'
 
 const RETRIEVAL_HINT = 'Use read with offset/limit, or grep this path to search within it.'
-const COMPLETE = { gaps: { rg: { paths: [] }, unstatted: [], helperFailed: false }, stderrCut: false }
 
 // Names a listing can hold: nested, `./`-prefixed, outside the root, controls, bidi and other
 // invisible characters (and characters whose first bytes are theirs), bytes that are not UTF-8, U+FFFD, and characters whose UTF-8 and UTF-16 orders differ (U+E000 to U+FFFF against
@@ -115,8 +113,7 @@ describe('the byte listing matches the one it replaced', () => {
           }
           const locator = '/spill/sess-1/0001-glob-results.txt'
           const outcome = want.spill === undefined ? undefined : { saved: true as const, locator, retrievalHint: RETRIEVAL_HINT }
-          const retained = { items: want.items, kept: want.items.length, total: want.paths.length, truncated: want.truncated }
-          expect(result.content).toBe(formatGlobPage(retained, outcome, { ...COMPLETE, lossy: want.lossy }))
+          expect(result.content).toBe(referenceGlobPage(want, outcome))
           expect(spill.saved.map((saved) => saved.text)).toEqual(want.spill === undefined ? [] : [want.spill])
           expect((result.value as { paths: string[] }).paths).toEqual(want.paths)
         },
@@ -199,8 +196,7 @@ describe('the byte listing matches the one it replaced, over real rg and find', 
         })
         const locator = spillLocator(result.content)
         const outcome = locator === undefined ? undefined : { saved: true as const, locator, retrievalHint: RETRIEVAL_HINT }
-        const retained = { items: want.items, kept: want.items.length, total: want.paths.length, truncated: want.truncated }
-        expect(result.content, JSON.stringify(args)).toBe(formatGlobPage(retained, outcome, { ...COMPLETE, lossy: want.lossy }))
+        expect(result.content, JSON.stringify(args)).toBe(referenceGlobPage(want, outcome))
         expect(locator === undefined ? undefined : readSpill(locator)).toBe(want.spill)
       }
     },

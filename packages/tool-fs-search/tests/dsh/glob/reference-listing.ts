@@ -1,13 +1,16 @@
 // The glob listing as it was before it parsed bytes: the output decoded whole, an object per file, a
 // comparator sort, and every path shown and joined as strings. Kept as the oracle that the byte
-// listing must match output for output (tests/glob/equivalence.spec.ts). Its lossy count is taken as
+// listing must match output for output (tests/dsh/glob/equivalence.spec.ts). Its lossy count is taken as
 // grep's reference pipeline takes it: from the output decoded a second time with every literal U+FFFD
 // turned into U+E000 first (`markLiterals`), so only a name with a replaced byte still holds U+FFFD, and
 // what the names are shown from (the call's own text) never counts. Names are shown by
-// tests/reference-display.ts, never by the product's display helpers.
+// tests/reference-display.ts and its page written by `referenceGlobPage`, never by the product's display
+// helpers or footer text.
 import path from 'node:path'
 import { SearchError } from '../../../src/errors.js'
+import type { SpillOutcome } from '../../../src/engine/spill.js'
 import { referenceDisplayFrom } from '../../reference-display.js'
+import { referenceSpillSentence } from '../../reference-footers.js'
 
 interface ListedFile {
   name: string
@@ -83,4 +86,19 @@ export function referenceListing(
     lossy: replaced,
     spill: truncated ? `${paths.join('\n')}\n` : undefined,
   }
+}
+
+/** The page of a complete listing: its paths (or that there are none), where the rest went, and the replaced-bytes note. */
+export function referenceGlobPage(want: ReferenceListing, spill: SpillOutcome | undefined): string {
+  const total = want.paths.length
+  const parts = [total === 0 ? 'No files found' : want.items.join('\n')]
+  if (spill !== undefined) {
+    parts.push(`(Showing ${want.items.length} of ${total} paths, newest first. ${referenceSpillSentence(spill, 'Full sorted result')})`)
+  }
+  if (want.lossy > 0) {
+    parts.push(
+      `(${want.lossy} ${want.lossy === 1 ? 'path contains' : 'paths contain'} U+FFFD: bytes that are not valid UTF-8, shown replaced.)`,
+    )
+  }
+  return parts.join('\n\n')
 }

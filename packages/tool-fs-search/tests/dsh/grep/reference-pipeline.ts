@@ -1,18 +1,23 @@
 // The grep pipeline as it was before it parsed bytes: rg's output decoded whole, one object per match,
 // then shown, sorted, retained and formatted as strings. Kept as the oracle that the byte pipeline must
-// match output for output (tests/grep/equivalence.spec.ts). One change since: it tells bytes replaced
+// match output for output (tests/dsh/grep/equivalence.spec.ts). One change since: it tells bytes replaced
 // by U+FFFD from a U+FFFD the output held, by decoding the output a second time with each literal
 // U+FFFD turned into U+E000 first (`markLiterals`), so only a replaced byte still reads as U+FFFD. And
 // one more: a line that ends in rg's preview marker is cut only when the text before the marker fills
 // `maxLineBytes`, as rg's previews do; a shorter one is the file's own text, shown whole. Names and
-// lines are shown by tests/reference-display.ts, never by the product's display helpers.
+// lines are shown by tests/reference-display.ts, and footers written by tests/reference-footers.ts, never by
+// the product's display helpers or footer text.
 import path from 'node:path'
 import { ItemRetainer, TextRetainer } from '@dsh/core'
 import { SearchError } from '../../../src/errors.js'
 import type { SearchGaps } from '../../../src/engine/exit-2.js'
-import { incompleteNote, nameSome, spillSentence } from '../../../src/engine/footers.js'
 import type { SpillOutcome } from '../../../src/engine/spill.js'
 import { referenceDisplayFrom, referenceEscapeLine } from '../../reference-display.js'
+import {
+  referenceIncompleteNote as incompleteNote,
+  referenceNameSome as nameSome,
+  referenceSpillSentence as spillSentence,
+} from '../../reference-footers.js'
 
 interface Match {
   path: string
