@@ -6,15 +6,26 @@ import { importX } from 'eslint-plugin-import-x'
 import tseslint from 'typescript-eslint'
 
 const spawning = ['node:child_process', 'child_process']
-const restrict = (paths, patterns, message) => ({
+const restrict = (paths, patterns, message, walls = []) => ({
   'no-restricted-imports': [
     'error',
     {
       paths: paths.map((name) => ({ name, message })),
-      patterns: patterns.length === 0 ? [] : [{ group: patterns, message }],
+      patterns: [...(patterns.length === 0 ? [] : [{ group: patterns, message }]), ...walls],
     },
   ],
 })
+
+// Inside tool-fs-search (docs/design.md#the-engine-and-its-surfaces): the engine imports no surface, and
+// Claude Code's surface does not import dsh's. A later config replaces an earlier one's options for the
+// same rule, so these walls are added to the tool-package restriction, not set beside it.
+const toolPaths = [...spawning, 'node:fs', 'node:fs/promises', 'fs', 'fs/promises']
+const toolPatterns = ['@dsh/*', '!@dsh/core']
+const toolMessage = 'a tool depends on @dsh/core only and reaches processes and files through the bash and fs seams'
+const surfaceWall = (regex, message) => ({ regex, message })
+const noDsh = surfaceWall('(^|/)dsh/', "Claude Code's surface and the engine do not import the dsh surface")
+const noClaude = surfaceWall('(^|/)claude-code/', "the engine imports no surface: not Claude Code's")
+const noPlugin = surfaceWall('(^|/)plugin\\.js$', 'the engine imports no surface: not the plugin that composes them')
 
 export default tseslint.config(
   { ignores: ['**/dist/**', 'coverage/**', 'node_modules/**', '**/*.d.ts'] },
@@ -81,11 +92,15 @@ export default tseslint.config(
   {
     // read goes through the FileSystem seam (ctx.fs) so it works behind a sandboxed or remote backend.
     files: ['packages/tool-*/src/**/*.ts'],
-    rules: restrict(
-      [...spawning, 'node:fs', 'node:fs/promises', 'fs', 'fs/promises'],
-      ['@dsh/*', '!@dsh/core'],
-      'a tool depends on @dsh/core only and reaches processes and files through the bash and fs seams',
-    ),
+    rules: restrict(toolPaths, toolPatterns, toolMessage),
+  },
+  {
+    files: ['packages/tool-fs-search/src/engine/**/*.ts'],
+    rules: restrict(toolPaths, toolPatterns, toolMessage, [noDsh, noClaude, noPlugin]),
+  },
+  {
+    files: ['packages/tool-fs-search/src/claude-code/**/*.ts'],
+    rules: restrict(toolPaths, toolPatterns, toolMessage, [noDsh, noPlugin]),
   },
   {
     files: ['packages/fs-local/src/**/*.ts', 'packages/access/src/**/*.ts'],

@@ -4,6 +4,9 @@ import { REPO_ROOT } from './build.js'
 import { callTool, type SeamRecord } from './harness.js'
 import { runInterleaved, type Contender, type Rounds } from './measure.js'
 import { drainProcess, elapsedMs, timeToBytes } from './processes.js'
+// The tool's own rg builder and VCS excludes, so a baseline runs rg as the tool does and lists the files it lists.
+import { rgArgv } from '../packages/tool-fs-search/src/engine/rg-command.js'
+import { VCS_EXCLUDES } from '../packages/tool-fs-search/src/engine/vcs.js'
 
 /** What every case needs: the rg binary the tool itself runs, both harnesses, the raw-output cap. */
 export interface BenchContext {
@@ -29,9 +32,6 @@ export interface CaseResult {
   times: number[][]
 }
 
-// tool-fs-search's VCS_EXCLUDES (src/vcs.ts), so the glob baselines list exactly the files the tool lists.
-const VCS_EXCLUDES = ['.git', '.svn', '.hg', '.bzr', '.jj', '.sl']
-
 /** Grep through the registry vs the issue's baseline rg, its stdout read and discarded. */
 export async function grepCase(
   ctx: BenchContext,
@@ -53,7 +53,7 @@ export interface GrepSearch {
 /** `grepCase` for any pattern: the many-match cases run through it too. */
 export async function grepPatternCase(ctx: BenchContext, search: GrepSearch, rounds: Rounds): Promise<CaseResult> {
   const { pattern, root } = search
-  const argv = [ctx.rg, '--no-config', '--no-heading', '--with-filename', '-n', '-e', pattern, '--', root]
+  const argv = rgArgv({ rg: ctx.rg, flags: ['--no-heading', '--with-filename', '-n'], pattern, paths: [root] })
   let toolTotal = 0
   let rgOut = { lines: 0, bytes: 0 }
   const contenders: Contender[] = [
@@ -110,18 +110,18 @@ export async function overflowCase(ctx: BenchContext, corpus: Corpus, rounds: Ro
 export async function globCase(ctx: BenchContext, corpus: Corpus, pattern: string, rounds: Rounds): Promise<CaseResult> {
   await callTool(ctx.recording.harness, 'glob', { pattern }, corpus.root)
   const { spec } = ctx.recording.last()
-  // The tool's listing flags (src/glob/command.ts buildGlobCommand), without its mtime pipeline and sort.
-  const list = [
-    ctx.rg,
+  // The tool's listing flags (src/engine/glob/command.ts buildGlobCommand), without its mtime pipeline and sort.
+  const listFlags = [
     '--files',
     '--null',
-    '--no-config',
     '--no-ignore',
     '--hidden',
     '--color=never',
     `--glob=${pattern}`,
     ...VCS_EXCLUDES.map((d) => `--glob=!${d}`),
   ]
+  const list = rgArgv({ rg: ctx.rg, flags: listFlags })
+  const sorted = rgArgv({ rg: ctx.rg, flags: [...listFlags, '--sortr=modified'] })
   let files = 0
   const contenders: Contender[] = [
     timed('tool', async () => {
@@ -129,7 +129,7 @@ export async function globCase(ctx: BenchContext, corpus: Corpus, pattern: strin
       files = (result.value as { total: number }).total
     }),
     { label: 'rg --files', run: async () => (await drainProcess(list, { cwd: corpus.root })).ms },
-    { label: 'rg --files --sortr=modified', run: async () => (await drainProcess([...list, '--sortr=modified'], { cwd: corpus.root })).ms },
+    { label: 'rg --files --sortr=modified', run: async () => (await drainProcess(sorted, { cwd: corpus.root })).ms },
     {
       label: 'its script (bash -c)',
       run: async () => (await drainProcess(['/bin/bash', '-c', spec.command], { cwd: spec.workdir, env: spec.env })).ms,
@@ -165,7 +165,7 @@ export async function cliGrepCase(
   others: readonly Contender[] = [],
 ): Promise<CaseResult> {
   const dsh = [path.join(REPO_ROOT, 'node_modules', '.bin', 'dsh'), 'grep', search.pattern, '--cwd', search.root, '--spill-dir', spillRoot]
-  const rg = [ctx.rg, '--no-config', '--no-heading', '--with-filename', '-n', '-e', search.pattern, '--', search.root]
+  const rg = rgArgv({ rg: ctx.rg, flags: ['--no-heading', '--with-filename', '-n'], pattern: search.pattern, paths: [search.root] })
   const contenders: Contender[] = [
     { label: 'dsh grep', run: async () => (await drainProcess(dsh)).ms },
     { label: 'rg', run: async () => (await drainProcess(rg)).ms },

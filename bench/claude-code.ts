@@ -5,6 +5,7 @@ import { loadHarness, type Harness } from '@dsh/core'
 import * as fsLocal from '@dsh/fs-local'
 import * as spillLocal from '@dsh/spill-local'
 import * as toolFsSearch from '@dsh/tool-fs-search'
+import { rgArgv } from '../packages/tool-fs-search/src/engine/rg-command.js'
 import type { CaseResult, Corpus } from './cases.js'
 import { runInterleaved, type Contender, type Rounds } from './measure.js'
 import { drainProcess, elapsedMs } from './processes.js'
@@ -27,13 +28,13 @@ interface ModeCase {
 /** files_with_matches (newest first, through the mtime helper) vs `rg -l`; content with -C 3 vs `rg -C 3`. */
 export const CLAUDE_CODE_CASES: readonly ModeCase[] = [
   { name: 'Grep files_with_matches', args: { output_mode: 'files_with_matches' }, rgFlags: ['-l'] },
-  { name: 'Grep content -C 3', args: { output_mode: 'content', '-C': 3 }, rgFlags: ['-n', '-C', '3'] },
+  { name: 'Grep content -C 3', args: { output_mode: 'content', '-C': 3 }, rgFlags: ['-n', '--context=3'] },
 ]
 
 /** One mode through the registry vs its rg, interleaved; the pattern is the corpus's medium one. */
 export async function claudeGrepCase(harness: Harness, rg: string, corpus: Corpus, mode: ModeCase, rounds: Rounds): Promise<CaseResult> {
   const pattern = corpus.patterns.medium
-  const argv = [rg, '--no-config', '--no-heading', '--with-filename', ...mode.rgFlags, '-e', pattern, '--', corpus.root]
+  const argv = rgArgv({ rg, flags: ['--no-heading', '--with-filename', ...mode.rgFlags], pattern, paths: [corpus.root] })
   let total = 0
   let lines = 0
   const contenders: Contender[] = [

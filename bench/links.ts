@@ -47,7 +47,7 @@ export function ensureLinkedTree(cacheDir: string): string {
   return root
 }
 
-// The scan's find prints links NUL-separated: src/common/links.ts scanCommand.
+// The scan's find prints links NUL-separated: packages/tool-fs-search/src/engine/links.ts scanCommand.
 const isLinkScan = (command: string): boolean => command.includes('-type l -print0')
 
 /** A run that printed nothing and exited 0: the scan's answer on a tree without links. */

@@ -1,3 +1,4 @@
+import { rgArgv } from '../packages/tool-fs-search/src/engine/rg-command.js'
 import { drainProcess } from './processes.js'
 
 /**
@@ -6,8 +7,8 @@ import { drainProcess } from './processes.js'
  * Returns how many files the tree holds.
  */
 export async function warmPageCache(rg: string, root: string): Promise<number> {
-  const everything = ['--no-config', '--no-ignore', '--hidden']
-  const listing = await drainProcess([rg, '--files', ...everything, '--', root])
-  await drainProcess([rg, ...everything, '--count', '-e', 'dsh-bench: text that never occurs', '--', root])
+  const everything = ['--no-ignore', '--hidden']
+  const listing = await drainProcess(rgArgv({ rg, flags: ['--files', ...everything], paths: [root] }))
+  await drainProcess(rgArgv({ rg, flags: [...everything, '--count'], pattern: 'dsh-bench: text that never occurs', paths: [root] }))
   return listing.stdoutLines
 }

@@ -11,17 +11,18 @@ export {
   type AccessErrorCode,
 } from './errors.js'
 export type { JsonValue } from './json.js'
-export type {
-  ToolCallKind,
-  GenericCallView,
-  ToolCallView,
-  GenericResultView,
+export {
   SearchLineMatch,
   SearchFileMatches,
   SearchMatchesResultView,
   SearchPathsResultView,
   SearchResultView,
-  ToolResultView,
+  viewJsonSchema,
+  type ToolCallKind,
+  type GenericCallView,
+  type ToolCallView,
+  type GenericResultView,
+  type ToolResultView,
 } from './presentation.js'
 export {
   defineTool,

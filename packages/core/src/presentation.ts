@@ -2,6 +2,7 @@
  * Presentation views: what a UI renders for a tool call before it runs and for its result after.
  * Views carry structure only; the model-facing text stays on the result.
  */
+import { z } from 'zod'
 
 /** The icon category of a call. `kind` means this and nothing else. */
 export type ToolCallKind = 'search' | 'read' | 'edit' | 'execute' | 'other'
@@ -24,48 +25,57 @@ export interface GenericResultView {
 }
 
 /** One matched line of a search card: its 1-based number and the line as the model's page showed it. */
-export interface SearchLineMatch {
-  lineNumber: number
-  line: string
-}
+// A whole number, not a safe integer: a line past 2^53 is shown as `Number` reads its digits.
+export const SearchLineMatch = z.object({ lineNumber: z.number().min(1).multipleOf(1), line: z.string() })
+/** One matched line of a search card. */
+export type SearchLineMatch = z.output<typeof SearchLineMatch>
 
 /** One file's matches in a search card, in line order. */
-export interface SearchFileMatches {
-  path: string
-  matches: SearchLineMatch[]
-}
+export const SearchFileMatches = z.object({ path: z.string(), matches: z.array(SearchLineMatch) })
+/** One file's matches in a search card. */
+export type SearchFileMatches = z.output<typeof SearchFileMatches>
 
 /** What both search shapes carry: whether the card shows less than the search found, and how much it found. */
-interface SearchResultBase {
-  card: 'search'
+const searchResultBase = {
+  card: z.literal('search'),
   /** The card holds fewer results than `total`: a UI says so and never presents it as complete. */
-  truncated: boolean
+  truncated: z.boolean(),
   /** Every result the search found, before any cap. */
-  total: number
+  total: z.number().int().min(0),
   /**
    * The search did not read everything it was asked to (it stopped at its time limit, or rg could not
    * read some paths), so results beyond `total` may exist: a UI says so.
    */
-  incomplete: boolean
+  incomplete: z.boolean(),
 }
 
-/** grep's card: matches grouped by file, files in the page's order (docs/design.md#the-search-card). */
-export interface SearchMatchesResultView extends SearchResultBase {
-  shape: 'matches'
-  files: SearchFileMatches[]
-}
+/**
+ * grep's card: matches grouped by file, files in the page's order (docs/design.md#the-search-card).
+ * The one definition of its shape: the type, the JSON Schema a host declares (MCP's `outputSchema`)
+ * and the narrowing of a replayed meta all derive from it.
+ */
+export const SearchMatchesResultView = z.object({ ...searchResultBase, shape: z.literal('matches'), files: z.array(SearchFileMatches) })
+/** grep's card. */
+export type SearchMatchesResultView = z.output<typeof SearchMatchesResultView>
 
-/** glob's card: the page's paths, newest first. */
-export interface SearchPathsResultView extends SearchResultBase {
-  shape: 'paths'
-  paths: string[]
-}
+/** glob's card: the page's paths, newest first; the one definition of its shape, as grep's. */
+export const SearchPathsResultView = z.object({ ...searchResultBase, shape: z.literal('paths'), paths: z.array(z.string()) })
+/** glob's card. */
+export type SearchPathsResultView = z.output<typeof SearchPathsResultView>
 
 /**
  * A search result, discriminated by `shape` (`kind` already names a call's icon category). It carries
  * no result text: a UI without a search card renders the result's content, as for a generic card.
  */
-export type SearchResultView = SearchMatchesResultView | SearchPathsResultView
+export const SearchResultView = z.discriminatedUnion('shape', [SearchMatchesResultView, SearchPathsResultView])
+/** A search result view. */
+export type SearchResultView = z.output<typeof SearchResultView>
+
+/** A view's JSON Schema, for a host that declares one (MCP's `outputSchema`): the schema less its dialect tag. */
+export function viewJsonSchema(view: z.ZodType): Record<string, unknown> {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(view) as Record<string, unknown>
+  return json
+}
 
 /**
  * What a UI shows for a completed call, discriminated by `card`; a consumer without an arm for a

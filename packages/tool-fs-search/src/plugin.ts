@@ -1,12 +1,12 @@
 // The tool-fs-search plugin: probes the executor, then registers glob, grep and their prompt sections.
 import type { PluginContext } from '@dsh/core'
 import type { SearchConfig } from './config.js'
-import { createGlobTool } from './glob/tool.js'
-import { createGrepTool } from './grep/tool.js'
-import { probeExecutor } from './probe/executor.js'
-import { warnAboveOutputCap } from './probe/output-cap.js'
-import { packagedRgPath, rgCandidates } from './probe/ripgrep.js'
-import { SEARCH_PROMPT_SECTIONS } from './prompts.js'
+import { createGlobTool } from './dsh/glob/tool.js'
+import { createGrepTool } from './dsh/grep/tool.js'
+import { probeExecutor } from './engine/probe/executor.js'
+import { warnAboveOutputCap } from './engine/probe/output-cap.js'
+import { packagedRgPath, rgCandidates } from './engine/probe/ripgrep.js'
+import { SEARCH_PROMPT_SECTIONS } from './dsh/prompts.js'
 import { createClaudeGlobTool } from './claude-code/glob-tool.js'
 import { createClaudeGrepTool } from './claude-code/grep-tool.js'
 import { CLAUDE_CODE_PROMPT_SECTIONS } from './claude-code/prompts.js'
@@ -41,7 +41,7 @@ export async function apply(ctx: SearchPluginContext, config: SearchConfig): Pro
   if (claude) {
     // Grep lists files newest first through the same helper as Glob, so both need it.
     if (!lister.available) return withhold(ctx, ['Glob', 'Grep'], lister.reason)
-    ctx.tools.register(createClaudeGlobTool({ ...search, lister: lister.chosen }))
+    ctx.tools.register(createClaudeGlobTool(createGlobTool({ ...search, lister: lister.chosen })))
     ctx.tools.register(createClaudeGrepTool({ ...search, lister: lister.chosen }))
     for (const section of CLAUDE_CODE_PROMPT_SECTIONS) ctx.systemPrompt.add(section)
     return

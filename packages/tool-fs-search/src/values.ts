@@ -1,5 +1,5 @@
 // What glob and grep return as a result's `value`: the whole result, for a host (never sent to a model).
-import type { GrepMatch } from './grep/parse.js'
+import type { GrepMatch } from './engine/grep/parse.js'
 
 export type { GrepMatch }
 

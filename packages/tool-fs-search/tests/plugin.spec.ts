@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { asPlugin, loadHarness, type Logger } from '@dsh/core'
 import * as toolFsSearch from '@dsh/tool-fs-search'
-import { buildJointProbeCommand } from '../src/probe/executor.js'
+import { buildJointProbeCommand } from '../src/engine/probe/executor.js'
 import { FakeBash } from './fake-bash.js'
 import { callTool, loadRealHarness, scratchDirs, writeTree } from './real-harness.js'
 

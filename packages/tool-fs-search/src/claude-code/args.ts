@@ -1,7 +1,6 @@
 // Claude Code's Grep arguments (docs/design.md#claude-codes-tool-surface): its thirteen parameter names and types.
 import { z } from 'zod'
-import { grepPattern } from '../grep/args.js'
-import { modelString, PATH_MAX_CHARS, wellFormed } from '../common/model-string.js'
+import { grepPattern, modelString, PATH_MAX_CHARS, wellFormed } from '../engine/model-string.js'
 import { globListProblem } from './globs.js'
 
 /** The most context lines a call may ask for on either side; more would only fill the raw output cap. */

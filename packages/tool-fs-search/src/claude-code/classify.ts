@@ -1,13 +1,13 @@
 // What a Grep script's exit status and stderr mean, in every mode: results, none, partial, or a failure.
 import type { BashRunResult } from '@dsh/core'
 import { SearchError } from '../errors.js'
-import { classifyGlobRun, type GlobGaps } from '../glob/classify.js'
-import type { MtimeLister } from '../glob/command.js'
-import type { IncludePlan } from '../grep/include.js'
-import { displayPath, explicitPath } from '../common/display-path.js'
-import { classifyExit2 } from '../common/exit-2.js'
-import { stderrExcerpt } from '../common/rg-stderr.js'
-import { EXIT_INCLUDE_ON_FILE, EXIT_MTIME_PARTIAL, EXIT_MTIME_UNAVAILABLE, targetFailure } from '../common/script-exit.js'
+import { classifyGlobRun, type GlobGaps } from '../engine/glob/classify.js'
+import type { MtimeLister } from '../engine/glob/command.js'
+import type { IncludePlan } from '../engine/grep/include.js'
+import { displayPath, explicitPath } from '../engine/display-path.js'
+import { classifyExit2 } from '../engine/exit-2.js'
+import { stderrExcerpt } from '../engine/rg-stderr.js'
+import { EXIT_INCLUDE_ON_FILE, EXIT_MTIME_PARTIAL, EXIT_MTIME_UNAVAILABLE, targetFailure } from '../engine/script-exit.js'
 
 /** What one Grep call searched: its messages name it. */
 export interface ClaudeGrepCall {

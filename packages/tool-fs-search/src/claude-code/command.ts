@@ -1,18 +1,20 @@
 // The Grep script of Claude Code's surface: the dsh grep script with the mode's rg flags, and mtimes for a file list.
-import { mtimePipeline, type MtimeLister } from '../glob/command.js'
-import { targetPrelude } from '../grep/command.js'
-import type { IncludePlan } from '../grep/include.js'
-import { followArgs, NO_LINKS, searchExclusionArgs, type LinkPlan } from '../common/links.js'
-import { shellCommand } from '../common/shell-quote.js'
-import { VCS_EXCLUDES } from '../common/vcs.js'
-import type { OutputMode } from './args.js'
+import { mtimePipeline, type MtimeLister } from '../engine/glob/command.js'
+import { targetPrelude } from '../engine/grep/command.js'
+import type { IncludePlan } from '../engine/grep/include.js'
+import { followArgs, NO_LINKS, searchExclusionArgs, type LinkPlan } from '../engine/links.js'
+import { rgCommand } from '../engine/rg-command.js'
+import { VCS_EXCLUDES } from '../engine/vcs.js'
 
 /** What one Grep script searches, and how rg prints what it finds. */
 export interface ClaudeGrepCommandOptions {
   rg: string
   /** The mtime helper: files_with_matches lists newest first. */
   lister: MtimeLister
-  mode: OutputMode
+  /** The output mode's rg flags (`GrepMode.rgFlags`). */
+  modeFlags: readonly string[]
+  /** Whether rg's file list goes through the mtime helper (`GrepMode.listsMtimes`). */
+  listsMtimes: boolean
   pattern: string
   target: string
   plan: IncludePlan
@@ -20,32 +22,9 @@ export interface ClaudeGrepCommandOptions {
   excludes: readonly string[]
   /** The links below the target it follows and those it must not (docs/design.md#symbolic-links). @default NO_LINKS */
   links?: LinkPlan
-  maxLineBytes: number
-  context: { before: number; after: number }
   caseInsensitive: boolean
   multiline: boolean
   type: string | undefined
-}
-
-/** The rg flags that print each mode; every mode prints NUL after the path, so any name survives. */
-function modeArgs({ mode, maxLineBytes, context }: ClaudeGrepCommandOptions): string[] {
-  switch (mode) {
-    case 'files_with_matches':
-      return ['--files-with-matches']
-    case 'count':
-      return ['--count']
-    case 'content':
-      return [
-        '--line-number',
-        '--no-heading',
-        `--max-columns=${maxLineBytes}`,
-        '--max-columns-preview',
-        // Gaps are read from the line numbers: a separator line would carry no path to tie it to.
-        '--no-context-separator',
-        ...(context.before > 0 ? [`--before-context=${context.before}`] : []),
-        ...(context.after > 0 ? [`--after-context=${context.after}`] : []),
-      ]
-  }
 }
 
 /**
@@ -57,24 +36,25 @@ function modeArgs({ mode, maxLineBytes, context }: ClaudeGrepCommandOptions): st
  */
 export function buildClaudeGrepCommand(options: ClaudeGrepCommandOptions): string {
   const { rg, pattern, target, plan, excludes, links = NO_LINKS, caseInsensitive, multiline, type } = options
-  const rgCommand = shellCommand([
+  const search = rgCommand({
     rg,
-    '--no-config',
-    '--null',
-    '--with-filename',
-    '--color=never',
-    '--hidden',
-    ...modeArgs(options),
-    ...(caseInsensitive ? ['--ignore-case'] : []),
-    ...(multiline ? ['--multiline', '--multiline-dotall'] : []),
-    ...(type === undefined ? [] : [`--type=${type}`]),
-    ...followArgs(links),
-    ...VCS_EXCLUDES.map((vcs) => `--glob=!${vcs}`),
-    '-e',
+    flags: [
+      '--null',
+      '--with-filename',
+      '--color=never',
+      '--hidden',
+      ...options.modeFlags,
+      ...(caseInsensitive ? ['--ignore-case'] : []),
+      ...(multiline ? ['--multiline', '--multiline-dotall'] : []),
+      ...(type === undefined ? [] : [`--type=${type}`]),
+      ...followArgs(links),
+      ...VCS_EXCLUDES.map((vcs) => `--glob=!${vcs}`),
+    ],
     pattern,
-  ])
+    paths: 'script',
+  })
   const filtered = plan.args.length > 0 || plan.subdir !== undefined || type !== undefined
   const prelude = targetPrelude(target, plan, searchExclusionArgs(excludes, links), filtered)
-  if (options.mode !== 'files_with_matches') return [...prelude, `${rgCommand} "$@" </dev/null`].join('\n')
-  return [...prelude, ...mtimePipeline(`${rgCommand} "$@" </dev/null`, options.lister)].join('\n')
+  if (!options.listsMtimes) return [...prelude, search].join('\n')
+  return [...prelude, ...mtimePipeline(search, options.lister)].join('\n')
 }

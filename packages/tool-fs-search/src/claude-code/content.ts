@@ -1,8 +1,8 @@
 // Grep's content mode: every matched and context line as an entry, grouped by file, gaps marked `--`.
-import { nextRecord, shownLine, type ShownMatches } from '../grep/matches.js'
-import type { PageRecord } from '../grep/windows.js'
-import { CONTEXT, flagsOf, lineNumberOf } from '../grep/records.js'
-import { cutLabel, formatRow } from '../grep/rows.js'
+import { nextRecord, shownLine, type ShownMatches } from '../engine/grep/matches.js'
+import type { PageRecord } from '../engine/grep/windows.js'
+import { CONTEXT, flagsOf, lineNumberOf } from '../engine/grep/records.js'
+import { cutLabel, formatRow } from '../engine/grep/rows.js'
 
 /** How rows are written: with their line numbers (`-n`, the default), and with gaps marked (context was asked for). */
 export interface RowStyle {

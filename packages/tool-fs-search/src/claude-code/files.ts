@@ -1,5 +1,5 @@
 // Grep's files_with_matches and count modes: one entry per file.
-import type { ShownPaths } from '../glob/paths.js'
+import type { ShownPaths } from '../engine/glob/paths.js'
 import type { FileCount } from './counts.js'
 
 /** The files newest first from the `start`th on, one per line. */

@@ -1,17 +1,14 @@
 // Claude Code's Glob: the dsh glob under Claude Code's name; its parameters (pattern, path?) are already Claude Code's.
-import { createGlobTool, type GlobContext } from '../glob/tool.js'
-import { GLOB_TOOL_DESCRIPTION } from './prompts.js'
+import type { ToolCallView } from '@dsh/core'
 
-/** Glob(pattern, path?): the same tool as glob, named as Claude Code names it. */
-export function createClaudeGlobTool(ctx: GlobContext) {
-  const tool = createGlobTool(ctx)
+/**
+ * Glob(pattern, path?): the tool `glob` is, named as Claude Code names it. The plugin hands the dsh
+ * glob in, so this surface never imports the other one (docs/design.md#the-engine-and-its-surfaces).
+ */
+export function createClaudeGlobTool<T extends { presentCall?(args: { pattern: string }): ToolCallView }>(glob: T) {
   return {
-    ...tool,
+    ...glob,
     name: 'Glob',
-    description: GLOB_TOOL_DESCRIPTION,
-    presentCall: (args: Parameters<NonNullable<typeof tool.presentCall>>[0]) => ({
-      ...tool.presentCall!(args),
-      title: `Glob ${args.pattern}`,
-    }),
+    presentCall: (args: { pattern: string }) => ({ ...glob.presentCall!(args), title: `Glob ${args.pattern}` }),
   }
 }

@@ -1,5 +1,5 @@
 // Claude Code's `glob` parameter: one glob or a list, planned as the dsh include is, without reopening ignored trees.
-import { includeProblem, planInclude, type IncludePlan } from '../grep/include.js'
+import { includeProblem, planInclude, type IncludePlan } from '../engine/grep/include.js'
 
 /** Splits a glob list on whitespace and on commas outside braces (`*.{ts,tsx}` stays one glob). */
 export function splitGlobList(value: string): string[] {

@@ -1,34 +1,25 @@
 // Claude Code's Grep on the dsh engine: one rg run through the seam, parsed as it arrives, then paged by offset and head_limit.
-import path from 'node:path'
 import { defineTool, type BashRunResult, type ToolExecContext, type ToolOutput } from '@dsh/core'
 import { SearchError } from '../errors.js'
-import type { GlobContext } from '../glob/tool.js'
-import { GlobListingParser } from '../glob/listing.js'
-import { sortNewestFirst } from '../glob/order.js'
-import { showPaths } from '../glob/paths.js'
-import { timedOutGlobGaps, type GlobGaps } from '../glob/classify.js'
-import { showMatches, type ShownMatches } from '../grep/matches.js'
-import { RgOutputParser } from '../grep/parse.js'
-import { showWindows } from '../grep/windows.js'
-import { allowedPlan, searchExclusions } from '../common/access.js'
-import { linkDisplay, linksNote, planLinks, withoutSkippedLinks } from '../common/links.js'
-import { TIMEOUT_BACKSTOP_MS } from '../common/context.js'
-import { displayFrom, explicitPath, nameDisplay } from '../common/display-path.js'
-import { listGaps } from '../common/exit-2.js'
-import { incompleteNote, nameSome } from '../common/footers.js'
-import { runSearchCommand } from '../common/run.js'
-import { shellCommand } from '../common/shell-quote.js'
-import { saveFormattedResult, type SpillOutcome } from '../common/spill.js'
-import { incompleteEntries, timeoutNote, type TimedOut } from '../common/timeout.js'
-import { ClaudeGrepArgs, contextLines, type OutputMode } from './args.js'
+import { timedOutGlobGaps, type GlobGaps } from '../engine/glob/classify.js'
+import { showWindows } from '../engine/grep/windows.js'
+import { allowedPlan, searchExclusions } from '../engine/access.js'
+import { linkDisplay, linksNote, planLinks, withoutSkippedLinks } from '../engine/links.js'
+import { TIMEOUT_BACKSTOP_MS, type ListingContext } from '../engine/context.js'
+import { listGaps } from '../engine/exit-2.js'
+import { incompleteNote, nameSome } from '../engine/footers.js'
+import { runSearchCommand } from '../engine/run.js'
+import { rgCommand } from '../engine/rg-command.js'
+import { saveFormattedResult, type SpillOutcome } from '../engine/spill.js'
+import { incompleteEntries, timeoutNote, type TimedOut } from '../engine/timeout.js'
+import { ClaudeGrepArgs, type OutputMode } from './args.js'
 import { assertClaudeGrepRan, claudeGrepGaps, unknownType, type ClaudeGrepCall } from './classify.js'
 import { buildClaudeGrepCommand } from './command.js'
-import { contentEntries, countContext, pageRecords, type RowStyle } from './content.js'
-import { CountParser } from './counts.js'
-import { countEntries, fileEntries, showCounts } from './files.js'
+import { pageRecords } from './content.js'
+import { grepModeOf } from './modes.js'
+import type { ModeResult } from './modes/mode.js'
 import { hasMore, pageRequest, pagingNote, pastEndNote, takePage, textBlocks, type Page } from './paging.js'
 import { GREP_TOOL_DESCRIPTION } from './prompts.js'
-import { ScriptHead } from './script-head.js'
 import { planGlobList } from './globs.js'
 import { closeTypeNames, typeNames } from './types.js'
 
@@ -47,51 +38,34 @@ export interface ClaudeGrepValue {
   incomplete: string[]
 }
 
-/** What one mode made of rg's output: its entries from any start, their count, the heading, the page's unit. */
-interface ModeResult {
-  entries: (start: number) => Iterable<string>
-  total: number
-  matches: number
-  heading: string
-  /** What the result holds, in a note's words: "12 matching lines in 3 files", "4 files", "no matches". */
-  tally: string
-  unit: string
-  /** Read once the page is taken: a window can change what they count. */
-  readonly notes: string[]
-  found: boolean
-  /** Content mode's records, and the directory rg's paths are relative to: what windows are fetched for. */
-  content?: { matches: ShownMatches; base: string }
-}
-
 /**
  * Runs one Grep call: plans the globs, runs the script through the seam while the mode's parser reads
  * rg's output, classifies the exit, then pages the complete result from `offset` within `head_limit`
  * and the byte budget, and spills the complete result when entries remain after the page.
  */
-export async function executeClaudeGrep(ctx: GlobContext, args: ClaudeGrepArgs, exec: ToolExecContext): Promise<ToolOutput> {
+export async function executeClaudeGrep(ctx: ListingContext, args: ClaudeGrepArgs, exec: ToolExecContext): Promise<ToolOutput> {
   const { config } = ctx
   const mode = args.output_mode ?? 'files_with_matches'
+  const grepMode = grepModeOf(args.output_mode)
   const target = args.path ?? '.'
-  const context = mode === 'content' ? contextLines(args) : { before: 0, after: 0 }
   const excludes = await searchExclusions(ctx.access(), target, exec)
   const plan = await allowedPlan(ctx.access(), target, planGlobList(args.glob, args.type !== undefined), exec)
   const links = await planLinks(ctx, exec, target, ctx.fs?.(), ctx.access())
   const command = buildClaudeGrepCommand({
     rg: ctx.rg,
     lister: ctx.lister,
-    mode,
+    modeFlags: grepMode.rgFlags(args, config),
+    listsMtimes: grepMode.listsMtimes,
     pattern: args.pattern,
     target,
     plan,
     excludes,
     links,
-    maxLineBytes: config.grepMaxLineBytes,
-    context,
     caseInsensitive: args['-i'] === true,
     multiline: args.multiline === true,
     type: args.type,
   })
-  const reader = modeReader(mode, config, target, { numbered: args['-n'] !== false, gaps: context.before + context.after > 0 })
+  const reader = grepMode.reader(args, config, target)
   const searched = await runSearchCommand(ctx, exec, {
     command,
     narrow: 'pattern, path, glob or type',
@@ -105,14 +79,20 @@ export async function executeClaudeGrep(ctx: GlobContext, args: ClaudeGrepArgs, 
   if (missingType !== undefined) throw await unknownTypeError(ctx, exec, missingType)
   // A run stopped at its time limit did not exit: what rg printed is the result (docs/design.md#a-timeout-returns-what-was-found).
   if (timedOut === undefined) assertClaudeGrepRan(run, call)
-  const mode_ = reader.finish(workdir, timedOut)
-  const gaps = timedOut === undefined ? claudeGrepGaps(run, mode_.found, call) : timedOutGlobGaps(run)
+  const result = reader.finish(workdir, timedOut)
+  const gaps = timedOut === undefined ? claudeGrepGaps(run, result.found, call) : timedOutGlobGaps(run)
   const request = pageRequest(args)
-  let page = takePage(mode_.entries(request.offset), mode_.total, request, config.inlineMaxBytes)
+  const linksFooter = linksNote(links, linkDisplay(target))
+  // The footers that name paths are counted inside the page's byte budget; read again after windows, which can change them.
+  const take = () => {
+    const budget = config.inlineMaxBytes - Buffer.byteLength(namingFooters(result, gaps, run, linksFooter).join('\n\n'))
+    return takePage(result.entries(request.offset), result.total, request, Math.max(0, budget))
+  }
+  let page = take()
   // After a timeout the call's time is spent: cut lines keep their heads.
-  if (mode_.content !== undefined && timedOut === undefined) {
+  if (result.content !== undefined && timedOut === undefined) {
     // The page's long lines show their first match; the page is taken again, since its rows changed.
-    const { matches, base } = mode_.content
+    const { matches, base } = result.content
     const search = {
       rg: ctx.rg,
       pattern: args.pattern,
@@ -125,7 +105,7 @@ export async function executeClaudeGrep(ctx: GlobContext, args: ClaudeGrepArgs, 
       maxLineBytes: config.grepMaxLineBytes,
     }
     if (await showWindows(ctx, exec, matches, pageRecords(matches, page.offset, page.kept), search)) {
-      page = takePage(mode_.entries(request.offset), mode_.total, request, config.inlineMaxBytes)
+      page = take()
     }
   }
   const spill = hasMore(page)
@@ -134,23 +114,23 @@ export async function executeClaudeGrep(ctx: GlobContext, args: ClaudeGrepArgs, 
         exec,
         () =>
           textBlocks([
-            mode_.heading,
+            result.heading,
             '\n\n',
-            ...mode_.entries(0),
+            ...result.entries(0),
             '\n',
-            ...(timedOut === undefined ? [] : ['\n', timeoutNote(timedOut, mode_.tally), '\n']),
+            ...(timedOut === undefined ? [] : ['\n', timeoutNote(timedOut, result.tally), '\n']),
           ]),
         'grep-results.txt',
       )
     : undefined
   return {
-    content: formatPage(mode_, page, spill, gaps, run, timedOut, linksNote(links, linkDisplay(target))),
+    content: formatPage(result, page, spill, timedOut, namingFooters(result, gaps, run, linksFooter)),
     value: {
       mode,
-      total: mode_.total,
+      total: result.total,
       offset: page.offset,
       shown: page.kept,
-      matches: mode_.matches,
+      matches: result.matches,
       truncated: hasMore(page),
       incomplete: incompleteEntries(timedOut, [...listGaps(gaps.rg), ...gaps.unstatted]),
     } satisfies ClaudeGrepValue,
@@ -158,15 +138,13 @@ export async function executeClaudeGrep(ctx: GlobContext, args: ClaudeGrepArgs, 
   }
 }
 
-/** The page: its heading, its entries (or why there are none), then the timeout, paging and incompleteness footers. */
+/** The page: its heading, its entries (or why there are none), then the timeout and paging footers, then `footers`. */
 function formatPage(
   result: ModeResult,
   page: Page,
   spill: SpillOutcome | undefined,
-  gaps: GlobGaps,
-  run: BashRunResult,
   timedOut: TimedOut | undefined,
-  links: string | undefined,
+  footers: string[],
 ): string {
   // A search stopped at its time limit has not looked everywhere: nothing found is not "none".
   const parts = [timedOut !== undefined && result.total === 0 ? `${result.heading} so far` : result.heading]
@@ -174,6 +152,12 @@ function formatPage(
   if (timedOut !== undefined) parts.push(timeoutNote(timedOut, result.tally))
   const paging = page.offset < result.total ? pagingNote(page, result.unit, spill && claudeNames(spill)) : undefined
   if (paging !== undefined) parts.push(paging)
+  return [...parts, ...footers].join('\n\n')
+}
+
+/** The footers that can name paths, each at most five: incompleteness, unread times, links, then the mode's own. */
+function namingFooters(result: ModeResult, gaps: GlobGaps, run: BashRunResult, links: string | undefined): string[] {
+  const parts: string[] = []
   const incomplete = incompleteNote(gaps.rg, run.stderr.truncated)
   if (incomplete !== undefined) parts.push(incomplete)
   if (gaps.unstatted.length > 0 || gaps.helperFailed) {
@@ -183,116 +167,7 @@ function formatPage(
   }
   if (links !== undefined) parts.push(links)
   parts.push(...result.notes)
-  return parts.join('\n\n')
-}
-
-/**
- * A mode's parser: it takes the script's stdout, then makes the mode's result once rg has finished, or
- * from what arrived when the executor stopped it (`timedOut`), a last record still arriving dropped.
- */
-interface ModeReader {
-  push: (chunk: Uint8Array) => void
-  finish: (workdir: string, timedOut: TimedOut | undefined) => ModeResult
-}
-
-/** The mode's parser behind the script head, and how it turns into entries once rg has finished. */
-function modeReader(mode: OutputMode, config: GlobContext['config'], target: string, style: RowStyle): ModeReader {
-  const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
-  switch (mode) {
-    case 'files_with_matches': {
-      const parser = new GlobListingParser(config.rawOutputMaxBytes)
-      const head = new ScriptHead((chunk) => parser.push(chunk))
-      return {
-        push: (chunk) => head.push(chunk),
-        finish: (workdir, timedOut) => {
-          const base = baseOf(head, workdir, target, timedOut)
-          const listing = timedOut === undefined ? parser.finish() : parser.finishStopped()
-          const shown = showPaths(listing, sortNewestFirst(listing), nameDisplay(workdir, base))
-          const tally = plural(shown.count, 'file', 'files')
-          return {
-            entries: (start) => fileEntries(shown, start),
-            total: shown.count,
-            matches: shown.count,
-            heading: shown.count === 0 ? 'No files found' : `Found ${tally}, newest modified first`,
-            tally: shown.count === 0 ? 'no files' : tally,
-            unit: 'files',
-            notes: lossyNote(shown.lossy, 'path', 'paths'),
-            found: shown.count > 0,
-          }
-        },
-      }
-    }
-    case 'count': {
-      const parser = new CountParser()
-      const head = new ScriptHead((chunk) => parser.push(chunk))
-      return {
-        push: (chunk) => head.push(chunk),
-        finish: (workdir, timedOut) => {
-          const base = baseOf(head, workdir, target, timedOut)
-          const counts = showCounts(timedOut === undefined ? parser.finish() : parser.finishStopped(), displayFrom(workdir, base))
-          const matches = counts.reduce((sum, file) => sum + file.count, 0)
-          const tally = `${plural(matches, 'matching line', 'matching lines')} in ${plural(counts.length, 'file', 'files')}`
-          return {
-            entries: (start) => countEntries(counts, start),
-            total: counts.length,
-            matches,
-            heading: counts.length === 0 ? 'No matches found' : `Found ${tally}`,
-            tally: counts.length === 0 ? 'no matches' : tally,
-            unit: 'files',
-            notes: lossyNote(counts.filter((file) => file.replaced).length, 'path', 'paths'),
-            found: counts.length > 0,
-          }
-        },
-      }
-    }
-    case 'content': {
-      const parser = new RgOutputParser(config.grepMaxLineBytes, config.rawOutputMaxBytes, {
-        fileTarget: explicitPath(target),
-        context: style.gaps,
-      })
-      // The parser reads the head itself.
-      return {
-        push: (chunk) => parser.push(chunk),
-        finish: (workdir, timedOut) => {
-          const output = timedOut === undefined ? parser.finish() : parser.finishStopped()
-          const base = output.searched === 'directory' ? path.resolve(workdir, target) : workdir
-          const shownFrom = displayFrom(workdir, base)
-          const matches = showMatches(output, shownFrom)
-          const { matchLines, contextLines } = countContext(matches)
-          const files = plural(matches.files.length, 'file', 'files')
-          const withContext = contextLines > 0 ? `, with ${plural(contextLines, 'context line', 'context lines')}` : ''
-          const tally = `${plural(matchLines, 'matching line', 'matching lines')} in ${files}`
-          const binary = output.binaryFiles.map(shownFrom)
-          const stopped = output.binaryStopped.map(shownFrom)
-          return {
-            entries: (start) => contentEntries(matches, start, style),
-            total: matches.total,
-            matches: matchLines,
-            heading:
-              matches.total === 0 ? (binary.length > 0 ? 'No matching lines to show' : 'No matches found') : `Found ${tally}${withContext}`,
-            tally: matchLines === 0 ? 'no matches' : tally,
-            unit: 'lines',
-            get notes() {
-              return [
-                ...(binary.length > 0 ? [`(Binary file matched, lines not shown: ${binary.join(', ')}.)`] : []),
-                ...(stopped.length > 0
-                  ? [`(rg stopped at binary content in ${stopped.join(', ')}, so matches after it are missing.)`]
-                  : []),
-                ...lossyNote(matches.lossy, 'line or path', 'lines or paths'),
-                ...(matches.escaped > 0
-                  ? [
-                      `(${plural(matches.escaped, 'line contains', 'lines contain')} control or invisible characters, shown escaped as \\u001b, \\r, \\u202e and the like.)`,
-                    ]
-                  : []),
-              ]
-            },
-            found: output.records.count > 0 || output.binaryFiles.length > 0,
-            content: { matches, base },
-          }
-        },
-      }
-    }
-  }
+  return parts
 }
 
 /** The store's hint, with the tools named as this profile names them. */
@@ -301,26 +176,11 @@ function claudeNames(spill: SpillOutcome): SpillOutcome {
   return { ...spill, retrievalHint: spill.retrievalHint.replace(/\bread\b/g, 'Read').replace(/\bgrep\b/g, 'Grep') }
 }
 
-/**
- * What the paths rg printed are relative to: the directory searched from inside, or the workdir for a
- * file (and for a run stopped before the script's head: it printed no paths).
- */
-function baseOf(head: ScriptHead, workdir: string, target: string, timedOut: TimedOut | undefined): string {
-  const searched = timedOut === undefined ? head.searched() : head.searchedSoFar()
-  return searched === 'directory' ? path.resolve(workdir, target) : workdir
-}
-
-/** The footer for results whose lines or paths held bytes that were not valid UTF-8. */
-function lossyNote(count: number, one: string, many: string): string[] {
-  if (count === 0) return []
-  return [`(${count} ${count === 1 ? `${one} contains` : `${many} contain`} U+FFFD: bytes that are not valid UTF-8, shown replaced.)`]
-}
-
 /** SEARCH_INVALID_PATTERN for a type rg does not know, naming the close ones from the rg the call ran. */
-async function unknownTypeError(ctx: GlobContext, exec: ToolExecContext, type: string): Promise<SearchError> {
+async function unknownTypeError(ctx: ListingContext, exec: ToolExecContext, type: string): Promise<SearchError> {
   const chunks: Uint8Array[] = []
   await runSearchCommand(ctx, exec, {
-    command: `${shellCommand([ctx.rg, '--no-config', '--type-list'])} </dev/null`,
+    command: rgCommand({ rg: ctx.rg, flags: ['--type-list'] }),
     narrow: 'type',
     stdoutSink: (chunk) => chunks.push(Buffer.from(chunk)),
   })
@@ -333,7 +193,7 @@ async function unknownTypeError(ctx: GlobContext, exec: ToolExecContext, type: s
 }
 
 /** Claude Code's Grep: read-only and safe to run beside other searches. */
-export function createClaudeGrepTool(ctx: GlobContext) {
+export function createClaudeGrepTool(ctx: ListingContext) {
   return defineTool({
     name: 'Grep',
     description: GREP_TOOL_DESCRIPTION,

@@ -1,6 +1,6 @@
 // Paging a complete Grep result by `offset` and `head_limit`, within the page's byte budget, and saying how to go on.
-import type { SpillOutcome } from '../common/spill.js'
-import { spillSentence } from '../common/footers.js'
+import type { SpillOutcome } from '../engine/spill.js'
+import { spillSentence } from '../engine/footers.js'
 import { DEFAULT_HEAD_LIMIT } from './args.js'
 
 /** Which entries a call asks for: from `offset`, at most `limit` (unbounded for head_limit 0). */

@@ -1,12 +1,9 @@
 // What Claude Code's surface tells a model: our own words for what Glob, Grep and Read see.
 import type { PromptSection } from '@dsh/core'
-import { GLOB_DESCRIPTION, LINKS } from '../prompts.js'
-import { VCS_EXCLUDES } from '../common/vcs.js'
+import { LINKS } from '../engine/links.js'
+import { VCS_EXCLUDES } from '../engine/vcs.js'
 
 const vcs = VCS_EXCLUDES.join(', ')
-
-/** Glob's description: the dsh glob's, since the tool is the same. */
-export const GLOB_TOOL_DESCRIPTION = GLOB_DESCRIPTION
 
 /** Grep's description: what it searches, what each mode shows, and how pages go on. */
 export const GREP_TOOL_DESCRIPTION = [

@@ -1,0 +1,99 @@
+// The glob tool: plan the pattern, run the script through the seam while parsing its listing, classify, order, retain once, spill.
+import path from 'node:path'
+import { defineTool, type ToolExecContext, type ToolOutput } from '@dsh/core'
+import { GLOB_DESCRIPTION } from '../prompts.js'
+import { searchExclusions } from '../../engine/access.js'
+import { TIMEOUT_BACKSTOP_MS, type ListingContext } from '../../engine/context.js'
+import { nameDisplay } from '../../engine/display-path.js'
+import { listGaps } from '../../engine/exit-2.js'
+import { linkDisplay, linksNote, planLinks, withoutSkippedLinks } from '../../engine/links.js'
+import { runSearchCommand } from '../../engine/run.js'
+import { saveFormattedResult } from '../../engine/spill.js'
+import { incompleteEntries } from '../../engine/timeout.js'
+import type { GlobValue } from '../../values.js'
+import { GlobArgs } from './args.js'
+import { classifyGlobRun, timedOutGlobGaps } from '../../engine/glob/classify.js'
+import { buildGlobCommand } from '../../engine/glob/command.js'
+import { GlobListingParser } from '../../engine/glob/listing.js'
+import { sortNewestFirst } from '../../engine/glob/order.js'
+import { formatGlobPage, retainGlobPaths } from './page.js'
+import { pathBlocks, showPaths } from '../../engine/glob/paths.js'
+import { planGlob } from './pattern.js'
+import { PATHS_VIEW_SCHEMA, presentGlobResult } from '../presentation.js'
+import { globSearchMeta } from './meta.js'
+
+/**
+ * Runs one glob call end to end (docs/design.md#the-search-tools). The listing is parsed as it arrives,
+ * sorted as numbers and bytes, and only the paths a page shows become strings; the complete result is
+ * streamed to the spill.
+ */
+export async function executeGlob(ctx: ListingContext, args: GlobArgs, exec: ToolExecContext): Promise<ToolOutput> {
+  const { root, glob } = planGlob(args)
+  const excludes = await searchExclusions(ctx.access(), root, exec)
+  const links = await planLinks(ctx, exec, root, ctx.fs?.(), ctx.access())
+  const command = buildGlobCommand({ rg: ctx.rg, lister: ctx.lister, root, glob, excludes, links })
+  const parser = new GlobListingParser(ctx.config.rawOutputMaxBytes)
+  const searched = await runSearchCommand(ctx, exec, {
+    command,
+    narrow: 'pattern or path',
+    stdoutSink: (chunk) => parser.push(chunk),
+    onTimeout: 'partial',
+  })
+  const { workdir, timedOut } = searched
+  const run = withoutSkippedLinks(searched.run, links)
+  // A listing stopped at its time limit is sorted and paged as it stands (docs/design.md#a-timeout-returns-what-was-found).
+  const gaps = timedOut === undefined ? classifyGlobRun(parser.captured(run), { workdir, root, lister: ctx.lister }) : timedOutGlobGaps(run)
+  const listing = timedOut === undefined ? parser.finish() : parser.finishStopped()
+  const order = sortNewestFirst(listing)
+  const display = nameDisplay(workdir, path.resolve(workdir, root))
+  const shown = showPaths(listing, order, display)
+  const retained = retainGlobPaths(shown.count, shown.at, { maxResults: ctx.config.globMaxResults, maxBytes: ctx.config.inlineMaxBytes })
+  const spill = retained.truncated
+    ? await saveFormattedResult(ctx.spillStore(), exec, () => pathBlocks(listing, order, display), 'glob-results.txt')
+    : undefined
+  let paths: string[] | undefined
+  const incomplete = incompleteEntries(timedOut, [...listGaps(gaps.rg), ...gaps.unstatted])
+  return {
+    content: formatGlobPage(retained, spill, {
+      timedOut,
+      gaps,
+      stderrCut: run.stderr.truncated,
+      lossy: shown.lossy,
+      links: linksNote(links, linkDisplay(root)),
+    }),
+    value: {
+      // Every path as a string only when a host reads them.
+      get paths(): string[] {
+        return (paths ??= Array.from({ length: shown.count }, (_, index) => shown.at(index)))
+      },
+      total: shown.count,
+      truncated: retained.truncated,
+      incomplete,
+    } satisfies GlobValue,
+    // A nested dispatch has no UI to show a card (docs/design.md#the-search-card).
+    ...(exec.nested === true ? {} : { presentationMeta: globSearchMeta(retained, ctx.config.searchMetaMaxBytes, incomplete.length > 0) }),
+    ...(spill?.saved === true ? { spilledTo: spill.locator } : {}),
+  }
+}
+
+/** The glob tool: read-only and safe to run beside other searches (docs/design.md#read-only-and-concurrency-safe). */
+export function createGlobTool(ctx: ListingContext) {
+  return defineTool({
+    name: 'glob',
+    description: GLOB_DESCRIPTION,
+    parameters: GlobArgs,
+    timeoutMs: ctx.config.timeoutMs + TIMEOUT_BACKSTOP_MS,
+    isReadOnly: true,
+    isConcurrencySafe: true,
+    searchHint: 'find files by name pattern list directory',
+    execute: (args, exec) => executeGlob(ctx, args, exec),
+    presentCall: (args) => ({
+      card: 'generic',
+      kind: 'search',
+      title: `glob ${args.pattern}`,
+      ...(args.path === undefined ? {} : { detail: args.path }),
+    }),
+    presentResult: presentGlobResult,
+    resultViewSchema: PATHS_VIEW_SCHEMA,
+  })
+}

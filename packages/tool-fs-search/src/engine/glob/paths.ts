@@ -1,0 +1,105 @@
+// The sorted listing as the model sees it: display paths made for the page, bytes written for the spill.
+import { isPlainName, type NameDisplay } from '../display-path.js'
+import type { GlobListing } from './listing.js'
+
+/** The listing in page order, shown: each path made only when something reads it. */
+export interface ShownPaths {
+  count: number
+  /** The `index`th path, newest first. */
+  at: (index: number) => string
+  /**
+   * Paths whose names held bytes that are not valid UTF-8, shown replaced by U+FFFD. A U+FFFD a name
+   * holds is not one, nor one in what it is shown from: the workdir and the directory are the call's
+   * own text, not rg's bytes (docs/design.md#replaced-bytes-are-told-from-a-literal-ufffd).
+   */
+  lossy: number
+}
+
+/** The listing in `order`, as `display` shows its names. */
+export function showPaths(listing: GlobListing, order: Uint32Array, display: NameDisplay): ShownPaths {
+  const { bytes, nameStart, nameEnd } = listing
+  const name = (file: number): string => bytes.toString('utf8', nameStart[file], nameEnd[file])
+  return { count: listing.count, at: (index) => display.show(name(order[index]!)), lossy: listing.replaced.size }
+}
+
+/** Whether a name shows plain: known for all at once when the parser saw nothing that could say no. */
+function isPlain(listing: GlobListing, start: number, end: number): boolean {
+  return listing.plainNames || isPlainName(listing.bytes, start, end)
+}
+
+// Blocks of the complete listing as the spill store writes them.
+const BLOCK_BYTES = 1 << 18
+const LF = 0x0a
+
+/**
+ * Every path, one per line, as blocks of UTF-8 bytes: what `paths.join('\n') + '\n'` gives, without a
+ * string per path. A plain name is its display prefix and its own bytes; any other goes through
+ * `display.show`. One buffer is refilled for each block (the store is done with a block before it
+ * asks for the next).
+ */
+export function* pathBlocks(listing: GlobListing, order: Uint32Array, display: NameDisplay): Generator<Uint8Array> {
+  const block = Buffer.allocUnsafe(BLOCK_BYTES)
+  const prefix = display.prefix === undefined ? undefined : Buffer.from(display.prefix)
+  const cursor = { index: 0, used: 0 }
+  while (cursor.index < order.length) {
+    writePlainPaths(listing, order, prefix, block, cursor)
+    if (cursor.index === order.length) break
+    const file = order[cursor.index]!
+    const start = listing.nameStart[file]!
+    const end = listing.nameEnd[file]!
+    if (prefix !== undefined && isPlain(listing, start, end) && prefix.length + end - start < BLOCK_BYTES) {
+      // A plain path that an empty block holds: this one is full.
+      yield block.subarray(0, cursor.used)
+      cursor.used = 0
+      continue
+    }
+    const shown = Buffer.from(`${display.show(listing.bytes.toString('utf8', start, end))}\n`)
+    if (cursor.used > 0 && cursor.used + shown.length > BLOCK_BYTES) {
+      yield block.subarray(0, cursor.used)
+      cursor.used = 0
+    }
+    if (shown.length > BLOCK_BYTES) yield shown
+    else cursor.used += shown.copy(block, cursor.used)
+    cursor.index += 1
+  }
+  if (cursor.used > 0) yield block.subarray(0, cursor.used)
+}
+
+/**
+ * Writes plain paths from `cursor` into `block` until one is not plain or would not fit; moves the
+ * cursor past those written. A plain function, not part of the generator, since only a plain
+ * function's loop is optimized while it runs.
+ */
+function writePlainPaths(
+  listing: GlobListing,
+  order: Uint32Array,
+  prefix: Buffer | undefined,
+  block: Buffer,
+  cursor: { index: number; used: number },
+): void {
+  if (prefix === undefined) return
+  const { bytes, nameStart, nameEnd } = listing
+  // Names are copied four bytes at a time: most are too short for a native copy to pay for its call.
+  const from = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const to = new DataView(block.buffer, block.byteOffset, block.byteLength)
+  let { index, used } = cursor
+  for (; index < order.length; index += 1) {
+    const file = order[index]!
+    let start = nameStart[file]!
+    const end = nameEnd[file]!
+    if (!isPlain(listing, start, end)) break
+    // Shown without the `./` rg may print.
+    if (end - start >= 2 && bytes[start] === 0x2e && bytes[start + 1] === 0x2f) start += 2
+    if (used + prefix.length + end - start + 1 > BLOCK_BYTES) break
+    for (let k = 0; k < prefix.length; k += 1) block[used++] = prefix[k]!
+    if (end - start > 128) used += bytes.copy(block, used, start, end)
+    else {
+      let at = start
+      for (; at + 4 <= end; at += 4, used += 4) to.setUint32(used, from.getUint32(at))
+      for (; at < end; at += 1) block[used++] = bytes[at]!
+    }
+    block[used++] = LF
+  }
+  cursor.index = index
+  cursor.used = used
+}

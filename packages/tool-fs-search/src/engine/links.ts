@@ -1,0 +1,436 @@
+// Symbolic links: which a search follows (inside the roots), and which it names instead of following.
+import path from 'node:path'
+import { AccessError, FsError, type AccessPolicy, type BashRunResult, type FileSystem, type ToolExecContext } from '@dsh/core'
+import { LOOKUP } from './probe/script.js'
+import { exclusionArgs } from './access.js'
+import { explicitPath } from './display-path.js'
+import { quoteName } from './escape-controls.js'
+import { nameSome } from './footers.js'
+import { runSearchCommand } from './run.js'
+import { shellCommand } from './shell-quote.js'
+import { VCS_EXCLUDES } from './vcs.js'
+import type { SearchContext } from './context.js'
+
+/** What a search does with symbolic links (docs/design.md#symbolic-links), in words every tool description uses. */
+export const LINKS =
+  "It follows a symbolic link that stays inside the workspace, showing what lies behind it under the link's own path; a link that leads outside, is broken or loops is not followed, and a note names it"
+
+/** Why a link was not followed. */
+export type SkipReason = 'outside' | 'broken' | 'loop'
+
+/** A link the search did not follow, by its path from the search root. */
+export interface SkippedLink {
+  path: string
+  why: SkipReason
+}
+
+/**
+ * What a search does with the links below its root (docs/design.md#symbolic-links). `follow` adds
+ * rg's `--follow`; `excludes` are rg globs (without the "!"), matched exactly, that keep it from
+ * every link it must not follow; `deny` are deny-rule globs (case-insensitive, as all deny rules) for
+ * paths below a followed link; `skipped` are named in a note, and `unfollowed` says why no link was
+ * followed at all when that is so.
+ */
+export interface LinkPlan {
+  follow: boolean
+  excludes: string[]
+  deny: string[]
+  skipped: SkippedLink[]
+  unfollowed?: string
+}
+
+/** A search with no links below its root, or one that follows none. */
+export const NO_LINKS: LinkPlan = { follow: false, excludes: [], deny: [], skipped: [] }
+
+// Enough for a pnpm tree of thousands of packages; past it, no link is followed and the note says so.
+const MAX_LINKS = 50_000
+// Links within links within links: pnpm nests two or three deep; forty is a tree built to loop.
+const MAX_DEPTH = 40
+// bash -c takes its command as one argument, which Linux caps at 128 KiB: scans and exclusions stay well below.
+const MAX_SCRIPT_BYTES = 96 * 1024
+// A scan lists names only; this much is 10,000s of them.
+const MAX_SCAN_BYTES = 16 * 1024 * 1024
+// Links judged side by side: enough to keep libuv's file system threads busy, few enough to bound open calls.
+const JUDGED_AT_ONCE = 16
+// The scan's exit status when the executor has no find.
+const EXIT_NO_FIND = 120
+
+/** Where a link leads, resolved: what the walk would reach through it. */
+interface Resolved {
+  /** The link's path from the search root, '/'-separated, no `./`. */
+  path: string
+  real: string
+  directory: boolean
+  /** Deny globs below the target, relative to it. */
+  deny: string[]
+}
+
+/**
+ * Plans the links below a directory `root` (relative to the workdir, as the model gave it). It lists
+ * every link there with find in the executor, resolves each through the file system, asks the access
+ * policy (or, without one, whether it stays inside the session cwd or the searched root) where each
+ * may lead, lists the links inside each followed directory the same way, and stops at a loop. When
+ * there are links but no file system to resolve them, or past the caps, no link is followed and the
+ * plan says so.
+ */
+export async function planLinks(
+  ctx: SearchContext,
+  exec: ToolExecContext,
+  root: string,
+  fs: FileSystem | undefined,
+  access: AccessPolicy | undefined,
+): Promise<LinkPlan> {
+  if (!(await mayHoldLinks(fs, exec, root))) return NO_LINKS
+  const first = await scanLinks(ctx, exec, root, ['.'])
+  if (typeof first === 'string') return { ...NO_LINKS, unfollowed: first }
+  if (first.names.length === 0) return NO_LINKS
+  if (fs === undefined) return { ...NO_LINKS, unfollowed: 'no file system provider is loaded to resolve them' }
+  const { workdir } = first
+  const cwd = exec.agent?.session.header.cwd ?? workdir
+  const rootAbsolute = path.resolve(workdir, root)
+  const rootReal = await fs.realpath(rootAbsolute).catch(() => rootAbsolute)
+  const inside = access === undefined ? await ownRoots(fs, workdir, rootReal) : undefined
+  const followed = new Map<string, string>()
+  const plan: LinkPlan = { follow: false, excludes: [], deny: [], skipped: [] }
+  const walked = [...first.names].sort()
+  let starts: string[] = []
+  let seen = 0
+  for (let depth = 0; depth === 0 || starts.length > 0; depth++) {
+    let found = first.names
+    if (depth > 0) {
+      // A target inside the tree the first scan walked has its links listed already, under its real
+      // path: a pnpm store's 10,000 packages need no second walk. Only targets elsewhere are scanned.
+      const listed = starts.map((link) => linksListedBelow(walked, link, path.relative(rootReal, followed.get(link)!)))
+      const unlisted = starts.filter((_, i) => listed[i] === undefined)
+      const scanned = unlisted.length === 0 ? { names: [] } : await scanLinks(ctx, exec, root, unlisted)
+      if (typeof scanned === 'string') return { ...NO_LINKS, unfollowed: scanned }
+      found = [...listed.flatMap((names) => names ?? []), ...scanned.names]
+    }
+    seen += found.length
+    if (seen > MAX_LINKS) return { ...NO_LINKS, unfollowed: `there are more than ${MAX_LINKS.toLocaleString('en')} of them` }
+    if (depth >= MAX_DEPTH && found.length > 0) return { ...NO_LINKS, unfollowed: `they nest more than ${MAX_DEPTH} deep` }
+    const next: string[] = []
+    // One level's links lie below links of earlier levels only (find does not enter a link), so their
+    // verdicts depend on nothing this loop adds to `followed` and may be reached side by side.
+    const context: JudgeContext = { fs, access, cwd, rootAbsolute, rootReal, inside, followed, exec }
+    const verdicts = await mapInOrder(found, JUDGED_AT_ONCE, (link) => judge(link, context))
+    for (const [index, link] of found.entries()) {
+      const verdict = verdicts[index]!
+      if ('why' in verdict) {
+        plan.excludes.push(exactGlob(link))
+        if (verdict.why !== 'denied') plan.skipped.push({ path: link, why: verdict.why })
+        continue
+      }
+      plan.follow = true
+      if (!verdict.directory) continue
+      followed.set(link, verdict.real)
+      next.push(link)
+      for (const glob of verdict.deny) plan.deny.push(below(link, glob))
+    }
+    starts = next
+  }
+  if (scriptBytes(plan) > MAX_SCRIPT_BYTES) return { ...NO_LINKS, unfollowed: 'too many of them lead where the search may not go' }
+  return plan
+}
+
+/**
+ * The links below a followed directory link, as paths through it, when its target (`relative`, from
+ * the root's real path) lies in the walk the first scan made: inside the root and in no VCS directory,
+ * which the scan prunes. `walked` is that scan's names, sorted. Undefined when the target must be scanned.
+ */
+export function linksListedBelow(walked: readonly string[], link: string, relative: string): string[] | undefined {
+  const segments = relative.split('/')
+  // path.relative gives '' for the root itself (a loop, never followed) and '..' first for a target outside it.
+  if (relative === '' || segments[0] === '..') return undefined
+  if (segments.some((segment) => (VCS_EXCLUDES as readonly string[]).includes(segment))) return undefined
+  const prefix = `${relative}/`
+  let low = 0
+  let high = walked.length
+  while (low < high) {
+    const mid = (low + high) >> 1
+    if (walked[mid]! < prefix) low = mid + 1
+    else high = mid
+  }
+  const names: string[] = []
+  for (let i = low; i < walked.length && walked[i]!.startsWith(prefix); i++) names.push(`${link}/${walked[i]!.slice(prefix.length)}`)
+  return names
+}
+
+/**
+ * `map` of `items` through an async `step`, at most `limit` at a time, results in the items' order.
+ * Each link costs a few file system calls; one at a time, 10,000 links waited on each call in turn.
+ */
+async function mapInOrder<T, R>(items: readonly T[], limit: number, step: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length)
+  let next = 0
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++
+      results[index] = await step(items[index]!)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
+  return results
+}
+
+/** False when the file system says the root is not a directory: a file searched by name has nothing below it. */
+async function mayHoldLinks(fs: FileSystem | undefined, exec: ToolExecContext, root: string): Promise<boolean> {
+  const cwd = exec.agent?.session.header.cwd
+  if (fs === undefined || cwd === undefined) return true
+  try {
+    return (await fs.stat(path.resolve(cwd, root))).kind === 'directory'
+  } catch (error) {
+    if (!(error instanceof FsError)) throw error
+    // A missing root: the search says so in its own words.
+    return false
+  }
+}
+
+/** Without a policy, a link may lead anywhere inside the session cwd or the searched root. */
+async function ownRoots(fs: FileSystem, cwd: string, rootReal: string): Promise<string[]> {
+  const cwdReal = await fs.realpath(cwd).catch(() => cwd)
+  return [cwdReal, rootReal]
+}
+
+interface JudgeContext {
+  fs: FileSystem
+  access: AccessPolicy | undefined
+  cwd: string
+  rootAbsolute: string
+  rootReal: string
+  inside: string[] | undefined
+  /** Followed directory links so far: path from the root to real path. */
+  followed: Map<string, string>
+  exec: ToolExecContext
+}
+
+type Verdict = Resolved | { why: SkipReason | 'denied' }
+
+/** Whether the walk may go through `link`, and where it leads. */
+async function judge(link: string, context: JudgeContext): Promise<Verdict> {
+  const { fs, access } = context
+  const lexical = path.resolve(context.rootAbsolute, link)
+  let real: string
+  let directory: boolean
+  try {
+    real = await fs.realpath(lexical)
+    directory = (await fs.stat(real)).kind === 'directory'
+  } catch (error) {
+    if (!(error instanceof FsError)) throw error
+    // Not found: the target is missing; anything else is a chain of links that never ends (ELOOP).
+    const why = error.code === 'FS_NOT_FOUND' ? 'broken' : 'loop'
+    return { why: (await parentShown(link, context)) ? why : 'denied' }
+  }
+  let deny: string[] = []
+  if (access !== undefined) {
+    try {
+      deny = (await access.check({ path: lexical, cwd: context.cwd, purpose: 'search', session: context.exec.agent?.session.header.id }))
+        .excludeGlobs
+    } catch (error) {
+      if (!(error instanceof AccessError)) throw error
+      if (error.code === 'ACCESS_DENIED') return { why: 'denied' }
+      return { why: (await parentShown(link, context)) ? 'outside' : 'denied' }
+    }
+  } else if (!context.inside!.some((root) => within(root, real))) return { why: 'outside' }
+  if (directory && ancestorsOf(link, context).some((ancestor) => within(real, ancestor))) return { why: 'loop' }
+  return { path: link, real, directory, deny }
+}
+
+/**
+ * True when the directory holding a link may be shown: a link in a denied directory (rg never walks
+ * it) is left out unnamed, since its name is part of what the rule hides.
+ */
+async function parentShown(link: string, { access, cwd, rootAbsolute, exec }: JudgeContext): Promise<boolean> {
+  const parent = path.dirname(link)
+  if (access === undefined || parent === '.') return true
+  try {
+    await access.check({ path: path.resolve(rootAbsolute, parent), cwd, purpose: 'search', session: exec.agent?.session.header.id })
+    return true
+  } catch (error) {
+    if (!(error instanceof AccessError)) throw error
+    return false
+  }
+}
+
+/** The real paths of the directories the walk passes through to reach `link`: the root, and each below it. */
+function ancestorsOf(link: string, { rootReal, followed }: JudgeContext): string[] {
+  const segments = link.split('/').slice(0, -1)
+  const reals = [rootReal]
+  let real = rootReal
+  for (let i = 0; i < segments.length; i++) {
+    const lexical = segments.slice(0, i + 1).join('/')
+    real = followed.get(lexical) ?? path.join(real, segments[i]!)
+    reals.push(real)
+  }
+  return reals
+}
+
+/** True when `path` is `root` or lies below it. */
+function within(root: string, path_: string): boolean {
+  return path_ === root || path_.startsWith(root.endsWith('/') ? root : `${root}/`)
+}
+
+/**
+ * The links below `starts` (paths from the root; a directory link as `link/`, so find enters it),
+ * outside VCS directories, by find in the executor: NUL-separated names, each a path from the root.
+ * Returns why none can be followed instead when the scan cannot be trusted.
+ */
+async function scanLinks(
+  ctx: SearchContext,
+  exec: ToolExecContext,
+  root: string,
+  starts: readonly string[],
+): Promise<{ names: string[]; workdir: string } | string> {
+  const names: string[] = []
+  let workdir = ''
+  for (const batch of batches(starts)) {
+    const bytes: Uint8Array[] = []
+    let size = 0
+    const scan = await runSearchCommand(ctx, exec, {
+      command: scanCommand(root, batch),
+      narrow: 'path',
+      stdoutSink: (chunk) => {
+        size += chunk.length
+        // A copy (the executor may reuse the chunk), by memcpy: Uint8Array.from walks it byte by byte.
+        if (size <= MAX_SCAN_BYTES) bytes.push(Buffer.from(chunk))
+      },
+    })
+    const { run } = scan
+    workdir = scan.workdir
+    if (run.exitCode === EXIT_NO_FIND) return 'the executor has no find to list them'
+    // find exits 1 for a directory it cannot read, which rg cannot read either: the rest is listed.
+    if (run.exitCode !== 0 && run.exitCode !== 1) return `listing them failed (find exited ${run.exitCode ?? run.signal})`
+    if (size > MAX_SCAN_BYTES) return `there are more than ${MAX_LINKS.toLocaleString('en')} of them`
+    const decoded = decodeNames(Buffer.concat(bytes))
+    if (decoded === undefined) return 'a link name is not valid UTF-8, which rg globs cannot exclude exactly'
+    names.push(...decoded)
+  }
+  return { names, workdir }
+}
+
+/** Start points in runs whose script stays below the command-line cap. */
+function batches(starts: readonly string[]): string[][] {
+  const runs: string[][] = [[]]
+  let bytes = 0
+  for (const start of starts) {
+    const size = Buffer.byteLength(start) + 8
+    if (bytes + size > MAX_SCRIPT_BYTES && runs.at(-1)!.length > 0) {
+      runs.push([])
+      bytes = 0
+    }
+    runs.at(-1)!.push(start)
+    bytes += size
+  }
+  return runs
+}
+
+/** The scan script: find from inside the root, its absolute path looked up as the probes do. */
+export function scanCommand(root: string, starts: readonly string[]): string {
+  const prune = VCS_EXCLUDES.flatMap((name, i) => [...(i === 0 ? [] : ['-o']), '-name', name])
+  const points = starts.map((start) => (start === '.' ? '.' : `./${start}/`))
+  return [
+    LOOKUP,
+    `dsh_lookup find || exit ${EXIT_NO_FIND}`,
+    `cd -- ${shellCommand([explicitPath(root)])} || exit 1`,
+    `"$dsh_path" ${shellCommand(points)} '(' ${shellCommand(prune)} ')' -prune -o -type l -print0 </dev/null`,
+  ].join('\n')
+}
+
+/** NUL-separated names as paths from the root (no `./`, no doubled `/`), or undefined when one is not UTF-8. */
+function decodeNames(bytes: Buffer): string[] | undefined {
+  const decoder = new TextDecoder('utf-8', { fatal: true })
+  let text: string
+  try {
+    text = decoder.decode(bytes)
+  } catch {
+    return undefined
+  }
+  return text
+    .split('\0')
+    .filter((name) => name !== '')
+    .map((name) => name.replace(/\/{2,}/g, '/').replace(/^\.\//, ''))
+}
+
+/** An rg glob that matches exactly the path from the search root: anchored, every glob character escaped. */
+export function exactGlob(relative: string): string {
+  return `/${relative.replace(/[\\*?[\]{}!]/g, (char) => `\\${char}`)}`
+}
+
+/** A deny glob, relative to a followed link's target, as a glob from the search root through the link. */
+function below(link: string, glob: string): string {
+  const anchored = glob.startsWith('/')
+  const unanchoredName = !anchored && !glob.slice(0, -1).includes('/')
+  // A rule for a name at any depth already applies everywhere; the rest are anchored under the link.
+  if (unanchoredName) return glob
+  return `${exactGlob(link)}${anchored ? glob : `/${glob}`}`
+}
+
+function scriptBytes(plan: LinkPlan): number {
+  return [...plan.excludes, ...plan.deny].reduce((sum, glob) => sum + Buffer.byteLength(glob) + 12, 0)
+}
+
+/**
+ * The exclusions a search runs with: the policy's deny globs and those below followed links,
+ * case-insensitive (`--iglob`), then the exact globs of the links not followed. They follow every
+ * include glob, since rg obeys the later of two globs that match.
+ */
+export function searchExclusionArgs(deny: readonly string[], links: LinkPlan): string[] {
+  return [...exclusionArgs([...deny, ...links.deny]), ...(links.follow ? links.excludes.map((glob) => `--glob=!${glob}`) : [])]
+}
+
+/** rg's `--follow` when the plan follows links. */
+export function followArgs(links: LinkPlan): string[] {
+  return links.follow ? ['--follow'] : []
+}
+
+const WHY: Record<SkipReason, string> = {
+  outside: 'leads outside the directories this search may reach',
+  broken: 'its target does not exist',
+  loop: 'leads in a loop',
+}
+
+/**
+ * The footer for links a search did not follow: five named with their reasons, then how many more
+ * (sorted, so a page does not change with the walk's order); or why no link was followed.
+ * `show` displays a path from the search root as results are shown.
+ */
+export function linksNote(plan: LinkPlan, show: (relative: string) => string): string | undefined {
+  if (plan.unfollowed !== undefined) return `(Symbolic links were not followed: ${plan.unfollowed}.)`
+  if (plan.skipped.length === 0) return undefined
+  const count = plan.skipped.length === 1 ? '1 symbolic link was' : `${plan.skipped.length} symbolic links were`
+  return `(${count} not followed: ${nameSome(
+    plan.skipped.map(({ path: link, why }) => `${show(link)} (${WHY[why]})`),
+    '; ',
+  )}.)`
+}
+
+/** `show` for a note: a path from the root as the model gave it, quoted when it must be. */
+export function linkDisplay(root: string): (relative: string) => string {
+  return (relative) => quoteName(root === '.' ? relative : path.posix.join(root, relative))
+}
+
+/**
+ * The run as if rg had not met the links the plan skips. rg's `--follow` stats a link before its
+ * globs are applied, so an excluded broken link or loop still costs an error line; those lines are
+ * the plan's own note, not gaps in the search. An exit 2 they alone caused becomes rg's 1, and the
+ * result's own output says whether anything was found.
+ */
+export function withoutSkippedLinks(run: BashRunResult, plan: LinkPlan): BashRunResult {
+  if (!plan.follow || plan.skipped.length === 0 || run.stderr.text === '') return run
+  const named = new Set(plan.skipped.flatMap(({ path: link }) => [link, `./${link}`]))
+  const lines = run.stderr.text.split('\n')
+  const kept = lines.filter((line) => !named.has(skippedLinkIn(line) ?? ''))
+  if (kept.length === lines.length) return run
+  const text = kept.join('\n')
+  const exitCode = run.exitCode === 2 && !kept.some((line) => line.startsWith('rg: ')) ? 1 : run.exitCode
+  return { ...run, exitCode, stderr: { ...run.stderr, text } }
+}
+
+// rg's words for a loop it would not enter, and for a link whose target is missing or a chain of links that never ends.
+const LOOP_LINE = /^rg: File system loop found: (.+) points to an ancestor /
+const MISSING_LINE = /^rg: (.+): (?:No such file or directory \(os error 2\)|Symbolic link loop \(os error 40\))$/
+
+/** The link path an rg error line names for a loop or a missing target, if it is such a line. */
+function skippedLinkIn(line: string): string | undefined {
+  return LOOP_LINE.exec(line)?.[1] ?? MISSING_LINE.exec(line)?.[1]
+}

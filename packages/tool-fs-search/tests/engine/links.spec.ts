@@ -1,0 +1,293 @@
+// The link plan over a fake executor, file system and policy: every way a scan or a link can go wrong.
+import { describe, expect, it } from 'vitest'
+import { AccessError, FsError, type AccessPolicy, type BashRunResult, type FileSystem } from '@dsh/core'
+import { Config } from '../../src/config.js'
+import type { SearchContext } from '../../src/engine/context.js'
+import {
+  linkDisplay,
+  linksListedBelow,
+  linksNote,
+  NO_LINKS,
+  planLinks,
+  withoutSkippedLinks,
+  type LinkPlan,
+} from '../../src/engine/links.js'
+import { FakeBash, isLinkScan, type Scripted } from '../fake-bash.js'
+
+const exec = {
+  name: 'grep',
+  signal: new AbortController().signal,
+  agent: { session: { header: { id: 's', cwd: '/w' } } },
+} as never
+const noSession = { name: 'grep', signal: new AbortController().signal } as never
+
+/** Links as find prints them, NUL-terminated. */
+const found = (...names: string[]) => names.map((name) => `${name}\0`).join('')
+
+/** A context whose executor answers each scan, in order, from `scans`. */
+function context(scans: (Scripted | ((command: string) => Scripted))[]): { ctx: SearchContext; bash: FakeBash } {
+  let at = 0
+  const bash = new FakeBash((command) => {
+    if (!isLinkScan(command)) return {}
+    const next = scans[at++] ?? {}
+    return typeof next === 'function' ? next(command) : next
+  })
+  bash.scriptsLinkScans = true
+  return { ctx: { bash, rg: '/opt/rg', config: Config.parse({}), spillStore: () => undefined, access: () => undefined }, bash }
+}
+
+/** A file system of directories and links: `links` maps a path to its real path, to an error, or to 'missing' or 'loop'. */
+function fakeFs(links: Record<string, string | Error>, files: readonly string[] = []): FileSystem {
+  return {
+    realpath: async (path) => {
+      const target = links[path]
+      if (target === undefined) return path
+      if (target instanceof Error) throw target
+      if (target === 'missing') throw new FsError('FS_NOT_FOUND', `${path} not found`)
+      if (target === 'loop') throw new FsError('FS_READ_FAILED', `${path}: ELOOP`)
+      return target
+    },
+    stat: async (path) => ({ kind: files.includes(path) ? 'file' : 'directory', sizeBytes: 0, mtimeMs: 0 }),
+    readLines: async () => {
+      throw new Error('unused')
+    },
+  }
+}
+
+describe('planLinks', () => {
+  it('plans nothing, and runs one scan, for a tree without links', async () => {
+    const { ctx, bash } = context([{}])
+    expect(await planLinks(ctx, exec, '.', fakeFs({}), undefined)).toBe(NO_LINKS)
+    expect(bash.specs).toHaveLength(1)
+  })
+
+  it('scans nothing below a file, or a root the file system cannot find', async () => {
+    const { ctx, bash } = context([])
+    expect(await planLinks(ctx, exec, 'a.txt', fakeFs({}, ['/w/a.txt']), undefined)).toBe(NO_LINKS)
+    const gone: FileSystem = { ...fakeFs({}), stat: () => Promise.reject(new FsError('FS_NOT_FOUND', 'gone')) }
+    expect(await planLinks(ctx, exec, 'gone', gone, undefined)).toBe(NO_LINKS)
+    expect(bash.specs).toHaveLength(0)
+    const broken: FileSystem = { ...fakeFs({}), stat: () => Promise.reject(new Error('the fs broke')) }
+    await expect(planLinks(ctx, exec, '.', broken, undefined)).rejects.toThrow('the fs broke')
+  })
+
+  it('follows links inside, names links out, broken and looping, and scans inside each followed directory', async () => {
+    const { ctx, bash } = context([
+      { stdout: found('./in', './file-link', './out', './gone', './chain', './up') },
+      { stdout: found('./in/deeper') },
+      {},
+    ])
+    // Targets outside the searched directory r, inside the session cwd: the first scan did not walk them.
+    const fs = fakeFs(
+      {
+        '/w/r/in': '/w/real',
+        '/w/r/file-link': '/w/a.txt',
+        '/w/r/out': '/elsewhere',
+        '/w/r/gone': 'missing',
+        '/w/r/chain': 'loop',
+        '/w/r/up': '/',
+        '/w/r/in/deeper': '/w/other',
+      },
+      ['/w/a.txt'],
+    )
+    const plan = await planLinks(ctx, exec, 'r', fs, undefined)
+    expect(plan).toEqual({
+      follow: true,
+      excludes: ['/out', '/gone', '/chain', '/up'],
+      deny: [],
+      skipped: [
+        { path: 'out', why: 'outside' },
+        { path: 'gone', why: 'broken' },
+        { path: 'chain', why: 'loop' },
+        { path: 'up', why: 'outside' },
+      ],
+    })
+    expect(bash.searches()).toEqual([])
+    expect(bash.specs[1]!.command).toContain(' ./in/ ')
+    expect(bash.specs[2]!.command).toContain(' ./in/deeper/ ')
+  })
+
+  it('calls a link a loop when it leads to a directory the walk passes through, through other links too', async () => {
+    const { ctx } = context([{ stdout: found('./a') }, { stdout: found('./a/back', './a/self') }])
+    const fs = fakeFs({ '/w/r/a': '/w/x', '/w/r/a/back': '/w/r', '/w/r/a/self': '/w/x' })
+    const plan = await planLinks(ctx, exec, 'r', fs, undefined)
+    expect(plan.skipped).toEqual([
+      { path: 'a/back', why: 'loop' },
+      { path: 'a/self', why: 'loop' },
+    ])
+  })
+
+  it('judges each link by the policy: denied ones are left out unnamed, as are links in a denied directory', async () => {
+    const { ctx } = context([{ stdout: found('./ok', './denied', './out', './secret/out', './secret/gone', './cfg') }, {}])
+    const access: AccessPolicy = {
+      check: async ({ path }) => {
+        if (path === '/w/denied' || path === '/w/secret') throw new AccessError('ACCESS_DENIED', 'denied')
+        if (path.endsWith('/out')) throw new AccessError('ACCESS_OUTSIDE_ROOTS', 'outside')
+        return { realPath: path, excludeGlobs: path === '/w/cfg' ? ['*.pem', '/prod/', 'deep/**/key', '**/k'] : [] }
+      },
+    }
+    const fs = fakeFs({ '/w/secret/gone': 'missing' }, ['/w/ok'])
+    const plan = await planLinks(ctx, exec, '.', fs, access)
+    expect(plan.skipped).toEqual([{ path: 'out', why: 'outside' }])
+    expect(plan.excludes).toEqual(['/denied', '/out', '/secret/out', '/secret/gone'])
+    expect(plan.deny).toEqual(['*.pem', '/cfg/prod/', '/cfg/deep/**/key', '/cfg/**/k'])
+  })
+
+  it('passes on an error of the policy or the file system that is not a refusal', async () => {
+    const { ctx } = context([{ stdout: found('./a') }, { stdout: found('./b/c') }])
+    const broken: AccessPolicy = { check: () => Promise.reject(new Error('policy broke')) }
+    await expect(planLinks(ctx, exec, '.', fakeFs({}), broken)).rejects.toThrow('policy broke')
+    const parentBroken: AccessPolicy = {
+      check: async ({ path }) => {
+        if (path === '/w/b/c') throw new AccessError('ACCESS_OUTSIDE_ROOTS', 'outside')
+        throw new Error('parent check broke')
+      },
+    }
+    await expect(planLinks(ctx, exec, '.', fakeFs({}), parentBroken)).rejects.toThrow('parent check broke')
+    const { ctx: again } = context([{ stdout: found('./a') }])
+    await expect(planLinks(again, exec, '.', fakeFs({ '/w/a': new Error('fs broke') }), undefined)).rejects.toThrow('fs broke')
+  })
+
+  it.each([
+    ['there are links but no file system to resolve them', [{ stdout: found('./a') }], 'no file system provider is loaded to resolve them'],
+    ['the executor has no find', [{ exitCode: 120 }], 'the executor has no find to list them'],
+    ['find is killed', [{ exitCode: null, signal: 'SIGKILL' }], 'listing them failed (find exited SIGKILL)'],
+    ['find fails', [{ exitCode: 2 }], 'listing them failed (find exited 2)'],
+    [
+      'a name is not UTF-8',
+      [{ stdout: Buffer.from([0x2e, 0x2f, 0xff, 0]) }],
+      'a link name is not valid UTF-8, which rg globs cannot exclude exactly',
+    ],
+    ['a scan of a followed directory fails', [{ stdout: found('./a') }, { exitCode: 120 }], 'the executor has no find to list them'],
+  ] as const)('follows no link when %s', async (_case, scans, why) => {
+    const { ctx } = context([...scans])
+    const fs = _case.startsWith('there are links') ? undefined : fakeFs({ '/w/r/a': '/w/b' })
+    expect(await planLinks(ctx, exec, 'r', fs, undefined)).toEqual({ ...NO_LINKS, unfollowed: why })
+  })
+
+  it('reads a scan that exits 1 (a directory find could not read) and runs without a session in the executor workdir', async () => {
+    const { ctx } = context([{ stdout: found('./out'), exitCode: 1 }])
+    const plan = await planLinks(ctx, noSession, '.', fakeFs({ '/work/default/out': '/elsewhere' }), undefined)
+    expect(plan.skipped).toEqual([{ path: 'out', why: 'outside' }])
+  })
+
+  it('follows anything from a session whose cwd is /, which holds every path', async () => {
+    const { ctx } = context([{ stdout: found('./a') }, {}])
+    const atRoot = { name: 'grep', signal: new AbortController().signal, agent: { session: { header: { id: 's', cwd: '/' } } } } as never
+    expect((await planLinks(ctx, atRoot, 'w', fakeFs({ '/w/a': '/elsewhere' }), undefined)).follow).toBe(true)
+  })
+
+  it('resolves a root and cwd that the file system cannot, as given', async () => {
+    const { ctx } = context([{ stdout: found('./a') }])
+    const fs = fakeFs({ '/w': new FsError('FS_PERMISSION', 'no'), '/w/a': '/w/b' })
+    expect((await planLinks(ctx, exec, '.', fs, undefined)).follow).toBe(true)
+  })
+
+  it('follows no link past the caps: too many links, too deep, too much to exclude, or too much output', async () => {
+    const many = Array.from({ length: 50_001 }, (_, i) => `./l${i}`)
+    const { ctx: tooMany } = context([{ stdout: found(...many) }])
+    expect((await planLinks(tooMany, exec, '.', fakeFs({}), undefined)).unfollowed).toBe('there are more than 50,000 of them')
+
+    let depth = 0
+    const { ctx: deep } = context(Array.from({ length: 50 }, () => () => ({ stdout: found(`./${'d/'.repeat(++depth)}d`) })))
+    // Each link leads beside the searched directory r, so each level is scanned anew.
+    const beside: FileSystem = { ...fakeFs({}), realpath: async (path) => path.replace(/^\/w\/r\//, '/w/x/') }
+    expect((await planLinks(deep, exec, 'r', beside, undefined)).unfollowed).toBe('they nest more than 40 deep')
+
+    const long = Array.from({ length: 2_000 }, (_, i) => `./${'x'.repeat(60)}${i}`)
+    const { ctx: wide } = context([{ stdout: found(...long) }])
+    const outside = Object.fromEntries(long.map((name) => [`/w/${name.slice(2)}`, '/elsewhere']))
+    expect((await planLinks(wide, exec, '.', fakeFs(outside), undefined)).unfollowed).toBe(
+      'too many of them lead where the search may not go',
+    )
+
+    const { ctx: loud, bash: loudBash } = context([{ stdout: Buffer.alloc(16 * 1024 * 1024 + 1, 0x61) }])
+    // 16 MiB in the fake's 3-byte chunks is five million calls: large chunks, as a real pipe gives.
+    loudBash.stdoutChunkBytes = 64 * 1024
+    expect((await planLinks(loud, exec, '.', fakeFs({}), undefined)).unfollowed).toBe('there are more than 50,000 of them')
+  })
+
+  it('scans many followed directories in batches that keep each script below the command-line cap', async () => {
+    const dirs = Array.from({ length: 3_000 }, (_, i) => `./${'p'.repeat(40)}${i}`)
+    const { ctx, bash } = context([{ stdout: found(...dirs) }])
+    const fs = fakeFs(Object.fromEntries(dirs.map((dir) => [`/w/r/${dir.slice(2)}`, `/w/real/${dir.slice(2)}`])))
+    const plan = await planLinks(ctx, exec, 'r', fs, undefined)
+    expect(plan.follow).toBe(true)
+    expect(bash.specs.length).toBeGreaterThan(2)
+    for (const spec of bash.specs) expect(Buffer.byteLength(spec.command)).toBeLessThan(128 * 1024)
+  })
+
+  it('takes the links below a target the first scan walked from that scan, and scans a target in a VCS directory', async () => {
+    const { ctx, bash } = context([{ stdout: found('./node_modules/pkg', './store/pkg/node_modules/dep', './vcs') }, {}])
+    const fs = fakeFs({
+      '/w/node_modules/pkg': '/w/store/pkg',
+      '/w/store/pkg/node_modules/dep': '/w/store/dep',
+      '/w/node_modules/pkg/node_modules/dep': '/w/store/dep',
+      '/w/vcs': '/w/.git/modules',
+    })
+    const plan = await planLinks(ctx, exec, '.', fs, undefined)
+    expect(plan).toMatchObject({ follow: true, excludes: [], skipped: [] })
+    // One scan of the tree, then one of the VCS directory alone (find prunes those from the walk).
+    expect(bash.specs).toHaveLength(2)
+    expect(bash.specs[1]!.command).toContain(' ./vcs/ ')
+    expect(bash.specs[1]!.command).not.toContain('node_modules')
+  })
+})
+
+describe('linksListedBelow', () => {
+  const walked = ['a/b', 'a/c/d', 'ab', 'x/y']
+  it.each([
+    ['a', ['l/b', 'l/c/d']],
+    ['a/c', ['l/d']],
+    ['x', ['l/y']],
+    ['none', []],
+    ['../out', undefined],
+    ['..', undefined],
+    ['', undefined],
+    ['a/.git/m', undefined],
+    ['.hg', undefined],
+  ] as const)('lists what the walk found below %j as paths through the link, or undefined when it must be scanned', (target, names) => {
+    expect(linksListedBelow(walked, 'l', target)).toEqual(names)
+  })
+})
+
+describe('linksNote and withoutSkippedLinks', () => {
+  const plan: LinkPlan = {
+    follow: true,
+    excludes: ['/gone', '/up'],
+    deny: [],
+    skipped: [
+      { path: 'gone', why: 'broken' },
+      { path: 'up', why: 'loop' },
+    ],
+  }
+  const run = (exitCode: number, stderr: string): BashRunResult => ({
+    exitCode,
+    signal: null,
+    stop: 'exit',
+    durationMs: 1,
+    stdout: { text: '', truncated: false, totalBytes: 0 },
+    stderr: { text: stderr, truncated: false, totalBytes: stderr.length },
+  })
+
+  it('names one link in the singular, a root the model gave before it, and says nothing without skips', () => {
+    expect(linksNote({ ...plan, skipped: [plan.skipped[0]!] }, linkDisplay('src'))).toBe(
+      '(1 symbolic link was not followed: src/gone (its target does not exist).)',
+    )
+    expect(linksNote(NO_LINKS, linkDisplay('.'))).toBeUndefined()
+  })
+
+  it('drops rg errors about the skipped links, and an exit 2 they alone caused', () => {
+    const loop = 'rg: File system loop found: ./up points to an ancestor ./'
+    const missing = 'rg: ./gone: No such file or directory (os error 2)'
+    expect(withoutSkippedLinks(run(2, `${loop}\n${missing}`), plan)).toMatchObject({ exitCode: 1, stderr: { text: '' } })
+    const other = 'rg: ./locked: Permission denied (os error 13)'
+    expect(withoutSkippedLinks(run(2, `${missing}\n${other}`), plan)).toMatchObject({ exitCode: 2, stderr: { text: other } })
+    expect(withoutSkippedLinks(run(0, missing), plan)).toMatchObject({ exitCode: 0 })
+    const untouched = run(2, other)
+    expect(withoutSkippedLinks(untouched, plan)).toBe(untouched)
+    expect(withoutSkippedLinks(untouched, NO_LINKS)).toBe(untouched)
+    const quiet = run(0, '')
+    expect(withoutSkippedLinks(quiet, plan)).toBe(quiet)
+  })
+})
