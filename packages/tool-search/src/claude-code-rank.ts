@@ -1,4 +1,4 @@
-// `scoring: "claude-code"`: Claude Code's ToolSearchTool point table, as it is (docs/design.md#deferred-tools).
+// `scoring: "claude-code"`: Claude Code's ToolSearchTool point table, as it is (docs/design.md#tool-search-ranks-by-rarity).
 import {
   orderCandidates,
   type Candidate,

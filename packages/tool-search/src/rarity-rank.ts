@@ -1,4 +1,4 @@
-// `scoring: "rarity"`: BM25F over name parts, search hint and description, terms weighted by how rare they are.
+// `scoring: "rarity"`: BM25F over name words, hint and description, rare words weighing most (docs/design.md#tool-search-ranks-by-rarity).
 import {
   orderCandidates,
   roundScore,
@@ -79,6 +79,13 @@ export function createRarityRanker(tools: readonly SearchableTool[]): ToolRanker
 }
 
 function buildIndex(tools: readonly SearchableTool[]): RarityIndex {
+  // Catalogs repeat their words; each is stemmed once.
+  const stems = new Map<string, string>()
+  const stemOf = (word: string) => {
+    let base = stems.get(word)
+    if (base === undefined) stems.set(word, (base = stem(word)))
+    return base
+  }
   const byWord = new Map<string, Posting[]>()
   const byStem = new Map<string, Posting[]>()
   const nameWords = new Map<string, Posting[]>()
@@ -91,18 +98,18 @@ function buildIndex(tools: readonly SearchableTool[]): RarityIndex {
       for (const [word, count] of counts) {
         const posting = { tool: at, field, word, count }
         append(byWord, word, posting)
-        append(byStem, stem(word), posting)
+        append(byStem, stemOf(word), posting)
         if (field === NAME) append(nameWords, word, posting)
       }
     })
     return {
       words,
       stems: words.map((counts) => {
-        const stems = new Map<string, number>()
-        for (const [word, count] of counts) stems.set(stem(word), (stems.get(stem(word)) ?? 0) + count)
-        return stems
+        const byBase = new Map<string, number>()
+        for (const [word, count] of counts) byBase.set(stemOf(word), (byBase.get(stemOf(word)) ?? 0) + count)
+        return byBase
       }),
-      nameWords: [...words[NAME]!].map(([word, count]) => ({ word, stem: stem(word), count })),
+      nameWords: [...words[NAME]!].map(([word, count]) => ({ word, stem: stemOf(word), count })),
       compact: compactTerm(tool.name),
     }
   })
@@ -119,7 +126,7 @@ function buildIndex(tools: readonly SearchableTool[]): RarityIndex {
     fieldScale,
     byWord,
     byStem,
-    nameWords: [...nameWords].map(([word, postings]) => ({ word, stem: stem(word), postings })),
+    nameWords: [...nameWords].map(([word, postings]) => ({ word, stem: stemOf(word), postings })),
     compactNames: joinCompactNames(forward),
     byName: tools.reduce((map, tool, at) => append(map, tool.name.toLowerCase(), at), new Map<string, number[]>()),
     scratch: {
