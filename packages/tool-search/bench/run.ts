@@ -1,6 +1,7 @@
 // `npm run bench:tool-search`: retrieval quality on Seal-Tools, the seed's guarantees, the 150-tool catalog's
 // ranking, and latency per call, for the rarity scorer beside the seed's table and plain BM25.
-// `--split dev` reports the split where weights may be chosen instead of the test splits.
+// `--split dev` reports the split where weights may be chosen instead of the test splits. @dsh/core
+// resolves to its build, which `npm ci` makes (or `npm run build`).
 import { readFileSync } from 'node:fs'
 import { z } from 'zod'
 import { defineTool, type ToolCatalog, type ToolDefinition } from '@dsh/core'
