@@ -3,5 +3,7 @@
 import { writeFileSync } from 'node:fs'
 import { renderConfigCatalog } from '@dsh/core'
 import { DSH_PLUGINS } from '@dsh/cli'
+import * as toolSearch from '@dsh/tool-search'
 
-writeFileSync(new URL('../docs/config.md', import.meta.url), renderConfigCatalog(DSH_PLUGINS))
+// tool-search is not among DSH_PLUGINS (dsh loads it only where tools are deferred) but reads --config all the same.
+writeFileSync(new URL('../docs/config.md', import.meta.url), renderConfigCatalog([...DSH_PLUGINS, toolSearch]))

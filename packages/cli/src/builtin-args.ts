@@ -7,7 +7,7 @@ import type { BuiltinCommand } from './usage.js'
 export type BuiltinArgs =
   | { command: 'tools' }
   | { command: 'mcp'; upstream: string | undefined }
-  | { command: 'tool-search'; query: string; maxResults: number | undefined; catalog: string | undefined }
+  | { command: 'tool-search'; query: string; maxResults: number | undefined; catalog: string | undefined; explain: boolean }
 
 const param = (name: string, type: CliParam['type'], metavar: string, required = false): CliParam => ({
   name,
@@ -30,13 +30,14 @@ export function readBuiltinArgs(command: BuiltinCommand, argv: readonly string[]
     case 'tool-search': {
       const args = readToolArgs(command, argv, {
         positionals: [param('query', 'string', 'QUERY', true)],
-        flags: [param('max-results', 'number', 'N'), param('catalog', 'string', 'FILE')],
+        flags: [param('max-results', 'number', 'N'), param('catalog', 'string', 'FILE'), param('explain', 'boolean', '')],
       })
       return {
         command,
         query: args.query as string,
         maxResults: args['max-results'] as number | undefined,
         catalog: args.catalog as string | undefined,
+        explain: args.explain === true,
       }
     }
   }

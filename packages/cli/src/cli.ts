@@ -209,8 +209,9 @@ async function runBuiltin(args: BuiltinArgs, line: CommandLine, session: Session
       return EXIT.ok
     }
     case 'tool-search': {
-      const { query, maxResults } = args
-      const status = await runToolSearchCommand({ query, maxResults, registry: session.harness.registry, agent, signal }, line.common, io)
+      const { query, maxResults, explain } = args
+      const registry = session.harness.registry
+      const status = await runToolSearchCommand({ query, maxResults, explain, registry, agent, signal }, line.common, io)
       return status === 0 ? EXIT.ok : EXIT.toolError
     }
     case 'mcp':

@@ -1,6 +1,6 @@
 // `dsh tool-search QUERY`: one tool_search call, as a model would make it, printed for a person or a program.
 import type { ToolResult, ToolRegistry } from '@dsh/core'
-import type { ToolSearchValue } from '@dsh/tool-search'
+import type { ScoredTool, TermEvidence, ToolSearchValue } from '@dsh/tool-search'
 import type { CliIo } from './cli.js'
 import type { CommonOptions } from './command-line.js'
 
@@ -8,6 +8,8 @@ import type { CommonOptions } from './command-line.js'
 export interface ToolSearchRun {
   query: string
   maxResults: number | undefined
+  /** Show the terms that earned each keyword match's score. */
+  explain: boolean
   registry: ToolRegistry
   /** The session the search loads tools into, as a model's would. */
   agent: { session: { header: { id: string; cwd: string } } }
@@ -17,7 +19,9 @@ export interface ToolSearchRun {
 /**
  * Runs tool_search and prints: the model's text; with `--format json` one object with the matches and
  * their scores (`{isError, content, mode, matches: [{name, score}], pendingServers}`); with lines, the
- * matched names. A failure (an empty query) goes to stderr, or stays on stdout as JSON; exit 1.
+ * matched names. `--explain` adds the terms that earned each score: each match's `terms` in JSON, a
+ * line per match after the text. A failure (an empty query) goes to stderr, or stays on stdout as
+ * JSON; exit 1.
  */
 export async function runToolSearchCommand(
   run: ToolSearchRun,
@@ -29,14 +33,37 @@ export async function runToolSearchCommand(
   if (common.format === 'json') {
     const printed = result.isError
       ? { isError: true, errorCode: result.errorCode, content: result.content }
-      : { isError: false, content: result.content, ...(result.value as ToolSearchValue) }
+      : { isError: false, content: result.content, ...explained(result.value as ToolSearchValue, run.explain) }
     io.stdout.write(`${JSON.stringify(printed)}\n`)
   } else if (result.isError) {
     io.stderr.write(`${result.content}\n`)
   } else if (common.format === 'lines') {
     io.stdout.write((result.value as ToolSearchValue).matches.map((match) => `${match.name}${common.nul ? '\0' : '\n'}`).join(''))
   } else {
-    io.stdout.write(`${result.content}\n`)
+    const value = result.value as ToolSearchValue
+    const lines = run.explain && value.mode === 'keywords' ? value.matches.map(explainMatch) : []
+    io.stdout.write([result.content, ...lines].map((line) => `${line}\n`).join(''))
   }
   return result.isError ? 1 : 0
+}
+
+/** The value as printed: a keyword match's terms only when asked for, since they outweigh the rest. */
+type KeywordsValue = Extract<ToolSearchValue, { mode: 'keywords' }>
+
+function explained(
+  value: ToolSearchValue,
+  explain: boolean,
+): ToolSearchValue | (Omit<KeywordsValue, 'matches'> & { matches: Omit<ScoredTool, 'terms'>[] }) {
+  if (value.mode === 'select' || explain) return value
+  return { ...value, matches: value.matches.map(({ name, score }) => ({ name, score })) }
+}
+
+/** `score 10.544 mcp__slack__send_message: send 6.771 (name, description), slack 3.773 (name)` */
+function explainMatch(match: ScoredTool): string {
+  return `score ${match.score} ${match.name}: ${match.terms.map(explainTerm).join(', ')}`
+}
+
+function explainTerm(term: TermEvidence): string {
+  const fields = term.fields.map(({ field, match }) => (match === 'exact' ? field : `${field} ${match}`))
+  return `${term.term} ${term.points} (${fields.join(', ')})`
 }

@@ -13,7 +13,7 @@ export const BUILTIN_COMMANDS = {
   'tool-search': {
     synopsis: 'tool-search QUERY [--catalog FILE]',
     summary:
-      'rank deferred tools for QUERY as tool_search does (--max-results N, default 5); FILE is a JSON array of {name, description, searchHint?, isMcp?, shouldDefer?, alwaysLoad?}',
+      "rank deferred tools for QUERY as tool_search does (--max-results N, default 5; --explain: the terms that earned each score, with --format json as each match's terms); FILE is a JSON array of {name, description, searchHint?, isMcp?, shouldDefer?, alwaysLoad?}",
   },
 } as const
 

@@ -6,12 +6,18 @@ describe('readBuiltinArgs', () => {
     [['tools'], { command: 'tools' }],
     [['mcp'], { command: 'mcp', upstream: undefined }],
     [['mcp', '--upstream', 'servers.json'], { command: 'mcp', upstream: 'servers.json' }],
-    [['tool-search', 'slack send'], { command: 'tool-search', query: 'slack send', maxResults: undefined, catalog: undefined }],
     [
-      ['tool-search', '--catalog', 'c.json', '--max-results', '3', '--', '-rf'],
-      { command: 'tool-search', query: '-rf', maxResults: 3, catalog: 'c.json' },
+      ['tool-search', 'slack send'],
+      { command: 'tool-search', query: 'slack send', maxResults: undefined, catalog: undefined, explain: false },
     ],
-    [['tool-search', '--query=select:a,b'], { command: 'tool-search', query: 'select:a,b', maxResults: undefined, catalog: undefined }],
+    [
+      ['tool-search', '--catalog', 'c.json', '--max-results', '3', '--explain', '--', '-rf'],
+      { command: 'tool-search', query: '-rf', maxResults: 3, catalog: 'c.json', explain: true },
+    ],
+    [
+      ['tool-search', '--query=select:a,b'],
+      { command: 'tool-search', query: 'select:a,b', maxResults: undefined, catalog: undefined, explain: false },
+    ],
   ] as const)('reads %j', (argv, args) => {
     expect(readBuiltinArgs(argv[0], argv)).toEqual(args)
   })

@@ -15,12 +15,12 @@ const run = (argv: readonly string[]) => dsh(['tool-search', ...argv], dir)
 
 describe('dsh tool-search', () => {
   it('prints what tool_search tells a model, for the 150-tool catalog', async () => {
-    expect(await run(['slack send', '--catalog', 'catalog.json', '--max-results', '2'])).toEqual({
+    expect(await run(['send a slack message', '--catalog', 'catalog.json', '--max-results', '2'])).toEqual({
       code: EXIT.ok,
       stdout:
         'Loaded 2 tools; their schemas are in your tool list now:\n' +
         '- mcp__slack__send_message: Send a message to a Slack channel or direct message.\n' +
-        '- mcp__slack__search_messages: Search messages across channels with Slack search syntax.\n',
+        '- mcp__slack__schedule_message: Schedule a message to be posted later.\n',
       stderr: '',
     })
   })
@@ -33,12 +33,62 @@ describe('dsh tool-search', () => {
       content: expect.stringMatching(/^Loaded 3 tools/),
       mode: 'keywords',
       matches: [
-        { name: 'mcp__jupyter__create_notebook', score: 26 },
-        { name: 'mcp__jupyter__read_notebook', score: 26 },
-        { name: 'NotebookEdit', score: 18 },
+        { name: 'mcp__jupyter__create_notebook', score: 9.163 },
+        { name: 'mcp__jupyter__read_notebook', score: 9.016 },
+        { name: 'NotebookEdit', score: 8.618 },
       ],
       pendingServers: [],
     })
+  })
+
+  it('adds the terms that earned each score with --explain', async () => {
+    const json = await run(['--format', 'json', 'jupyter notebooks', '--catalog', catalog, '--max-results', '1', '--explain'])
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      matches: [
+        {
+          name: 'mcp__jupyter__create_notebook',
+          score: expect.any(Number),
+          terms: [
+            { term: 'jupyter', points: expect.any(Number), fields: [{ field: 'name', match: 'exact' }] },
+            {
+              term: 'notebooks',
+              points: expect.any(Number),
+              fields: [
+                { field: 'name', match: 'stem' },
+                { field: 'description', match: 'stem' },
+              ],
+            },
+          ],
+        },
+      ],
+    })
+    const text = await run(['jupyter notebooks', '--catalog', catalog, '--max-results', '1', '--explain'])
+    expect(text.stdout).toMatch(
+      /^Loaded 1 tool;.*\n- mcp__jupyter__create_notebook: .*\nscore [\d.]+ mcp__jupyter__create_notebook: jupyter [\d.]+ \(name\), notebooks [\d.]+ \(name stem, description stem\)\n$/,
+    )
+    const select = await run(['select:WebFetch', '--catalog', catalog, '--explain'])
+    expect(select.stdout).toBe(
+      'Loaded 1 tool; its schema is in your tool list now:\n- WebFetch: Fetch a web page and answer a question about it.\n',
+    )
+  })
+
+  it('ranks with the seed point table under --config {"tool-search": {"scoring": "claude-code"}}', async () => {
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ 'tool-search': { scoring: 'claude-code' } }))
+    const { stdout } = await run([
+      '--format',
+      'json',
+      'notebook jupyter',
+      '--catalog',
+      catalog,
+      '--max-results',
+      '2',
+      '--config',
+      'config.json',
+    ])
+    expect((JSON.parse(stdout) as { matches: unknown }).matches).toEqual([
+      { name: 'mcp__jupyter__create_notebook', score: 26 },
+      { name: 'mcp__jupyter__read_notebook', score: 26 },
+    ])
   })
 
   it('prints the selected names one a line, or NUL-terminated, and reports unknown names in select:', async () => {
@@ -79,6 +129,6 @@ describe('dsh tool-search', () => {
   })
 
   it('describes itself with --help', async () => {
-    expect((await run(['--help'])).stdout).toMatch(/^Usage: dsh tool-search QUERY \[--catalog FILE\]\n/)
+    expect((await run(['--help'])).stdout).toMatch(/^Usage: dsh tool-search QUERY \[--catalog FILE\]\n.*--explain/s)
   })
 })

@@ -1,29 +1,29 @@
-// Keyword ranking over the deferred tools, with Claude Code's ToolSearchTool weights (docs/design.md#deferred-tools).
+// What both scorers share: the tools they read, the matches they return, and the order those go in.
 import type { ToolDefinition } from '@dsh/core'
-import { compactTerm, parseToolName, type NameWords } from './tool-name.js'
-import { containsWord } from './word-match.js'
-
-/**
- * Points a term earns a tool, per field it matches (Claude Code's ToolSearchTool). An MCP tool's name
- * weighs more because its words include the server's, and "slack" or "github" is the commonest query.
- */
-export const TERM_SCORES = {
-  namePart: 10,
-  mcpNamePart: 12,
-  partialNamePart: 5,
-  mcpPartialNamePart: 6,
-  searchHint: 4,
-  fullName: 3,
-  description: 2,
-} as const
 
 /** What search reads of a tool. */
 export type SearchableTool = Pick<ToolDefinition, 'name' | 'description' | 'searchHint' | 'isMcp'>
 
-/** A tool a keyword search found, with its score over every term. */
+/** Where a term matched a tool, and how closely. */
+export interface FieldMatch {
+  /** `full name` is the seed scorer's compound tier: the name with its separators removed. */
+  field: 'name' | 'hint' | 'description' | 'full name'
+  /** `stem` matched the word's stem only; `part` matched inside a name part. */
+  match: 'exact' | 'stem' | 'part'
+}
+
+/** What one query term earned a tool. */
+export interface TermEvidence {
+  term: string
+  points: number
+  fields: FieldMatch[]
+}
+
+/** A tool a keyword search found, with its score over every term and the terms that earned it. */
 export interface ScoredTool {
   name: string
   score: number
+  terms: TermEvidence[]
 }
 
 /** The keywords of a query, as `parseQuery` reads them. */
@@ -32,58 +32,64 @@ export interface Keywords {
   required: readonly string[]
 }
 
+/** A scorer over one set of tools, whose fields it read once. */
+export interface ToolRanker {
+  /**
+   * The best `maxResults` tools for the keywords: a tool that scores nothing is dropped, and so is one
+   * that a required term does not match. A term that is a tool's exact name puts that tool first; then
+   * higher scores come first, and equal scores by name.
+   */
+  rank(keywords: Keywords, maxResults: number): ScoredTool[]
+}
+
+/** A candidate before ordering: `named` when a term is its exact name. */
+export interface Candidate {
+  name: string
+  score: number
+  named: boolean
+}
+
+/** Scores are rounded to this many decimals, so equal-looking scores are equal and go by name. */
+const SCORE_DECIMALS = 1000
+
+/** Rounds a score as it is shown and compared. */
+export function roundScore(score: number): number {
+  return Math.round(score * SCORE_DECIMALS) / SCORE_DECIMALS
+}
+
 /**
- * The best `maxResults` tools for the keywords: a tool scoring on no term is dropped, and so is one that
- * a required term does not match. A term that is a tool's exact name puts that tool first; then higher
- * scores come first, and equal scores by name.
+ * The first `maxResults` candidates: named tools first, then higher scores, then names. Tool names are
+ * unique, so the order never depends on the input's. Only the best are kept while reading, since a
+ * common word finds thousands of tools and a call wants five.
  */
-export function rankTools(tools: readonly SearchableTool[], keywords: Keywords, maxResults: number): ScoredTool[] {
-  return (
-    tools
-      .map((tool) => {
-        const fields = searchFields(tool)
-        const required = keywords.required.every((term) => scoreTerm(fields, term) > 0)
-        const score = keywords.terms.reduce((sum, term) => sum + scoreTerm(fields, term), 0)
-        const named = keywords.terms.includes(tool.name.toLowerCase())
-        return { name: tool.name, score, named, kept: required && score > 0 }
-      })
-      .filter((entry) => entry.kept)
-      // Tool names are unique, so the last key never ties: the order does not depend on the input's.
-      .sort((a, b) => Number(b.named) - Number(a.named) || b.score - a.score || (a.name < b.name ? -1 : 1))
-      .slice(0, maxResults)
-      .map(({ name, score }) => ({ name, score }))
-  )
+export function orderCandidates<C extends Candidate>(candidates: Iterable<C>, maxResults: number): C[] {
+  const best: C[] = []
+  for (const candidate of candidates) {
+    if (best.length === maxResults && compareCandidates(candidate, best[maxResults - 1]!) > 0) continue
+    let at = best.length
+    while (at > 0 && compareCandidates(candidate, best[at - 1]!) < 0) at--
+    best.splice(at, 0, candidate)
+    if (best.length > maxResults) best.pop()
+  }
+  return best
 }
 
-/** A tool's fields as terms are matched against them: lower case, the name split into words. */
-interface SearchFields extends NameWords {
-  isMcp: boolean
-  hint: string
-  description: string
+function compareCandidates(a: Candidate, b: Candidate): number {
+  return Number(b.named) - Number(a.named) || b.score - a.score || (a.name < b.name ? -1 : 1)
 }
 
-function searchFields(tool: SearchableTool): SearchFields {
-  return {
-    ...parseToolName(tool.name),
-    isMcp: tool.isMcp,
-    hint: tool.searchHint?.toLowerCase() ?? '',
-    description: tool.description.toLowerCase(),
+/**
+ * A ranker that reads each tool's fields once per set of tools: a new ranker is built only when the
+ * tools differ from the last call's (another tool registered or removed), not on every search.
+ */
+export function cachedRanker(build: (tools: readonly SearchableTool[]) => ToolRanker): (tools: readonly SearchableTool[]) => ToolRanker {
+  let last: { tools: readonly SearchableTool[]; ranker: ToolRanker } | undefined
+  return (tools) => {
+    if (last === undefined || !sameTools(last.tools, tools)) last = { tools: [...tools], ranker: build(tools) }
+    return last.ranker
   }
 }
 
-/** One term's points: the best of the name tiers, plus the hint's and the description's. */
-function scoreTerm(fields: SearchFields, term: string): number {
-  return (
-    nameScore(fields, term) +
-    (containsWord(fields.hint, term) ? TERM_SCORES.searchHint : 0) +
-    (containsWord(fields.description, term) ? TERM_SCORES.description : 0)
-  )
-}
-
-function nameScore(fields: SearchFields, term: string): number {
-  if (fields.parts.includes(term)) return fields.isMcp ? TERM_SCORES.mcpNamePart : TERM_SCORES.namePart
-  if (fields.parts.some((part) => part.includes(term))) return fields.isMcp ? TERM_SCORES.mcpPartialNamePart : TERM_SCORES.partialNamePart
-  // A term written as a compound (send_message, sendMessage) or spanning words matches no single part.
-  const compact = compactTerm(term)
-  return compact !== '' && fields.compact.includes(compact) ? TERM_SCORES.fullName : 0
+function sameTools(a: readonly SearchableTool[], b: readonly SearchableTool[]): boolean {
+  return a.length === b.length && a.every((tool, at) => tool === b[at])
 }

@@ -4,18 +4,25 @@ import { DEFAULT_MAX_RESULTS, ToolSearchArgs } from './args.js'
 import { formatSearchResult } from './format.js'
 import { TOOL_SEARCH_DESCRIPTION } from './prompts.js'
 import { parseQuery } from './query.js'
-import { rankTools, type ScoredTool } from './rank.js'
+import type { ScoredTool, SearchableTool, ToolRanker } from './rank.js'
+import { rankerFor, type Scoring } from './scoring.js'
 
 /**
  * What a tool_search call returns as its value (never sent to a model): the tools it loaded, in result
- * order, with their scores when keywords ranked them, and the MCP servers still connecting.
+ * order, with their scores and the terms that earned them when keywords ranked them, and the MCP
+ * servers still connecting.
  */
 export type ToolSearchValue =
   | { mode: 'select'; matches: { name: string }[]; unknown: string[]; pendingServers: string[] }
   | { mode: 'keywords'; matches: ScoredTool[]; pendingServers: string[] }
 
 /** Runs one tool_search call: the matches are loaded for the call's session, when it has one. */
-export function executeToolSearch(catalog: ToolCatalog, args: ToolSearchArgs, exec: ToolExecContext): ToolOutput {
+export function executeToolSearch(
+  catalog: ToolCatalog,
+  ranker: (tools: readonly SearchableTool[]) => ToolRanker,
+  args: ToolSearchArgs,
+  exec: ToolExecContext,
+): ToolOutput {
   const query = parseQuery(args.query)
   const pendingServers = catalog.pendingServers()
   const value: ToolSearchValue =
@@ -26,7 +33,11 @@ export function executeToolSearch(catalog: ToolCatalog, args: ToolSearchArgs, ex
           unknown: query.names.filter((name) => catalog.get(name) === undefined),
           pendingServers,
         }
-      : { mode: 'keywords', matches: rankTools(catalog.deferred(), query, args.max_results ?? DEFAULT_MAX_RESULTS), pendingServers }
+      : {
+          mode: 'keywords',
+          matches: ranker(catalog.deferred()).rank(query, args.max_results ?? DEFAULT_MAX_RESULTS),
+          pendingServers,
+        }
   const names = value.matches.map((match) => match.name)
   // Without a session nothing is deferred: every tool is listed and callable already.
   const sessionId = exec.agent?.session.header.id
@@ -39,14 +50,18 @@ export function executeToolSearch(catalog: ToolCatalog, args: ToolSearchArgs, ex
   return { content, value }
 }
 
-/** The tool_search tool over a catalog: read-only, safe beside other calls, and never deferred itself. */
-export function createToolSearchTool(catalog: ToolCatalog) {
+/**
+ * The tool_search tool over a catalog: read-only, safe beside other calls, and never deferred itself.
+ * Keywords are ranked by `scoring` (docs/design.md#deferred-tools).
+ */
+export function createToolSearchTool(catalog: ToolCatalog, scoring: Scoring = 'rarity') {
+  const ranker = rankerFor(scoring)
   return defineTool({
     name: TOOL_SEARCH_TOOL_NAME,
     description: TOOL_SEARCH_DESCRIPTION,
     parameters: ToolSearchArgs,
     isReadOnly: true,
     isConcurrencySafe: true,
-    execute: (args, exec) => Promise.resolve(executeToolSearch(catalog, args, exec)),
+    execute: (args, exec) => Promise.resolve(executeToolSearch(catalog, ranker, args, exec)),
   })
 }

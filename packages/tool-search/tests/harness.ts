@@ -4,8 +4,11 @@ import { loadHarness, type Harness, type PluginContext } from '@dsh/core'
 import * as toolSearch from '@dsh/tool-search'
 import { catalogTools, CATALOG_ROWS, type CatalogRow } from './catalog.js'
 
-/** A harness of the catalog's tools (or the rows given) and tool_search. */
-export async function catalogHarness(rows: readonly (CatalogRow & { isMcp?: boolean })[] = CATALOG_ROWS): Promise<Harness> {
+/** A harness of the catalog's tools (or the rows given) and tool_search, configured as given. */
+export async function catalogHarness(
+  rows: readonly (CatalogRow & { isMcp?: boolean })[] = CATALOG_ROWS,
+  config: toolSearch.ToolSearchConfig = { scoring: 'rarity' },
+): Promise<Harness> {
   const catalog = {
     name: 'catalog',
     inject: ['tools'] as const,
@@ -14,7 +17,7 @@ export async function catalogHarness(rows: readonly (CatalogRow & { isMcp?: bool
       for (const tool of catalogTools(rows)) ctx.tools.register(tool)
     },
   }
-  return loadHarness({ plugins: [catalog, toolSearch] })
+  return loadHarness({ plugins: [catalog, toolSearch], config: { 'tool-search': config } })
 }
 
 /** The execute options of a call made in a session. */

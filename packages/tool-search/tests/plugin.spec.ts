@@ -35,8 +35,12 @@ describe('the tool-search plugin', () => {
     expect(harness.registry.listFor('s1')).toEqual(harness.registry.list())
   })
 
-  it('takes no configuration', async () => {
-    expect(toolSearch.Config.parse({})).toEqual({})
+  it('takes one setting, scoring: rarity unless claude-code is asked for', async () => {
+    expect(toolSearch.Config.parse({})).toEqual({ scoring: 'rarity' })
+    expect(toolSearch.Config.parse({ scoring: 'claude-code' })).toEqual({ scoring: 'claude-code' })
+    await expect(loadHarness({ plugins: [toolSearch], config: { 'tool-search': { scoring: 'bm25' } } })).rejects.toThrow(
+      /plugin tool-search: invalid config: scoring: Invalid option: expected one of "rarity"\|"claude-code"/,
+    )
     await expect(loadHarness({ plugins: [toolSearch], config: { 'tool-search': { maxResults: 3 } } })).rejects.toThrow(
       /plugin tool-search: invalid config: \(root\): Unrecognized key: "maxResults"/,
     )

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { ToolSearchValue } from '@dsh/tool-search'
+import { catalogTools } from './catalog.js'
 import { catalogHarness, inSession } from './harness.js'
 
 const names = (listings: { name: string }[]) => listings.map((l) => l.name)
@@ -41,7 +42,7 @@ describe('tool_search select:', () => {
 })
 
 describe('tool_search keywords', () => {
-  it('loads the best matches, names each with its description, and returns them with their scores', async () => {
+  it('loads the best matches, names each with its description, and returns them with their scores and terms', async () => {
     const { registry } = await catalogHarness()
     const result = await registry.execute('tool_search', { query: 'notebook jupyter', max_results: 2 }, inSession('s1'))
     expect(result.content).toBe(
@@ -54,12 +55,60 @@ describe('tool_search keywords', () => {
     expect(result.value).toEqual({
       mode: 'keywords',
       matches: [
-        { name: 'mcp__jupyter__create_notebook', score: 26 },
-        { name: 'mcp__jupyter__read_notebook', score: 26 },
+        {
+          name: 'mcp__jupyter__create_notebook',
+          score: 9.163,
+          terms: [
+            {
+              term: 'notebook',
+              points: 5.149,
+              fields: [
+                { field: 'name', match: 'exact' },
+                { field: 'description', match: 'exact' },
+              ],
+            },
+            { term: 'jupyter', points: 4.014, fields: [{ field: 'name', match: 'exact' }] },
+          ],
+        },
+        {
+          name: 'mcp__jupyter__read_notebook',
+          score: 9.016,
+          terms: [
+            {
+              term: 'notebook',
+              points: 5.002,
+              fields: [
+                { field: 'name', match: 'exact' },
+                { field: 'description', match: 'exact' },
+              ],
+            },
+            { term: 'jupyter', points: 4.014, fields: [{ field: 'name', match: 'exact' }] },
+          ],
+        },
       ],
       pendingServers: [],
     } satisfies ToolSearchValue)
     expect(registry.loadedDeferred('s1')).toEqual(['mcp__jupyter__create_notebook', 'mcp__jupyter__read_notebook'])
+  })
+
+  it('ranks with the seed point table under scoring: "claude-code"', async () => {
+    const { registry } = await catalogHarness(undefined, { scoring: 'claude-code' })
+    const result = await registry.execute('tool_search', { query: 'notebook jupyter', max_results: 2 })
+    expect((result.value as ToolSearchValue).matches.map((m) => ['score' in m ? m.score : undefined, m.name])).toEqual([
+      [26, 'mcp__jupyter__create_notebook'],
+      [26, 'mcp__jupyter__read_notebook'],
+    ])
+  })
+
+  it('reads the catalog again once a tool is registered or removed', async () => {
+    const { registry } = await catalogHarness()
+    const search = async () => ((await registry.execute('tool_search', { query: 'kubernetes pods' })).value as ToolSearchValue).matches
+    expect(await search()).toEqual([])
+    const [pods] = catalogTools([{ name: 'mcp__k8s__list_pods', description: 'List the pods of a Kubernetes cluster.', isMcp: true }])
+    registry.register(pods!)
+    expect((await search()).map((m) => m.name)).toEqual(['mcp__k8s__list_pods'])
+    registry.unregister('mcp__k8s__list_pods')
+    expect(await search()).toEqual([])
   })
 
   it('returns five matches unless max_results says otherwise, and at most 50', async () => {
@@ -67,7 +116,7 @@ describe('tool_search keywords', () => {
     const count = async (args: object) => ((await registry.execute('tool_search', args)).value as { matches: unknown[] }).matches.length
     expect(await count({ query: 'browser' })).toBe(5)
     expect(await count({ query: 'browser', max_results: 1 })).toBe(1)
-    expect(await count({ query: 'a e i o u s', max_results: 50 })).toBe(50)
+    expect(await count({ query: 'get list create search', max_results: 50 })).toBe(50)
   })
 
   it('says nothing matched without loading anything', async () => {
