@@ -34,7 +34,7 @@ const SESSION_NOT_FOUND = -32001
  * number and ended when idle (the mcp plugin's `http*` settings). Every request must pass the Host
  * and Origin checks and carry the token; a body is at most `messageMaxBytes`. Stopping ends every
  * session (aborting its calls, whose process groups are signalled at once) and resolves once the
- * calls have returned and every connection is closed.
+ * calls have returned and every connection is closed (docs/design.md#streamable-http).
  */
 export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<void> {
   const { address, token, signal, onListening, ...serverOptions } = options
