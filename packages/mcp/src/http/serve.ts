@@ -2,12 +2,13 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { isInitializeRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
+import { isInitializeRequest, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
 import { MCP_TRANSPORT_DEFAULTS, type McpTransportSettings } from '../plugin.js'
 import { buildDshMcpServer, type DshMcpOptions } from '../server.js'
 import { bearerTokenCheck } from './bearer-token.js'
 import { endpointUrl, MCP_PATH, type ListenAddress } from './listen-address.js'
 import { jsonRpcErrorResponse, readBody, toWebRequest, writeWebResponse } from './node-bridge.js'
+import { ModernEndpoint } from './modern.js'
 import { requestGuard } from './request-guard.js'
 import { HttpSessions, type HttpSession } from './sessions.js'
 
@@ -50,7 +51,10 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<void> 
     sessions,
     guard: requestGuard(address),
     checkToken: token === undefined ? undefined : bearerTokenCheck(token),
+    modern: new ModernEndpoint(serverOptions, settings),
   }
+  // 2025-era sessions each hear of upstream changes through their own server; 2026-07-28 listeners through the handler.
+  const unsubscribe = serverOptions.toolChanges?.onToolsChanged(() => endpoint.modern.toolsChanged())
   const requestTimeout = settings.httpRequestTimeoutMs
   const http = createServer(
     // Node checks the deadlines every connectionsCheckingInterval (30 s by default): often enough to keep them.
@@ -65,14 +69,21 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<void> 
   )
   await listen(http, address)
   onListening(endpointUrl(address.host, (http.address() as AddressInfo).port))
-  const sweeper = setInterval(() => void sessions.sweep(), Math.min(settings.httpSessionIdleMs / 4, 60_000))
+  const sweeper = setInterval(
+    () => {
+      void sessions.sweep()
+      endpoint.modern.sweep()
+    },
+    Math.min(settings.httpSessionIdleMs / 4, 60_000),
+  )
   await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))
   clearInterval(sweeper)
   // No connection is left to bring a request in: each response in progress is cut, as a client
   // whose server stops expects, and no session opens behind endAll's back.
   const closed = new Promise((resolve) => http.close(resolve))
   http.closeAllConnections()
-  await sessions.endAll()
+  unsubscribe?.()
+  await Promise.all([sessions.endAll(), endpoint.modern.close()])
   await closed
 }
 
@@ -83,6 +94,7 @@ interface Endpoint {
   sessions: HttpSessions
   guard: ReturnType<typeof requestGuard>
   checkToken: ReturnType<typeof bearerTokenCheck> | undefined
+  modern: ModernEndpoint
 }
 
 async function answer(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -114,6 +126,12 @@ async function answer(endpoint: Endpoint, req: IncomingMessage, res: ServerRespo
     return exchange(endpoint, session, req, res, body)
   }
   if (req.method === 'POST' && isInitializeRequest(body)) return openSession(endpoint, req, res, body)
+  // A 2026-07-28 request carries its protocol version in `_meta` and needs no session: the SDK's
+  // classification (the same the per-request handler runs) tells it from a 2025 one.
+  if (req.method === 'POST') {
+    const request = toWebRequest(req)
+    if (!(await isLegacyRequest(request, body))) return writeWebResponse(res, await endpoint.modern.fetch(request, body))
+  }
   return writeWebResponse(res, jsonRpcErrorResponse(400, HTTP_REFUSED, 'Bad Request: Mcp-Session-Id header is required; initialize first'))
 }
 

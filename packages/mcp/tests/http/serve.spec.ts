@@ -178,10 +178,15 @@ describe('serveMcpHttp', () => {
     ['another path', '/other', 'POST', 404, /^Not Found: the MCP endpoint is \/mcp$/],
     ['PUT', '/mcp', 'PUT', 405, /^Method not allowed\.$/],
     ['a request without a session that is no initialize', '/mcp', 'POST', 400, /Mcp-Session-Id header is required; initialize first$/],
-  ])('answers %s with %i', async (_, path, method, status, message) => {
+    ['an event stream asked for without a session', '/mcp', 'GET', 400, /Mcp-Session-Id header is required; initialize first$/],
+  ])('answers %s (%s, %s) with %i', async (_, path, method, status, message) => {
     const { url } = await serve()
     const body = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })
-    const answered = await rawRequest(new URL(path, url).href, { method, headers: postHeaders(TOKEN), body: [body] })
+    const answered = await rawRequest(new URL(path, url).href, {
+      method,
+      headers: postHeaders(TOKEN),
+      body: method === 'GET' ? [] : [body],
+    })
     expect(answered.status).toBe(status)
     expect(errorOf(answered).message).toMatch(message)
     if (status === 405) expect(answered.headers.allow).toBe('GET, POST, DELETE')
