@@ -54,12 +54,13 @@ async function dshHttp(args: readonly string[], env: Record<string, string> = {}
   return served
 }
 
-async function connect(url: string, token: string | null): Promise<Client> {
+/** The official client; `modern` negotiates (server/discover) and speaks 2026-07-28 when the server does. */
+async function connect(url: string, token: string | null, modern = false): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(
     new URL(url),
     token === null ? {} : { requestInit: { headers: { Authorization: `Bearer ${token}` } } },
   )
-  const client = new Client({ name: 'e2e', version: '1.0.0' })
+  const client = new Client({ name: 'e2e', version: '1.0.0' }, modern ? { versionNegotiation: { mode: 'auto' } } : {})
   await client.connect(transport)
   return client
 }
@@ -117,6 +118,16 @@ describe('dsh mcp --http, the built command', () => {
     expect(text(result)).not.toContain('b.txt')
     expect(result.structuredContent).toMatchObject({ card: 'search', shape: 'matches', total: 2 })
     await client.close()
+  })
+
+  it('serves a 2026-07-28 client from the same endpoint, with the token', async () => {
+    const { url } = await dshHttp(['--http', '127.0.0.1:0', '--token-file', tokenFile])
+    const client = await connect(url, TOKEN, true)
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28')
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(['grep', 'glob']))
+    const result = await client.callTool({ name: 'grep', arguments: { pattern: 'needle' }, _meta: { 'dsh/session': 'agent' } })
+    expect(text(result)).toContain('a.txt')
+    await expect(connect(url, null, true)).rejects.toThrow(/requires authorization \(HTTP 401\)/)
   })
 
   it('serves on [::1] too, with the token from DSH_MCP_TOKEN', async () => {
