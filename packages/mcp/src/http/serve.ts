@@ -2,6 +2,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { escapeHiddenCharacters } from '@dsh/core'
 import { isInitializeRequest, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
 import { MCP_TRANSPORT_DEFAULTS, type McpTransportSettings } from '../plugin.js'
 import { buildDshMcpServer, type DshMcpOptions } from '../server.js'
@@ -53,8 +54,6 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<void> 
     checkToken: token === undefined ? undefined : bearerTokenCheck(token),
     modern: new ModernEndpoint(serverOptions, settings),
   }
-  // 2025-era sessions each hear of upstream changes through their own server; 2026-07-28 listeners through the handler.
-  const unsubscribe = serverOptions.toolChanges?.onToolsChanged(() => endpoint.modern.toolsChanged())
   const requestTimeout = settings.httpRequestTimeoutMs
   const http = createServer(
     // Node checks the deadlines every connectionsCheckingInterval (30 s by default): often enough to keep them.
@@ -63,11 +62,14 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<void> 
       void answer(endpoint, req, res).catch((error: Error) => {
         // A client gone mid-body, or a failure not foreseen: a response may be half written, so the
         // connection is dropped rather than answered.
-        serverOptions.logger.warn(`mcp: ${req.method} ${req.url}: ${error.message}`)
+        // The URL is the client's: escaped, it cannot forge a log line.
+        serverOptions.logger.warn(`mcp: ${req.method} ${escapeHiddenCharacters(req.url!)}: ${error.message}`)
         res.destroy()
       }),
   )
   await listen(http, address)
+  // 2025-era sessions each hear of upstream changes through their own server; 2026-07-28 listeners through the handler.
+  const unsubscribe = serverOptions.toolChanges?.onToolsChanged(() => endpoint.modern.toolsChanged())
   onListening(endpointUrl(address.host, (http.address() as AddressInfo).port))
   const sweeper = setInterval(
     () => {
