@@ -6,7 +6,7 @@ import type { BuiltinCommand } from './usage.js'
 /** A built-in command and its arguments. */
 export type BuiltinArgs =
   | { command: 'tools' }
-  | { command: 'mcp'; upstream: string | undefined }
+  | { command: 'mcp'; upstream: string | undefined; http: string | undefined; tokenFile: string | undefined }
   | { command: 'tool-search'; query: string; maxResults: number | undefined; catalog: string | undefined; explain: boolean }
 
 const param = (name: string, type: CliParam['type'], metavar: string, required = false): CliParam => ({
@@ -24,8 +24,14 @@ export function readBuiltinArgs(command: BuiltinCommand, argv: readonly string[]
       readToolArgs(command, argv, { positionals: [], flags: [] })
       return { command }
     case 'mcp': {
-      const args = readToolArgs(command, argv, { positionals: [], flags: [param('upstream', 'string', 'FILE')] })
-      return { command, upstream: args.upstream as string | undefined }
+      const flags = [param('upstream', 'string', 'FILE'), param('http', 'string', 'HOST:PORT'), param('token-file', 'string', 'FILE')]
+      const args = readToolArgs(command, argv, { positionals: [], flags })
+      return {
+        command,
+        upstream: args.upstream as string | undefined,
+        http: args.http as string | undefined,
+        tokenFile: args['token-file'] as string | undefined,
+      }
     }
     case 'tool-search': {
       const args = readToolArgs(command, argv, {

@@ -219,6 +219,9 @@ async function runBuiltin(args: BuiltinArgs, line: CommandLine, session: Session
         {
           harness: session.harness,
           upstream: args.upstream === undefined ? undefined : path.resolve(io.cwd, args.upstream),
+          http: args.http,
+          tokenFile: args.tokenFile === undefined ? undefined : path.resolve(io.cwd, args.tokenFile),
+          envToken: process.env.DSH_MCP_TOKEN,
           // Without --cwd the client's first root is the session cwd, once it says which.
           cwd: line.common.cwd === undefined ? undefined : session.cwd,
           fallbackCwd: session.cwd,

@@ -6,9 +6,9 @@ import { flagName, synopsis, toolShape } from './tool-shape.js'
 export const BUILTIN_COMMANDS = {
   tools: { synopsis: 'tools', summary: 'list the tools, their JSON schemas and prompt sections' },
   mcp: {
-    synopsis: 'mcp [--upstream FILE]',
+    synopsis: 'mcp [--upstream FILE] [--http HOST:PORT]',
     summary:
-      'serve the tools over the Model Context Protocol on stdio (for Claude Code, Cursor, VS Code, …); --upstream FILE also fronts the MCP servers an mcpServers file lists, their tools deferred until tool_search loads them',
+      'serve the tools over the Model Context Protocol on stdio (for Claude Code, Cursor, VS Code, …); --upstream FILE also fronts the MCP servers an mcpServers file lists, their tools deferred until tool_search loads them; --http serves Streamable HTTP at http://HOST:PORT/mcp instead (PORT 0: any free port), each request carrying the bearer token that --token-file FILE or $DSH_MCP_TOKEN holds (required unless HOST is loopback)',
   },
   'tool-search': {
     synopsis: 'tool-search QUERY [--catalog FILE]',

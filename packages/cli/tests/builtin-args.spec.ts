@@ -4,8 +4,12 @@ import { readBuiltinArgs } from '../src/builtin-args.js'
 describe('readBuiltinArgs', () => {
   it.each([
     [['tools'], { command: 'tools' }],
-    [['mcp'], { command: 'mcp', upstream: undefined }],
-    [['mcp', '--upstream', 'servers.json'], { command: 'mcp', upstream: 'servers.json' }],
+    [['mcp'], { command: 'mcp', upstream: undefined, http: undefined, tokenFile: undefined }],
+    [['mcp', '--upstream', 'servers.json'], { command: 'mcp', upstream: 'servers.json', http: undefined, tokenFile: undefined }],
+    [
+      ['mcp', '--http', '127.0.0.1:0', '--token-file', 'token'],
+      { command: 'mcp', upstream: undefined, http: '127.0.0.1:0', tokenFile: 'token' },
+    ],
     [
       ['tool-search', 'slack send'],
       { command: 'tool-search', query: 'slack send', maxResults: undefined, catalog: undefined, explain: false },

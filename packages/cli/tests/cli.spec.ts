@@ -49,7 +49,7 @@ describe('dsh commands', () => {
     expect(result.stdout).toMatch(/\n {2}dsh grep PATTERN \[PATH\] \[--include INCLUDE\] +Search file contents/)
     expect(result.stdout).toMatch(/\n {2}dsh read PATH \[--offset N\] \[--limit N\] +/)
     expect(result.stdout).toMatch(/\n {2}dsh tools +list the tools/)
-    expect(result.stdout).toMatch(/\n {2}dsh mcp \[--upstream FILE\] +serve the tools/)
+    expect(result.stdout).toMatch(/\n {2}dsh mcp \[--upstream FILE\] \[--http HOST:PORT\] +serve the tools/)
   })
 
   it.each([
@@ -57,7 +57,7 @@ describe('dsh commands', () => {
     ['glob', /^Usage: dsh glob PATTERN \[PATH\]\n\nFind files by name/],
     ['read', /^Usage: dsh read PATH \[--offset N\] \[--limit N\]\n\n/],
     ['tools', /^Usage: dsh tools\n/],
-    ['mcp', /^Usage: dsh mcp \[--upstream FILE\]\n/],
+    ['mcp', /^Usage: dsh mcp \[--upstream FILE\] \[--http HOST:PORT\]\n/],
   ])('%s --help describes that command', async (command, text) => {
     const result = await dsh([command, '--help'], tree)
     expect(result).toMatchObject({ code: EXIT.ok, stderr: '' })

@@ -2,13 +2,13 @@
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
-import { Client, type Tool } from '@modelcontextprotocol/client'
+import { Client, StreamableHTTPClientTransport, type Tool } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio'
 import { afterAll, describe, expect, it } from 'vitest'
 import { EXIT } from '@dsh/cli'
 import { NOTES_SCRIPT } from '../../mcp/tests/upstream/servers.js'
-import { dsh, processesMentioning, tempDir, waitUntil } from './io.js'
+import { dsh, processesMentioning, tempDir, waitUntil, writeTree } from './io.js'
 
 const dir = tempDir('mcp-upstream')
 const spill = tempDir('mcp-upstream-spill')
@@ -127,5 +127,108 @@ describe('dsh mcp --upstream, the built command', () => {
     expect(await waitUntil(() => stderr().includes('dsh: warning: upstream notes exited; its 7 tools are removed'), 10_000)).toBe(true)
     expect((await client.callTool({ name: 'grep', arguments: { pattern: 'x' } })).isError).toBe(false)
     await client.close()
+  })
+})
+
+describe('dsh mcp --http, in process', () => {
+  const TOKEN = 'in-process-token-0123456789abcdef'
+
+  /** Runs `dsh mcp --http ARGS` in process; resolves with the URL it printed, and stops it as SIGTERM would. */
+  async function serving(argv: readonly string[]) {
+    writeTree(dir, { token: `${TOKEN}\n`, 'tree/a.txt': 'needle in the tree\n' })
+    const before = process.listeners('SIGTERM')
+    let stderr = ''
+    let printed!: (url: string) => void
+    const url = new Promise<string>((resolve) => (printed = resolve))
+    const stderrSink = {
+      write: (text: string) => {
+        stderr += text
+        const match = /^dsh: serving MCP at (\S+)$/m.exec(stderr)
+        if (match !== null) printed(match[1]!)
+      },
+    }
+    const done = dsh(['mcp', '--cwd', join(dir, 'tree'), ...argv], dir, { stderr: stderrSink })
+    const at = await Promise.race([url, done.then((run) => Promise.reject(new Error(`dsh ended: ${JSON.stringify(run)} ${stderr}`)))])
+    const sigterm = process.listeners('SIGTERM').find((listener) => !before.includes(listener))!
+    return {
+      url: at,
+      stop: async () => {
+        sigterm('SIGTERM')
+        return { ...(await done), stderr }
+      },
+    }
+  }
+
+  async function connect(url: string, token: string | null) {
+    const transport = new StreamableHTTPClientTransport(
+      new URL(url),
+      token === null ? {} : { requestInit: { headers: { Authorization: `Bearer ${token}` } } },
+    )
+    const client = new Client({ name: 'host', version: '1' })
+    await client.connect(transport)
+    return client
+  }
+
+  it('serves grep at the URL it prints with the token file, refuses a client without it, and ends on SIGTERM', async () => {
+    const { url, stop } = await serving(['--http', '127.0.0.1:0', '--token-file', 'token'])
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
+    await expect(connect(url, null)).rejects.toThrow(/Unauthorized/)
+    const client = await connect(url, TOKEN)
+    expect(text(await client.callTool({ name: 'grep', arguments: { pattern: 'needle' } }))).toContain('a.txt')
+    expect(await stop()).toEqual({ code: EXIT.ok, stdout: '', stderr: `dsh: serving MCP at ${url}\n` })
+  })
+
+  it('takes the token from DSH_MCP_TOKEN when no file names one', async () => {
+    process.env.DSH_MCP_TOKEN = TOKEN
+    try {
+      const { url, stop } = await serving(['--http', '127.0.0.1:0'])
+      await expect(connect(url, `${TOKEN}x`)).rejects.toThrow(/Unauthorized: the bearer token is wrong/)
+      const client = await connect(url, TOKEN)
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('grep')
+      expect((await stop()).code).toBe(EXIT.ok)
+    } finally {
+      delete process.env.DSH_MCP_TOKEN
+    }
+  })
+
+  it.each([
+    [
+      'an address other machines reach, without a token',
+      ['--http', '0.0.0.0:0'],
+      /^dsh: --http 0\.0\.0\.0:0: other machines can reach 0\.0\.0\.0, so requests need a bearer token; give one with --token-file FILE or DSH_MCP_TOKEN\n/,
+    ],
+    ['an address that is not HOST:PORT', ['--http', 'localhost'], /^dsh: --http "localhost" is not HOST:PORT/],
+    ['--token-file without --http', ['--token-file', 'token'], /^dsh: --token-file goes with --http\n/],
+    ['a missing token file', ['--http', '127.0.0.1:0', '--token-file', 'missing'], /^dsh: cannot read token file .*missing: ENOENT/],
+    [
+      'a token file that is too large',
+      ['--http', '127.0.0.1:0', '--token-file', 'big-token'],
+      /: it is 4097 bytes, and a token file is at most 4096\n/,
+    ],
+    [
+      'a token file of two lines',
+      ['--http', '127.0.0.1:0', '--token-file', 'two-lines'],
+      /^dsh: token file .*two-lines must hold one token of letters, digits and -._~\+\/ /,
+    ],
+    [
+      'a short token',
+      ['--http', '127.0.0.1:0', '--token-file', 'short'],
+      /^dsh: token file .*short holds a token of 5 characters; use at least 16 /,
+    ],
+  ])('refuses %s before serving, exit 2', async (_, argv, message) => {
+    writeTree(dir, { 'big-token': 'x'.repeat(4097), 'two-lines': 'abcdefghijklmnopq\nrstuvwxyz\n', short: 'short\n' })
+    const result = await dsh(['mcp', ...argv], dir)
+    expect(result).toMatchObject({ code: EXIT.usage, stdout: '' })
+    expect(result.stderr).toMatch(message)
+  })
+
+  it('refuses a DSH_MCP_TOKEN with a space in it, which no header could carry', async () => {
+    process.env.DSH_MCP_TOKEN = 'two words in one token'
+    try {
+      const result = await dsh(['mcp', '--http', '127.0.0.1:0'], dir)
+      expect(result.stderr).toMatch(/^dsh: DSH_MCP_TOKEN must hold one token/)
+    } finally {
+      delete process.env.DSH_MCP_TOKEN
+    }
   })
 })

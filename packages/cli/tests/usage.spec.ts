@@ -25,10 +25,10 @@ describe('globalUsage', () => {
   it('lists each tool by its synopsis and first sentence, then the built-ins', () => {
     const text = globalUsage([grep, read])
     expect(text).toContain(
-      '\n  dsh grep PATTERN [PATH] [--include INCLUDE]  Search file contents.\n  dsh read PATH [--offset N]                   Read a file\n',
+      '\n  dsh grep PATTERN [PATH] [--include INCLUDE]   Search file contents.\n  dsh read PATH [--offset N]                    Read a file\n',
     )
     expect(text).toMatch(/ {2}dsh tools +list the tools/)
-    expect(text).toMatch(/ {2}dsh mcp \[--upstream FILE\] +serve the tools over the Model Context Protocol/)
+    expect(text).toMatch(/ {2}dsh mcp \[--upstream FILE\] \[--http HOST:PORT\] +serve the tools over the Model Context Protocol/)
     expect(text).toMatch(/ {2}dsh tool-search QUERY \[--catalog FILE\] +rank deferred tools/)
     expect(text).toContain('Exit status: 0 success')
   })
@@ -59,6 +59,8 @@ describe('toolUsage', () => {
 describe('builtinUsage', () => {
   it('describes tools and mcp', () => {
     expect(builtinUsage('tools')).toMatch(/^Usage: dsh tools\n\nlist the tools/)
-    expect(builtinUsage('mcp')).toMatch(/^Usage: dsh mcp \[--upstream FILE\]\n\nserve the tools over the Model Context Protocol/)
+    expect(builtinUsage('mcp')).toMatch(
+      /^Usage: dsh mcp \[--upstream FILE\] \[--http HOST:PORT\]\n\nserve the tools over the Model Context Protocol/,
+    )
   })
 })

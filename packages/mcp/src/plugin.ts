@@ -12,10 +12,36 @@ const MiB = 1024 * KiB
  */
 export const MCP_MESSAGE_MAX_BYTES = 4 * MiB
 
-/** What the mcp plugin provides as the `mcpTransport` service, and what `serveMcpStdio` reads from it. */
+/** Sessions one `dsh mcp --http` holds at once, unless configured: a team's agents, each with a few subagents. */
+export const MCP_HTTP_MAX_SESSIONS = 64
+
+/** How long an HTTP session may sit unused before it ends, unless configured: an agent waiting on a person. */
+export const MCP_HTTP_SESSION_IDLE_MS = 30 * 60_000
+
+/**
+ * How long a client may take to send one HTTP request, headers and body, unless configured: a 4 MiB
+ * body crosses loopback in milliseconds, so only a stalled or trickling client takes longer.
+ */
+export const MCP_HTTP_REQUEST_TIMEOUT_MS = 30_000
+
+/** What the mcp plugin provides as the `mcpTransport` service, and what `serveMcpStdio` and `serveMcpHttp` read from it. */
 export interface McpTransportSettings {
-  /** Bytes one message may hold (one stdin line, its newline excluded). */
+  /** Bytes one message may hold (one stdin line, its newline excluded; one HTTP request body). */
   messageMaxBytes: number
+  /** HTTP sessions open at once; an initialize past it is refused with 503. */
+  httpMaxSessions: number
+  /** Milliseconds an HTTP session with nothing in progress lives on after its last exchange. */
+  httpSessionIdleMs: number
+  /** Milliseconds a client has to send one HTTP request (headers and body); a slower one gets 408. */
+  httpRequestTimeoutMs: number
+}
+
+/** The settings a harness without the mcp plugin is served with: each one's default. */
+export const MCP_TRANSPORT_DEFAULTS: McpTransportSettings = {
+  messageMaxBytes: MCP_MESSAGE_MAX_BYTES,
+  httpMaxSessions: MCP_HTTP_MAX_SESSIONS,
+  httpSessionIdleMs: MCP_HTTP_SESSION_IDLE_MS,
+  httpRequestTimeoutMs: MCP_HTTP_REQUEST_TIMEOUT_MS,
 }
 
 declare module '@dsh/core' {
@@ -42,11 +68,36 @@ export const Config = z.strictObject({
     .max(256 * MiB)
     .default(MCP_MESSAGE_MAX_BYTES)
     .describe(
-      'Bytes one JSON-RPC message from the MCP client may hold (one line of `dsh mcp` stdin, its newline excluded). A longer one is answered with an Invalid Request error (-32600) and its bytes are dropped as they arrive, so the session goes on and memory stays bounded; 4 MiB is far above any real request. @default 4194304',
+      'Bytes one JSON-RPC message from the MCP client may hold (one line of `dsh mcp` stdin, its newline excluded; one HTTP request body under `dsh mcp --http`). A longer line is answered with an Invalid Request error (-32600), a longer body with 413, and its bytes are dropped as they arrive, so the session goes on and memory stays bounded; 4 MiB is far above any real request. @default 4194304',
+    ),
+  httpMaxSessions: z
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(MCP_HTTP_MAX_SESSIONS)
+    .describe(
+      "Sessions `dsh mcp --http` holds at once, each with its own spilled results and loaded tools. Idle sessions are ended first; an initialize that still finds no room is refused with 503, so one client cannot end another's session. @default 64",
+    ),
+  httpSessionIdleMs: z
+    .number()
+    .int()
+    .min(1_000)
+    .default(MCP_HTTP_SESSION_IDLE_MS)
+    .describe(
+      'Milliseconds an HTTP session lives on with no request in progress and no stream open, after which it ends (its calls done, its loaded tools forgotten) and its id is answered 404, on which a client initializes again. @default 1800000',
+    ),
+  httpRequestTimeoutMs: z
+    .number()
+    .int()
+    .min(100)
+    .default(MCP_HTTP_REQUEST_TIMEOUT_MS)
+    .describe(
+      'Milliseconds a client has to send one HTTP request to `dsh mcp --http`, headers and body; a client that stalls or trickles past it is answered 408 and disconnected. Responses (a long search, a standing event stream) are not limited by it: each tool call has its own timeout. @default 30000',
     ),
 })
 
 /** Provides the settings as the `mcpTransport` service. */
 export function apply(ctx: PluginContext, config: z.output<typeof Config>): void {
-  ctx.provide('mcpTransport', { messageMaxBytes: config.messageMaxBytes })
+  ctx.provide('mcpTransport', { ...config })
 }

@@ -1,7 +1,7 @@
 // createDshMcpServer: a loaded harness's tools, and the results they spill, as one MCP server.
 import type { Harness, Logger } from '@dsh/core'
 import { Server } from '@modelcontextprotocol/server'
-import { fixedCwd, followClientRoots } from './session-cwd.js'
+import { fixedCwd, followClientRoots, type SessionCwd } from './session-cwd.js'
 import { SpillLinks } from './spill-links.js'
 import { registerSpillResources } from './spill-resources.js'
 import { registerToolHandlers } from './tool-call.js'
@@ -40,8 +40,18 @@ export interface DshMcpServerParts {
   release: () => void
 }
 
+/**
+ * What a serving entry may hand a server besides the public options: a spill-link table that outlives
+ * the server (a 2026-07-28 session's, whose every request has a server of its own), and where its
+ * calls run when neither `cwd` nor client roots can say.
+ */
+export interface DshMcpServerInternals {
+  links?: SpillLinks
+  sessionCwd?: SessionCwd
+}
+
 /** Builds the server with the hook `serveMcpStdio` needs to let no call outlive it. */
-export function buildDshMcpServer(options: DshMcpOptions): DshMcpServerParts {
+export function buildDshMcpServer(options: DshMcpOptions & DshMcpServerInternals): DshMcpServerParts {
   // The low-level Server: McpServer would validate arguments against the schema itself, and its
   // messages would replace the registry's, which tell the model how to fix the call.
   // listChanged: tool_search adds deferred tools to the session's listing as it loads them.
@@ -50,11 +60,12 @@ export function buildDshMcpServer(options: DshMcpOptions): DshMcpServerParts {
     { capabilities: { tools: { listChanged: true }, resources: {} } },
   )
   server.onerror = (error) => options.logger.warn(`mcp: ${error.message}`)
-  const links = new SpillLinks(options.session)
+  const links = options.links ?? new SpillLinks(options.session)
   const cwd =
-    options.cwd === undefined
+    options.sessionCwd ??
+    (options.cwd === undefined
       ? followClientRoots(server, { fallbackCwd: options.fallbackCwd, logger: options.logger })
-      : fixedCwd(options.cwd)
+      : fixedCwd(options.cwd))
   const { registry } = options.harness
   const announceToolList = toolListAnnouncer(server, registry, options.session, options.logger)
   const callsSettled = registerToolHandlers(server, { registry, session: options.session, cwd, links, announceToolList })

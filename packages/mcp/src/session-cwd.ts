@@ -1,7 +1,7 @@
 // The directory tool calls run in: --cwd, else the client's first file:// root, else the process cwd.
 import { fileURLToPath } from 'node:url'
 import type { Logger } from '@dsh/core'
-import type { Root, Server } from '@modelcontextprotocol/server'
+import { ProtocolError, ProtocolErrorCode, type Root, type Server } from '@modelcontextprotocol/server'
 
 /** How long a call waits for a roots/list answer before it runs in the directory already known. */
 export const ROOTS_WAIT_MS = 2_000
@@ -23,6 +23,15 @@ export interface FollowRootsOptions {
 /** A cwd the host chose: client roots are ignored. */
 export function fixedCwd(cwd: string): SessionCwd {
   return { current: () => Promise.resolve(cwd) }
+}
+
+/**
+ * No cwd at all: the host named none and the client cannot (a 2026-07-28 request has no roots to
+ * ask for). A call fails with Invalid params and `message`, which says how to name one, rather than
+ * searching the directory the server happened to start in.
+ */
+export function unnamedCwd(message: string): SessionCwd {
+  return { current: () => Promise.reject(new ProtocolError(ProtocolErrorCode.InvalidParams, message)) }
 }
 
 /**

@@ -68,7 +68,7 @@ export async function testHarness(options: { spillStore?: SpillStore | false; mc
  * A harness whose tools wait for tool_search: `echo`, listed from the start, two tools of an MCP server
  * named `notes` (deferred as every MCP tool is), and tool_search.
  */
-export async function deferringHarness(): Promise<Harness> {
+export async function deferringHarness(options: { mcp?: Record<string, unknown> } = {}): Promise<Harness> {
   const notes = {
     name: 'notes',
     inject: ['tools'] as const,
@@ -91,7 +91,8 @@ export async function deferringHarness(): Promise<Harness> {
       }
     },
   }
-  return loadHarness({ plugins: [notes, toolSearch], logger: silentLogger() })
+  if (options.mcp === undefined) return loadHarness({ plugins: [notes, toolSearch], logger: silentLogger() })
+  return loadHarness({ plugins: [notes, toolSearch, mcpPlugin], config: { mcp: options.mcp }, logger: silentLogger() })
 }
 
 const echo = defineTool({
