@@ -1,7 +1,7 @@
 // `dsh tool-search QUERY`: one tool_search call, as a model would make it, printed for a person or a program.
 import type { ToolResult, ToolRegistry } from '@dsh/core'
 import type { ToolSearchValue } from '@dsh/tool-search'
-import type { CliIo } from './cli.js'
+import { EXIT, type CliIo } from './cli-io.js'
 import type { CommonOptions } from './command-line.js'
 
 /** What the command runs with. */
@@ -38,5 +38,5 @@ export async function runToolSearchCommand(
   } else {
     io.stdout.write(`${result.content}\n`)
   }
-  return result.isError ? 1 : 0
+  return result.isError ? EXIT.toolError : EXIT.ok
 }
