@@ -1,7 +1,24 @@
 import { fileURLToPath } from 'node:url'
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
 
 const packages = fileURLToPath(new URL('./packages/', import.meta.url))
+
+// Projects by file name, so a spec keeps its project wherever it moves. A spec that opts into none is
+// integration: it may touch real files, bash or rg, and only a spec named as pure runs without them.
+const specs = 'packages/*/tests/**/'
+const PROJECTS = {
+  /** Pure logic and fakes: no process, no file outside the source tree. */
+  unit: `${specs}*.unit.spec.ts`,
+  /** The built `dsh` as a user or an MCP host runs it: spawned binaries, MCP processes, a browser. */
+  e2e: `${specs}*.e2e.spec.ts`,
+  /** npm pack and install into a fresh project, as a consumer gets the packages. */
+  packaging: `${specs}*.pack.spec.ts`,
+} as const
+
+/** A project that runs the specs `include` matches but `exclude` does not, under the options below. */
+function project(name: string, include: string[], exclude: string[] = []) {
+  return { extends: true as const, test: { name, include, exclude: [...configDefaults.exclude, ...exclude] } }
+}
 
 export default defineConfig({
   resolve: {
@@ -13,9 +30,12 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['packages/*/tests/**/*.spec.ts'],
     testTimeout: 20_000,
     hookTimeout: 60_000,
+    projects: [
+      ...Object.entries(PROJECTS).map(([name, include]) => project(name, [include])),
+      project('integration', [`${specs}*.spec.ts`], Object.values(PROJECTS)),
+    ],
     coverage: {
       provider: 'v8',
       include: ['packages/*/src/**/*.ts'],
