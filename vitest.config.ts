@@ -1,7 +1,12 @@
 import { fileURLToPath } from 'node:url'
 import { configDefaults, defineConfig } from 'vitest/config'
+import { measureSlowdown, scaleBudgetMs } from './test-support/machine-pace.js'
 
 const packages = fileURLToPath(new URL('./packages/', import.meta.url))
+
+// Measured once per run, before any worker starts: every budget below and every budgetMs() in a test
+// scales by it, so a loaded machine gets longer timeouts instead of failures (test-support/machine-pace.ts).
+const machineSlowdown = measureSlowdown()
 
 // Projects by file name, so a spec keeps its project wherever it moves. A spec that opts into none is
 // integration: it may touch real files, bash or rg, and only a spec named as pure runs without them.
@@ -30,8 +35,10 @@ export default defineConfig({
     ],
   },
   test: {
-    testTimeout: 20_000,
-    hookTimeout: 60_000,
+    // Stated for the quiet 2-core reference machine; a slower or busier one scales them.
+    testTimeout: scaleBudgetMs(20_000, machineSlowdown),
+    hookTimeout: scaleBudgetMs(60_000, machineSlowdown),
+    provide: { machineSlowdown },
     projects: [
       ...Object.entries(PROJECTS).map(([name, include]) => project(name, [include])),
       project('integration', [`${specs}*.spec.ts`], Object.values(PROJECTS)),

@@ -4,7 +4,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { processesMentioning, tempDir, waitUntil, writeTree } from './io.js'
+import { budgetMs, processesMentioning, tempDir, waitUntil, writeTree } from './io.js'
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url))
 const bin = join(repo, 'node_modules', '.bin', 'dsh')
@@ -27,7 +27,7 @@ function dshWith(env: NodeJS.ProcessEnv, ...argv: string[]) {
   const run = spawnSync(bin, ['--spill-dir', spill, ...argv], {
     cwd: tree,
     encoding: 'utf8',
-    timeout: 15_000,
+    timeout: budgetMs(15_000),
     env: { ...process.env, ...env },
   })
   return { code: run.status, stdout: run.stdout, stderr: run.stderr }
@@ -141,7 +141,10 @@ describe('node_modules/.bin/dsh', () => {
 
   it('in a deleted working directory prints one line and exits 1, with no stack trace', () => {
     const gone = tempDir('bin-gone')
-    const run = spawnSync('sh', ['-c', 'cd "$1" && rmdir "$1" && exec "$2" --help', 'sh', gone, bin], { encoding: 'utf8', timeout: 15_000 })
+    const run = spawnSync('sh', ['-c', 'cd "$1" && rmdir "$1" && exec "$2" --help', 'sh', gone, bin], {
+      encoding: 'utf8',
+      timeout: budgetMs(15_000),
+    })
     expect(run.status).toBe(1)
     expect(run.stdout).toBe('')
     expect(run.stderr).toBe(
@@ -150,7 +153,11 @@ describe('node_modules/.bin/dsh', () => {
   })
 
   it.each([['--help'], ['grep', 'needle']])('writing %j to a full device prints one line and exits 1', (...argv) => {
-    const run = spawnSync('sh', ['-c', 'exec "$@" > /dev/full', 'sh', bin, ...argv], { cwd: tree, encoding: 'utf8', timeout: 15_000 })
+    const run = spawnSync('sh', ['-c', 'exec "$@" > /dev/full', 'sh', bin, ...argv], {
+      cwd: tree,
+      encoding: 'utf8',
+      timeout: budgetMs(15_000),
+    })
     expect(run.status).toBe(1)
     expect(run.stderr).toBe('dsh: cannot write the output: ENOSPC: no space left on device, write\n')
   })
@@ -175,6 +182,6 @@ describe('node_modules/.bin/dsh', () => {
       expect(stderr).toMatch(/cancelled/)
       expect(await waitUntil(() => processesMentioning(fifo).length === 0, 2000)).toBe(true)
     },
-    40_000,
+    budgetMs(40_000),
   )
 })

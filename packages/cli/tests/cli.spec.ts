@@ -7,7 +7,7 @@ import type { ToolListing } from '@dsh/core'
 import { EXIT } from '@dsh/cli'
 import { formatToolList } from '../src/cli.js'
 import { writeBlockingRg } from '../../../test-support/blocking-rg.js'
-import { dsh, processesMentioning, tempDir, waitUntil, writeTree } from './io.js'
+import { budgetMs, dsh, processesMentioning, tempDir, waitUntil, writeTree } from './io.js'
 
 const tree = tempDir('tree')
 const spill = tempDir('spill')
@@ -550,7 +550,7 @@ describe('mcp', () => {
     const done = dsh(['--spill-dir', spill, 'mcp', ...argv], tree, { stdio: { stdin, stdout } })
     for (const message of messages) stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`)
     // Let the server answer before its stdin closes.
-    const deadline = Date.now() + 10_000
+    const deadline = Date.now() + budgetMs(10_000)
     while (replies.split('\n').filter(Boolean).length < messages.filter((m) => 'id' in m).length && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 10))
     }

@@ -8,7 +8,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/server/stdio'
 import { afterAll, describe, expect, it } from 'vitest'
 import { EXIT } from '@dsh/cli'
 import { NOTES_SCRIPT } from '../../mcp/tests/upstream/servers.js'
-import { dsh, processesMentioning, tempDir, waitUntil } from './io.js'
+import { budgetMs, dsh, processesMentioning, tempDir, waitUntil } from './io.js'
 
 const dir = tempDir('mcp-upstream')
 const spill = tempDir('mcp-upstream-spill')
@@ -33,7 +33,7 @@ const names = (tools: readonly Tool[]) => tools.map((t) => t.name)
 
 /** Waits until tool_search's description names the notes server's tools: the upstream is connected. */
 async function untilConnected(client: Client): Promise<void> {
-  const deadline = Date.now() + 20_000
+  const deadline = Date.now() + budgetMs(20_000)
   for (;;) {
     const search = (await client.listTools()).tools.find((t) => t.name === 'tool_search')
     if (search?.description?.includes('mcp__notes__add_note') === true) return
