@@ -1,18 +1,18 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createLocalBash } from '@dsh/bash-local'
 import { budgetMs } from '../../../test-support/budget.js'
 import { bundleScript } from '../../../test-support/bundle.js'
 import { waitUntil } from '../../../test-support/processes.js'
+import { scratchDir } from '../../../test-support/temp-tree.js'
 import { ensureWatcher, holdGroup, killLiveGroups, releaseGroup } from '../src/lifeline.js'
 import { liveChildren, liveGroupMembers, stillAlive, waitForEmptyGroup } from './process-table.js'
 
-const scratch = mkdtempSync(join(tmpdir(), 'bash-local-lifeline-'))
+const scratch = scratchDir('bash-local-lifeline')
 const host = join(scratch, 'host.mjs')
 const fifo = join(scratch, 'fifo')
 let runs = 0
@@ -33,7 +33,6 @@ afterEach(() => {
     }
   }
 })
-afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
 /**
  * A host process running `prefix; echo $$ >pidfile; cat FIFO & sleep 300 & wait` (cat blocks opening

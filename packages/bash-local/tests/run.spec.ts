@@ -1,16 +1,15 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { BashRequest, BashSpec } from '@dsh/core'
 import { createLocalBash } from '@dsh/bash-local'
 import { budgetMs } from '../../../test-support/budget.js'
+import { scratchDir } from '../../../test-support/temp-tree.js'
 import { firstLineNumber, liveGroupMembers, waitForEmptyGroup } from './process-table.js'
 
 const GRACE_MS = 200
 const bash = createLocalBash({ killGraceMs: GRACE_MS })
-const scratch = mkdtempSync(join(tmpdir(), 'bash-local-run-'))
-afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+const scratch = scratchDir('bash-local-run')
 
 async function run(request: BashRequest) {
   return bash.run(await bash.resolve(request))

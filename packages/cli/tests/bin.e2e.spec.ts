@@ -1,22 +1,19 @@
 // The installed `dsh` as a user runs it: node_modules/.bin/dsh, a real process, its exit status and streams.
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { budgetMs, processesMentioning, tempDir, waitUntil, writeTree } from './io.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { budgetMs, processesMentioning, scratchDir, tempDir, waitUntil, writeTree } from './io.js'
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url))
 const bin = join(repo, 'node_modules', '.bin', 'dsh')
 const built = join(repo, 'packages', 'cli', 'dist', 'bin.js')
 const { version } = JSON.parse(readFileSync(join(repo, 'packages', 'cli', 'package.json'), 'utf8')) as { version: string }
 
-const tree = tempDir('bin')
-const spill = tempDir('bin-spill')
+const tree = scratchDir('bin')
+const spill = scratchDir('bin-spill')
 beforeAll(() => writeTree(tree, { 'a.txt': 'needle\n-foo\n', 'sub/b.txt': 'one needle\ntwo\n' }))
-afterAll(() => {
-  for (const dir of [tree, spill]) rmSync(dir, { recursive: true, force: true })
-})
 
 function dshProcess(...argv: string[]) {
   return dshWith({}, ...argv)

@@ -1,18 +1,17 @@
 // The packages as a consumer receives them: packed tarballs, linted, installed into a fresh TypeScript
 // project that runs the README's library example, and installed globally as the `dsh` command.
 import { execFile, execFileSync, spawnSync } from 'node:child_process'
-import { mkdirSync, readdirSync, readFileSync, rmSync, utimesSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, utimesSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { budgetMs, tempDir, writeTree } from './io.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { budgetMs, scratchDir, writeTree } from './io.js'
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url))
 const bin = (name: string) => join(repo, 'node_modules', '.bin', name)
 const run = promisify(execFile)
-const work = tempDir('packaging')
-afterAll(() => rmSync(work, { recursive: true, force: true }))
+const work = scratchDir('packaging')
 
 // `npm test` sets npm_config_* (the repo's prefix among them): a nested npm must not inherit them.
 const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.toLowerCase().startsWith('npm_')))

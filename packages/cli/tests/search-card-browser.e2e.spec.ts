@@ -1,12 +1,12 @@
 // The search card in a real browser: headless Debian chromium, driven by playwright-core, opens the page
 // `dsh grep --format html` printed for a real search, and a person's clicks and keys are played on it.
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { budgetMs, tempDir, writeTree } from './io.js'
+import { budgetMs, scratchDir, writeTree } from './io.js'
 
 const repo = new URL('../../../', import.meta.url).pathname
 const bin = join(repo, 'packages', 'cli', 'bin', 'dsh.js')
@@ -15,8 +15,8 @@ const CHROMIUM = '/usr/bin/chromium'
 const artifacts = join(repo, 'test-artifacts')
 
 const XSS_LINE = '</script><img src=x onerror=alert(1)> // TODO: escape this'
-const tree = tempDir('card-tree')
-const work = tempDir('card-work')
+const tree = scratchDir('card-tree')
+const work = scratchDir('card-work')
 let browser: Browser
 
 beforeAll(async () => {
@@ -34,7 +34,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close()
-  for (const dir of [tree, work]) rmSync(dir, { recursive: true, force: true })
 })
 
 /** Runs the built `dsh` with `argv` in the tree and saves the page it prints. */

@@ -3,7 +3,6 @@ import {
   chmodSync,
   closeSync,
   mkdirSync,
-  mkdtempSync,
   openSync,
   readdirSync,
   readlinkSync,
@@ -12,7 +11,6 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
@@ -20,15 +18,11 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ReadLinesRequest } from '@dsh/core'
 import { budgetMs } from '../../../test-support/budget.js'
+import { scratchDir } from '../../../test-support/temp-tree.js'
 import { readFileLines } from '../src/read-lines.js'
 import { statPath } from '../src/stat.js'
 
-const scratch = mkdtempSync(join(tmpdir(), 'fs-local-read-'))
-afterAll(() => {
-  // The permission tests lock a file and a directory; unlock them so a non-root run can remove them.
-  execFileSync('chmod', ['-R', 'u+rwX', scratch])
-  rmSync(scratch, { recursive: true, force: true })
-})
+const scratch = scratchDir('fs-local-read')
 
 let serial = 0
 /** Writes a fresh file in the scratch directory and returns its absolute path. */

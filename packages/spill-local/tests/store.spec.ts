@@ -11,20 +11,19 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { dirname, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { SpillSaveRequest } from '@dsh/core'
 import { createLocalSpillStore } from '@dsh/spill-local'
 import { budgetMs } from '../../../test-support/budget.js'
 import { bundleScript } from '../../../test-support/bundle.js'
+import { scratchDir } from '../../../test-support/temp-tree.js'
 
 const execFileAsync = promisify(execFile)
 
-const scratch = mkdtempSync(join(tmpdir(), 'spill-local-store-'))
-afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+const scratch = scratchDir('spill-local-store')
 let rootCount = 0
 const freshRoot = (): string => join(scratch, `root-${++rootCount}`)
 
