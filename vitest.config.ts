@@ -1,12 +1,15 @@
 import { fileURLToPath } from 'node:url'
 import { configDefaults, defineConfig } from 'vitest/config'
-import { measureSlowdown, scaleBudgetMs } from './test-support/machine-pace.js'
+import { measureSlowdown, scaleBudgetMs, SLOWDOWN_ENV } from './test-support/machine-pace.js'
 
 const packages = fileURLToPath(new URL('./packages/', import.meta.url))
 
 // Measured once per run, before any worker starts: every budget below and every budgetMs() in a test
 // scales by it, so a loaded machine gets longer timeouts instead of failures (test-support/machine-pace.ts).
-const machineSlowdown = measureSlowdown()
+// Vitest evaluates this file again for each project; the environment carries the first measurement to
+// them, so every project scales by the same number. Set DSH_TEST_SLOWDOWN to pin it.
+const pinned = process.env[SLOWDOWN_ENV]
+const machineSlowdown = pinned === undefined ? firstMeasurement() : Number(pinned)
 
 // Projects by file name, so a spec keeps its project wherever it moves. A spec that opts into none is
 // integration: it may touch real files, bash or rg, and only a spec named as pure runs without them.
@@ -19,6 +22,14 @@ const PROJECTS = {
   /** npm pack and install into a fresh project, as a consumer gets the packages. */
   packaging: `${specs}*.pack.spec.ts`,
 } as const
+
+/** Measures the slowdown, leaves it in the environment for the later evaluations, and says it. */
+function firstMeasurement(): number {
+  const slowdown = measureSlowdown()
+  process.env[SLOWDOWN_ENV] = String(slowdown)
+  process.stderr.write(`machine slowdown ${slowdown.toFixed(2)}x: test time budgets scale by it\n`)
+  return slowdown
+}
 
 /** A project that runs the specs `include` matches but `exclude` does not, under the options below. */
 function project(name: string, include: string[], exclude: string[] = []) {

@@ -17,6 +17,9 @@ export const QUIET_NODE_START_MS = 50
  */
 export const MAX_SLOWDOWN = 10
 
+/** The environment variable that carries a run's slowdown to vitest's later evaluations of its config, or pins it. */
+export const SLOWDOWN_ENV = 'DSH_TEST_SLOWDOWN'
+
 /** How many starts a measurement times; their median resists one start delayed by a passing burst. */
 export const PACE_SAMPLES = 7
 
