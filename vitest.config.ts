@@ -1,7 +1,40 @@
 import { fileURLToPath } from 'node:url'
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
+import { measureSlowdown, scaleBudgetMs, SLOWDOWN_ENV } from './test-support/machine-pace.js'
 
 const packages = fileURLToPath(new URL('./packages/', import.meta.url))
+
+// Measured once per run, before any worker starts: every budget below and every budgetMs() in a test
+// scales by it, so a loaded machine gets longer timeouts instead of failures (test-support/machine-pace.ts).
+// Vitest evaluates this file again for each project; the environment carries the first measurement to
+// them, so every project scales by the same number. Set DSH_TEST_SLOWDOWN to pin it.
+const pinned = process.env[SLOWDOWN_ENV]
+const machineSlowdown = pinned === undefined ? firstMeasurement() : Number(pinned)
+
+// Projects by file name, so a spec keeps its project wherever it moves. A spec that opts into none is
+// integration: it may touch real files, bash or rg, and only a spec named as pure runs without them.
+const specs = 'packages/*/tests/**/'
+const PROJECTS = {
+  /** Pure logic and fakes: no process, no file outside the source tree. */
+  unit: `${specs}*.unit.spec.ts`,
+  /** The built `dsh` as a user or an MCP host runs it: spawned binaries, MCP processes, a browser. */
+  e2e: `${specs}*.e2e.spec.ts`,
+  /** npm pack and install into a fresh project, as a consumer gets the packages. */
+  packaging: `${specs}*.pack.spec.ts`,
+} as const
+
+/** Measures the slowdown, leaves it in the environment for the later evaluations, and says it. */
+function firstMeasurement(): number {
+  const slowdown = measureSlowdown()
+  process.env[SLOWDOWN_ENV] = String(slowdown)
+  process.stderr.write(`machine slowdown ${slowdown.toFixed(2)}x: test time budgets scale by it\n`)
+  return slowdown
+}
+
+/** A project that runs the specs `include` matches but `exclude` does not, under the options below. */
+function project(name: string, include: string[], exclude: string[] = []) {
+  return { extends: true as const, test: { name, include, exclude: [...configDefaults.exclude, ...exclude] } }
+}
 
 export default defineConfig({
   resolve: {
@@ -13,9 +46,14 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['packages/*/tests/**/*.spec.ts'],
-    testTimeout: 20_000,
-    hookTimeout: 60_000,
+    // Stated for the quiet 2-core reference machine; a slower or busier one scales them.
+    testTimeout: scaleBudgetMs(20_000, machineSlowdown),
+    hookTimeout: scaleBudgetMs(60_000, machineSlowdown),
+    provide: { machineSlowdown },
+    projects: [
+      ...Object.entries(PROJECTS).map(([name, include]) => project(name, [include])),
+      project('integration', [`${specs}*.spec.ts`], Object.values(PROJECTS)),
+    ],
     coverage: {
       provider: 'v8',
       include: ['packages/*/src/**/*.ts'],

@@ -1,13 +1,12 @@
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { loadHarness } from '@dsh/core'
 import * as access from '@dsh/access'
 import * as fsLocal from '@dsh/fs-local'
+import { scratchDir } from '../../../test-support/temp-tree.js'
 
-const work = realpathSync(mkdtempSync(join(tmpdir(), 'access-plugin-')))
-afterAll(() => rmSync(work, { recursive: true, force: true }))
+const work = scratchDir('access-plugin')
 
 describe('the access plugin', () => {
   it('provides the policy from its config, with the session cwd as the default root', async () => {

@@ -1,16 +1,15 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { FsError, type FileSystem, type SpillStore } from '@dsh/core'
 import { createAccessPolicy } from '@dsh/access'
 import { createLocalFileSystem } from '@dsh/fs-local'
+import { scratchDir } from '../../../test-support/temp-tree.js'
 
-const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'access-policy-')))
+const scratch = scratchDir('access-policy')
 const work = join(scratch, 'work')
 const outside = join(scratch, 'outside')
 const spillRoot = join(scratch, 'spill')
-afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 beforeAll(() => {
   for (const [file, text] of Object.entries({
     'work/src/a.ts': 'a',

@@ -1,17 +1,18 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createLocalBash } from '@dsh/bash-local'
+import { budgetMs } from '../../../test-support/budget.js'
 import { bundleScript } from '../../../test-support/bundle.js'
 import { waitUntil } from '../../../test-support/processes.js'
+import { scratchDir } from '../../../test-support/temp-tree.js'
 import { ensureWatcher, holdGroup, killLiveGroups, releaseGroup } from '../src/lifeline.js'
 import { liveChildren, liveGroupMembers, stillAlive, waitForEmptyGroup } from './process-table.js'
 
-const scratch = mkdtempSync(join(tmpdir(), 'bash-local-lifeline-'))
+const scratch = scratchDir('bash-local-lifeline')
 const host = join(scratch, 'host.mjs')
 const fifo = join(scratch, 'fifo')
 let runs = 0
@@ -32,7 +33,6 @@ afterEach(() => {
     }
   }
 })
-afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
 /**
  * A host process running `prefix; echo $$ >pidfile; cat FIFO & sleep 300 & wait` (cat blocks opening
@@ -77,7 +77,7 @@ describe('ensureWatcher, holdGroup and releaseGroup', () => {
       holdGroup(2 ** 22 - 1)
       releaseGroup(2 ** 22 - 1)
     }
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await new Promise((resolve) => setTimeout(resolve, budgetMs(50)))
     expect(watchers()).toEqual([])
   })
 
@@ -92,14 +92,14 @@ describe('ensureWatcher, holdGroup and releaseGroup', () => {
     const [first] = watchers()
     process.kill(first!, 'SIGKILL')
     expect(await waitUntil(() => stillAlive([first!]).length === 0, 2_000)).toBe(true)
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await new Promise((resolve) => setTimeout(resolve, budgetMs(50)))
     const home = mkdtempSync(join(scratch, 'home-'))
     writeFileSync(join(home, '.bashrc'), `touch '${join(home, 'canary')}'\n`)
     const withHome = createLocalBash({ envSet: { HOME: home } })
     expect((await withHome.run(await withHome.resolve({ command: 'true' }))).exitCode).toBe(0)
     expect(watchers()).toHaveLength(1)
     expect(watchers()).not.toContain(first)
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    await new Promise((resolve) => setTimeout(resolve, budgetMs(200)))
     expect(existsSync(join(home, 'canary'))).toBe(false)
     running.abort()
     expect(await pending).toMatchObject({ stop: 'abort' })
@@ -113,7 +113,7 @@ describe('killLiveGroups', () => {
     holdGroup(2 ** 22 - 2) // no such group: its kill finds nothing
     releaseGroup(2 ** 22 - 2)
     killLiveGroups()
-    expect(await waitForEmptyGroup(child.pid!, 2_000)).toEqual([])
+    expect(await waitForEmptyGroup(child.pid!, budgetMs(2_000))).toEqual([])
     killLiveGroups() // a second call has nothing left to kill
   })
 
@@ -130,7 +130,7 @@ describe('the lifeline', () => {
       expect(children.length).toBeGreaterThanOrEqual(2)
       child.kill(signal)
       await once(child, 'exit')
-      expect(await waitForEmptyGroup(pgid, 2_000)).toEqual([])
+      expect(await waitForEmptyGroup(pgid, budgetMs(2_000))).toEqual([])
       expect(await waitUntil(() => stillAlive(children).length === 0, 2_000)).toBe(true)
     },
   )
@@ -138,11 +138,11 @@ describe('the lifeline', () => {
   it('ends the group when a second Ctrl-C kills the host during the kill grace', async () => {
     const { child, pgid } = await hostWithBlockedSearch('trap "" TERM')
     child.kill('SIGINT') // cancels the call: SIGTERM, which the whole group ignores, then a 60 s grace
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    await new Promise((resolve) => setTimeout(resolve, budgetMs(300)))
     expect(liveGroupMembers(pgid)).toHaveLength(3)
     child.kill('SIGINT')
     await once(child, 'exit')
-    expect(await waitForEmptyGroup(pgid, 2_000)).toEqual([])
+    expect(await waitForEmptyGroup(pgid, budgetMs(2_000))).toEqual([])
   })
 
   it('still ends a group when its watcher died and the next run started another', async () => {
@@ -154,10 +154,10 @@ describe('the lifeline', () => {
     writeFileSync(goFile, '')
     expect(await waitUntil(() => hostWatchers(child.pid!).length === 1, 5_000)).toBe(true)
     // The second run is over once its group is unlisted; the first group is what the new watcher must know of.
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    await new Promise((resolve) => setTimeout(resolve, budgetMs(200)))
     child.kill('SIGKILL')
     await once(child, 'exit')
-    expect(await waitForEmptyGroup(pgid, 2_000)).toEqual([])
+    expect(await waitForEmptyGroup(pgid, budgetMs(2_000))).toEqual([])
   })
 
   it('lets a host that ends normally exit at once, leaving neither its group nor its watcher behind', async () => {

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
+import { budgetMs } from '../../../test-support/budget.js'
 import { waitUntil } from '../../../test-support/processes.js'
 import { ProcessGroup } from '../src/process-group.js'
 import { liveGroupMembers, waitForEmptyGroup } from './process-table.js'
@@ -18,7 +19,7 @@ describe('ProcessGroup', () => {
     stopping.terminate()
     await new Promise((resolve) => setTimeout(resolve, 150))
     expect(liveGroupMembers(pgid)).toHaveLength(2)
-    expect(await waitForEmptyGroup(pgid, 2_000)).toEqual([])
+    expect(await waitForEmptyGroup(pgid, budgetMs(2_000))).toEqual([])
     stopping.finish()
   })
 
@@ -26,6 +27,6 @@ describe('ProcessGroup', () => {
     const pgid = await group('sleep 300 & wait')
     const finished = new ProcessGroup(pgid, 60_000)
     finished.finish()
-    expect(await waitForEmptyGroup(pgid, 1_000)).toEqual([])
+    expect(await waitForEmptyGroup(pgid, budgetMs(1_000))).toEqual([])
   })
 })

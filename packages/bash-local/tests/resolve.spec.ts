@@ -1,16 +1,16 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { BashRequest } from '@dsh/core'
 import { createLocalBash } from '@dsh/bash-local'
+import { scratchDir } from '../../../test-support/temp-tree.js'
 
-const scratch = mkdtempSync(join(tmpdir(), 'bash-local-resolve-'))
+const scratch = scratchDir('bash-local-resolve')
 mkdirSync(join(scratch, 'sub'))
 writeFileSync(join(scratch, 'file.txt'), 'x')
 symlinkSync('loop-b', join(scratch, 'loop-a'))
 symlinkSync('loop-a', join(scratch, 'loop-b'))
-afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
 const bash = createLocalBash({
   cwd: scratch,

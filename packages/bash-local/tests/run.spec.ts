@@ -1,15 +1,15 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { BashRequest, BashSpec } from '@dsh/core'
 import { createLocalBash } from '@dsh/bash-local'
+import { budgetMs } from '../../../test-support/budget.js'
+import { scratchDir } from '../../../test-support/temp-tree.js'
 import { firstLineNumber, liveGroupMembers, waitForEmptyGroup } from './process-table.js'
 
 const GRACE_MS = 200
 const bash = createLocalBash({ killGraceMs: GRACE_MS })
-const scratch = mkdtempSync(join(tmpdir(), 'bash-local-run-'))
-afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+const scratch = scratchDir('bash-local-run')
 
 async function run(request: BashRequest) {
   return bash.run(await bash.resolve(request))
@@ -82,8 +82,9 @@ describe('run', () => {
     expect(existsSync(join(scratch, 'canary'))).toBe(false)
   })
 
+  // Each limit leaves the shell time to print its group id first, however busy the machine.
   it('kills the whole group, grandchild included, on timeout', async () => {
-    const result = await run({ command: 'echo $$; sleep 300 & wait', timeoutMs: 150 })
+    const result = await run({ command: 'echo $$; sleep 300 & wait', timeoutMs: budgetMs(150) })
     expect(result).toMatchObject({ stop: 'timeout', exitCode: null, signal: 'SIGTERM' })
     expect(liveGroupMembers(firstLineNumber(result.stdout.text))).toEqual([])
   })
@@ -92,57 +93,62 @@ describe('run', () => {
     const controller = new AbortController()
     const spec = await bash.resolve({ command: 'echo $$; sleep 300 & wait', signal: controller.signal })
     expect(spec.signal).toBe(controller.signal)
-    setTimeout(() => controller.abort(), 150)
+    setTimeout(() => controller.abort(), budgetMs(150))
     const result = await bash.run(spec)
     expect(result).toMatchObject({ stop: 'abort', exitCode: null, signal: 'SIGTERM' })
     expect(liveGroupMembers(firstLineNumber(result.stdout.text))).toEqual([])
   })
 
   it('SIGKILLs a command that ignores SIGTERM once the grace has passed', async () => {
-    const result = await run({ command: 'trap "" TERM; echo $$; sleep 300', timeoutMs: 100 })
+    const limitMs = budgetMs(100)
+    const result = await run({ command: 'trap "" TERM; echo $$; sleep 300', timeoutMs: limitMs })
     expect(result).toMatchObject({ stop: 'timeout', exitCode: null, signal: 'SIGKILL' })
-    expect(result.durationMs).toBeGreaterThanOrEqual(100 + GRACE_MS - 5)
-    expect(result.durationMs).toBeLessThan(2_000)
+    expect(result.durationMs).toBeGreaterThanOrEqual(limitMs + GRACE_MS - 5)
+    expect(result.durationMs).toBeLessThan(budgetMs(2_000))
     expect(liveGroupMembers(firstLineNumber(result.stdout.text))).toEqual([])
   })
 
   it('returns when the shell exits although a background job holds the pipes, and stops the job', async () => {
-    const result = await run({ command: 'echo $$; sleep 300 &', timeoutMs: 10_000 })
+    const result = await run({ command: 'echo $$; sleep 300 &', timeoutMs: budgetMs(10_000) })
     expect(result).toMatchObject({ exitCode: 0, stop: 'exit' })
-    expect(result.durationMs).toBeLessThan(2_000)
+    expect(result.durationMs).toBeLessThan(budgetMs(2_000))
     expect(liveGroupMembers(firstLineNumber(result.stdout.text))).toEqual([])
   })
 
   it('leaves no background job behind that holds no pipe', async () => {
     const result = await run({ command: 'echo $$; trap "" TERM; sleep 300 >/dev/null 2>&1 &' })
     expect(result.exitCode).toBe(0)
-    expect(await waitForEmptyGroup(firstLineNumber(result.stdout.text), 1_000)).toEqual([])
+    expect(await waitForEmptyGroup(firstLineNumber(result.stdout.text), budgetMs(1_000))).toEqual([])
   })
 
   it('stops the group within a second once stdout passes its cap in kill mode', async () => {
-    const result = await run({ command: 'yes', stdoutMaxBytes: 1024, onStdoutOverflow: 'kill', timeoutMs: 10_000 })
+    const result = await run({ command: 'yes', stdoutMaxBytes: 1024, onStdoutOverflow: 'kill', timeoutMs: budgetMs(10_000) })
     expect(result).toMatchObject({ stop: 'overflow', signal: 'SIGTERM' })
     expect(result.stdout.text).toBe('y\n'.repeat(512))
     expect(result.stdout.truncated).toBe(true)
     expect(result.stdout.totalBytes).toBeGreaterThan(1024)
-    expect(result.durationMs).toBeLessThan(1_000)
+    expect(result.durationMs).toBeLessThan(budgetMs(1_000))
   })
 
-  it('drains 1 GiB of stdout and 256 MiB of stderr with bounded memory and exact totals', async () => {
-    const baseline = process.memoryUsage.rss()
-    let peak = baseline
-    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 20)
-    const result = await run({
-      command: 'yes | head -c 268435456 >&2 & yes | head -c 1073741824; wait',
-      stdoutMaxBytes: 1 << 20,
-      stderrMaxBytes: 1 << 16,
-    })
-    clearInterval(sampler)
-    expect(result.stdout).toMatchObject({ truncated: true, totalBytes: 2 ** 30 })
-    expect(result.stdout.text.length).toBe(1 << 20)
-    expect(result.stderr).toEqual({ text: 'y\n'.repeat(1 << 15), truncated: true, totalBytes: 2 ** 28 })
-    expect(peak - baseline).toBeLessThan(100 * 2 ** 20)
-  }, 30_000)
+  it(
+    'drains 1 GiB of stdout and 256 MiB of stderr with bounded memory and exact totals',
+    async () => {
+      const baseline = process.memoryUsage.rss()
+      let peak = baseline
+      const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 20)
+      const result = await run({
+        command: 'yes | head -c 268435456 >&2 & yes | head -c 1073741824; wait',
+        stdoutMaxBytes: 1 << 20,
+        stderrMaxBytes: 1 << 16,
+      })
+      clearInterval(sampler)
+      expect(result.stdout).toMatchObject({ truncated: true, totalBytes: 2 ** 30 })
+      expect(result.stdout.text.length).toBe(1 << 20)
+      expect(result.stderr).toEqual({ text: 'y\n'.repeat(1 << 15), truncated: true, totalBytes: 2 ** 28 })
+      expect(peak - baseline).toBeLessThan(100 * 2 ** 20)
+    },
+    budgetMs(30_000),
+  )
 })
 
 describe('run failures', () => {

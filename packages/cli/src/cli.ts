@@ -1,7 +1,6 @@
 // runCli: one `dsh` command line, from argv to exit status, printing exactly the model-facing text.
 import { readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
-import type { Readable, Writable } from 'node:stream'
 import {
   HarnessError,
   stderrLogger,
@@ -14,6 +13,7 @@ import {
 } from '@dsh/core'
 import { readBuiltinArgs, type BuiltinArgs } from './builtin-args.js'
 import { catalogPlugin, readCatalogFile } from './catalog-file.js'
+import { EXIT, type CliIo } from './cli-io.js'
 import { readCommandLine, UsageError, type CommandLine } from './command-line.js'
 import { createDshHarness, type ToolSet } from './harness.js'
 import { readSearchCardBundle, renderHtmlPage } from './html.js'
@@ -24,20 +24,6 @@ import { readToolArgs } from './tool-args.js'
 import { runToolSearchCommand } from './tool-search-command.js'
 import { toolShape, type ToolShape } from './tool-shape.js'
 import { BUILTIN_COMMANDS, builtinUsage, globalUsage, toolUsage, type BuiltinCommand } from './usage.js'
-
-/** Where the CLI writes and what it knows of its process. */
-export interface CliIo {
-  stdout: { write(text: string): unknown }
-  stderr: { write(text: string): unknown }
-  /** The process cwd: what `--cwd`, `--config` and `--spill-dir` are relative to. */
-  cwd: string
-  version: string
-  /** The byte streams `dsh mcp` speaks JSON-RPC over: the process's own, or a test's. */
-  stdio: { stdin: Readable; stdout: Writable }
-}
-
-/** Exit statuses (the contract in the README). */
-export const EXIT = { ok: 0, toolError: 1, usage: 2, interrupted: 130 } as const
 
 /**
  * Runs one `dsh` command line and returns its exit status; never throws for bad input. Ctrl-C,

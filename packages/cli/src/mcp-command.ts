@@ -1,7 +1,7 @@
 // `dsh mcp [--upstream FILE] [--http HOST:PORT]`: the harness served on stdio or HTTP, in front of the MCP servers FILE lists.
 import { readFile, stat } from 'node:fs/promises'
 import { errorMessage, type Harness, type Logger } from '@dsh/core'
-import type { CliIo } from './cli.js'
+import type { CliIo } from './cli-io.js'
 import { UsageError } from './command-line.js'
 
 /** What `dsh mcp` runs with. */

@@ -1,7 +1,7 @@
 // `dsh tool-search QUERY`: one tool_search call, as a model would make it, printed for a person or a program.
 import type { ToolResult, ToolRegistry } from '@dsh/core'
 import type { ScoredTool, TermEvidence, ToolSearchValue } from '@dsh/tool-search'
-import type { CliIo } from './cli.js'
+import { EXIT, type CliIo } from './cli-io.js'
 import type { CommonOptions } from './command-line.js'
 
 /** What the command runs with. */
@@ -44,7 +44,7 @@ export async function runToolSearchCommand(
     const lines = run.explain && value.mode === 'keywords' ? value.matches.map(explainMatch) : []
     io.stdout.write([result.content, ...lines].map((line) => `${line}\n`).join(''))
   }
-  return result.isError ? 1 : 0
+  return result.isError ? EXIT.toolError : EXIT.ok
 }
 
 /** The value as printed: a keyword match's terms only when asked for, since they outweigh the rest. */

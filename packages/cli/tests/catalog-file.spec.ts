@@ -1,11 +1,10 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { CATALOG_MAX_BYTES, CATALOG_MAX_TOOLS, parseCatalog, readCatalogFile } from '../src/catalog-file.js'
-import { tempDir } from './io.js'
+import { scratchDir } from './io.js'
 
-const dir = tempDir('catalog-file')
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const dir = scratchDir('catalog-file')
 
 function file(name: string, content: string | Buffer): string {
   const path = join(dir, name)

@@ -2,19 +2,16 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { ToolListing } from '@dsh/core'
 import { EXIT } from '@dsh/cli'
 import { formatToolList } from '../src/cli.js'
 import { writeBlockingRg } from '../../../test-support/blocking-rg.js'
-import { dsh, processesMentioning, tempDir, waitUntil, writeTree } from './io.js'
+import { budgetMs, dsh, processesMentioning, scratchDir, tempDir, waitUntil, writeTree } from './io.js'
 
-const tree = tempDir('tree')
-const spill = tempDir('spill')
-const configs = tempDir('configs')
-afterAll(() => {
-  for (const dir of [tree, spill, configs]) rmSync(dir, { recursive: true, force: true })
-})
+const tree = scratchDir('tree')
+const spill = scratchDir('spill')
+const configs = scratchDir('configs')
 beforeAll(() => {
   writeTree(tree, {
     'a.txt': 'needle one\n',
@@ -550,7 +547,7 @@ describe('mcp', () => {
     const done = dsh(['--spill-dir', spill, 'mcp', ...argv], tree, { stdio: { stdin, stdout } })
     for (const message of messages) stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`)
     // Let the server answer before its stdin closes.
-    const deadline = Date.now() + 10_000
+    const deadline = Date.now() + budgetMs(10_000)
     while (replies.split('\n').filter(Boolean).length < messages.filter((m) => 'id' in m).length && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 10))
     }

@@ -1,11 +1,9 @@
-import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createDshHarness, DSH_PLUGINS } from '@dsh/cli'
-import { tempDir } from './io.js'
+import { scratchDir } from './io.js'
 
-const spill = tempDir('harness-spill')
-afterAll(() => rmSync(spill, { recursive: true, force: true }))
+const spill = scratchDir('harness-spill')
 
 describe('createDshHarness', () => {
   it('loads the providers before the tools that use them', async () => {
@@ -36,11 +34,8 @@ describe('createDshHarness', () => {
 })
 
 describe('createDshHarness roots', () => {
-  const cwd = tempDir('harness-roots')
-  const other = tempDir('harness-other')
-  afterAll(() => {
-    for (const dir of [cwd, other]) rmSync(dir, { recursive: true, force: true })
-  })
+  const cwd = scratchDir('harness-roots')
+  const other = scratchDir('harness-other')
   const allowed = async (options: Parameters<typeof createDshHarness>[0], path: string) =>
     (await createDshHarness(options))
       .get('access')!

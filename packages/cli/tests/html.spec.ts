@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto'
-import { rmSync } from 'node:fs'
 import { runInNewContext } from 'node:vm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { SearchResultView, ToolResult } from '@dsh/core'
 import { EXIT } from '@dsh/cli'
 import { escapeHtml, jsonInHtml, readSearchCardBundle, renderHtmlPage, scriptSafe } from '../src/html.js'
-import { dsh, tempDir, writeTree } from './io.js'
+import { dsh, scratchDir, writeTree } from './io.js'
 
 const XSS = '</script><img src=x onerror=alert(1)><!--<script>'
 const view: SearchResultView = {
@@ -97,9 +96,8 @@ describe('renderHtmlPage', () => {
 })
 
 describe('dsh --format html', () => {
-  const tree = tempDir('html')
+  const tree = scratchDir('html')
   beforeAll(() => writeTree(tree, { 'a.ts': `const a = 1 // TODO\n${XSS} TODO\n`, 'sub/b.md': 'TODO two\n' }))
-  afterAll(() => rmSync(tree, { recursive: true, force: true }))
 
   it('reads the card bundle @dsh/search-card ships, which defines the element', async () => {
     const bundle = await readSearchCardBundle()

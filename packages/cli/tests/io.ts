@@ -24,5 +24,6 @@ export async function dsh(argv: readonly string[], cwd: string, overrides: Parti
   return { code, stdout, stderr }
 }
 
+export { budgetMs } from '../../../test-support/budget.js'
 export { processesMentioning, waitUntil } from '../../../test-support/processes.js'
-export { tempDir, writeTree } from '../../../test-support/temp-tree.js'
+export { scratchDir, tempDir, writeTree } from '../../../test-support/temp-tree.js'

@@ -1,16 +1,13 @@
 // `dsh --profile claude-code` and its config: Claude Code's tools, their schemas, and grep's flags from Grep's schema.
-import { rmSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { ToolListing } from '@dsh/core'
 import { EXIT } from '@dsh/cli'
-import { dsh, tempDir, writeTree } from './io.js'
+import { dsh, scratchDir, writeTree } from './io.js'
 
-const tree = tempDir('profile')
-const spill = tempDir('profile-spill')
-afterAll(() => {
-  for (const dir of [tree, spill]) rmSync(dir, { recursive: true, force: true })
-})
+const tree = scratchDir('profile')
+const spill = scratchDir('profile-spill')
 beforeAll(() => {
   writeTree(tree, { 'a.ts': 'one\nNeedle\nthree\n', 'b.js': 'needle\n', 'c.md': 'x\n' })
   writeFileSync(

@@ -1,15 +1,14 @@
 // `dsh tool-search` against catalog files: what an agent builder sees of how their catalog ranks.
-import { rmSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { EXIT } from '@dsh/cli'
 import { CATALOG_ROWS } from '../../tool-search/tests/catalog.js'
-import { dsh, tempDir } from './io.js'
+import { dsh, scratchDir } from './io.js'
 
-const dir = tempDir('tool-search-command')
+const dir = scratchDir('tool-search-command')
 const catalog = join(dir, 'catalog.json')
 beforeAll(() => writeFileSync(catalog, JSON.stringify(CATALOG_ROWS)))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const run = (argv: readonly string[]) => dsh(['tool-search', ...argv], dir)
 

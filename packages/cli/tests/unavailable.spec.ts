@@ -1,17 +1,17 @@
 // dsh where no ripgrep runs: glob and grep exist but are withheld, and saying so is the answer.
-import { rmSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { EXIT } from '@dsh/cli'
-import { dsh, tempDir, writeTree } from './io.js'
+import { dsh, scratchDir, writeTree } from './io.js'
 
 // No packaged rg, as on a platform @vscode/ripgrep ships no binary for.
 vi.mock('@vscode/ripgrep', () => {
   throw new Error('Could not find the @vscode/ripgrep binary for this platform')
 })
 
-const tree = tempDir('unavailable')
-const spill = tempDir('unavailable-spill')
+const tree = scratchDir('unavailable')
+const spill = scratchDir('unavailable-spill')
 const config = join(tree, 'no-rg.json')
 beforeAll(() => {
   writeTree(tree, { 'a.txt': 'needle\n' })
@@ -20,9 +20,6 @@ beforeAll(() => {
     config,
     JSON.stringify({ 'tool-fs-search': { rgPath: '/nonexistent/rg' }, 'bash-local': { envSet: { PATH: '/nonexistent' } } }),
   )
-})
-afterAll(() => {
-  for (const dir of [tree, spill]) rmSync(dir, { recursive: true, force: true })
 })
 
 const run = (argv: readonly string[]) => dsh(['--spill-dir', spill, '--config', config, ...argv], tree)

@@ -1,12 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { asPlugin, loadHarness } from '@dsh/core'
 import * as fsLocal from '@dsh/fs-local'
+import { scratchDir } from '../../../test-support/temp-tree.js'
 
-const scratch = mkdtempSync(join(tmpdir(), 'fs-local-plugin-'))
-afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+const scratch = scratchDir('fs-local-plugin')
 
 describe('the fs-local plugin', () => {
   it('is a namespace plugin: name, inject, Config, apply and no default export', () => {

@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { scratchDir } from '../../../test-support/temp-tree.js'
 import { realPath, statPath } from '../src/stat.js'
 
-const scratch = mkdtempSync(join(tmpdir(), 'fs-local-stat-'))
-afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+const scratch = scratchDir('fs-local-stat')
 
 describe('statPath', () => {
   const path = join(scratch, 'five.txt')

@@ -1,14 +1,14 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { InMemoryTransport, type ResourceLink } from '@modelcontextprotocol/client'
 import { Server } from '@modelcontextprotocol/server'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import * as bashLocal from '@dsh/bash-local'
 import { loadHarness } from '@dsh/core'
 import { createDshMcpServer } from '@dsh/mcp'
 import * as spillLocal from '@dsh/spill-local'
 import * as toolFsSearch from '@dsh/tool-fs-search'
+import { scratchDir } from '../../../test-support/temp-tree.js'
 import { connect, silentLogger, testHarness } from './fixtures.js'
 
 describe('createDshMcpServer', () => {
@@ -27,11 +27,8 @@ describe('createDshMcpServer', () => {
 })
 
 describe('the dsh harness over MCP (real bash-local and rg)', () => {
-  const tree = mkdtempSync(join(tmpdir(), 'dsh-mcp-tree-'))
-  const spill = mkdtempSync(join(tmpdir(), 'dsh-mcp-spill-'))
-  afterAll(() => {
-    for (const dir of [tree, spill]) rmSync(dir, { recursive: true, force: true })
-  })
+  const tree = scratchDir('mcp-tree')
+  const spill = scratchDir('mcp-spill')
 
   it('greps past its cap, links the spilled result, and resources/read returns all of it', async () => {
     writeFileSync(join(tree, 'a.txt'), Array.from({ length: 5 }, (_, i) => `needle ${i + 1}\n`).join(''))

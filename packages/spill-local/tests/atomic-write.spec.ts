@@ -1,11 +1,10 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { scratchDir } from '../../../test-support/temp-tree.js'
 import { writeFileAtomic } from '../src/atomic-write.js'
 
-const scratch = mkdtempSync(join(tmpdir(), 'spill-local-write-'))
-afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+const scratch = scratchDir('spill-local-write')
 
 describe('writeFileAtomic', () => {
   it('writes the whole text with mode 0600 and leaves no temp file', async () => {

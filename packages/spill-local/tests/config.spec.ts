@@ -1,10 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { Config, createLocalSpillStore, type LocalSpillOptions } from '@dsh/spill-local'
+import { scratchDir } from '../../../test-support/temp-tree.js'
 
-const scratch = mkdtempSync(join(tmpdir(), 'spill-local-config-'))
+const scratch = scratchDir('spill-local-config')
 const saved = { XDG_STATE_HOME: process.env.XDG_STATE_HOME, HOME: process.env.HOME }
 afterEach(() => {
   for (const [name, value] of Object.entries(saved)) {
@@ -12,7 +11,6 @@ afterEach(() => {
     else process.env[name] = value
   }
 })
-afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
 const request = { owner: 's', source: { toolName: 'grep', callId: 'c', label: 'result' }, text: 't', filename: 'f.txt' }
 

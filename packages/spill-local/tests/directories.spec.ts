@@ -1,24 +1,12 @@
-import {
-  chmodSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { SpillSaveRequest } from '@dsh/core'
 import { createLocalSpillStore } from '@dsh/spill-local'
+import { scratchDir } from '../../../test-support/temp-tree.js'
 import { ensureOwnerDir, makeDirectory, OWNER_MARKER } from '../src/directories.js'
 
-const scratch = mkdtempSync(join(tmpdir(), 'spill-local-dirs-'))
-afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+const scratch = scratchDir('spill-local-dirs')
 
 const request = (owner: string): SpillSaveRequest => ({
   owner,

@@ -1,13 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { loadHarness, type Logger } from '@dsh/core'
 import * as spillLocal from '@dsh/spill-local'
+import { scratchDir } from '../../../test-support/temp-tree.js'
 
 const quiet: Logger = { warn: vi.fn(), info: vi.fn() }
-const root = mkdtempSync(join(tmpdir(), 'spill-local-plugin-'))
-afterAll(() => rmSync(root, { recursive: true, force: true }))
+const root = scratchDir('spill-local-plugin')
 
 describe('the spill-local plugin', () => {
   it('provides a working spillStore through the real loader', async () => {

@@ -1,13 +1,12 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createLocalSpillStore } from '@dsh/spill-local'
+import { scratchDir } from '../../../test-support/temp-tree.js'
 import { OWNER_MARKER } from '../src/directories.js'
 import { pruneOwnerDir } from '../src/prune.js'
 
-const scratch = mkdtempSync(join(tmpdir(), 'spill-local-prune-'))
-afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+const scratch = scratchDir('spill-local-prune')
 
 const NOW = Date.parse('2030-01-01T00:00:00Z')
 const MINUTE = 60_000

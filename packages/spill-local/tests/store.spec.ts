@@ -11,19 +11,19 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { dirname, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { SpillSaveRequest } from '@dsh/core'
 import { createLocalSpillStore } from '@dsh/spill-local'
+import { budgetMs } from '../../../test-support/budget.js'
 import { bundleScript } from '../../../test-support/bundle.js'
+import { scratchDir } from '../../../test-support/temp-tree.js'
 
 const execFileAsync = promisify(execFile)
 
-const scratch = mkdtempSync(join(tmpdir(), 'spill-local-store-'))
-afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+const scratch = scratchDir('spill-local-store')
 let rootCount = 0
 const freshRoot = (): string => join(scratch, `root-${++rootCount}`)
 
@@ -111,16 +111,20 @@ describe('saveText', () => {
     saved.forEach((s, i) => expect(readFileSync(s.locator, 'utf8')).toBe(texts[i]))
   })
 
-  it('keeps every locator of saves from 10 processes at once under a budget they overrun together', async () => {
-    const root = freshRoot()
-    const script = join(scratch, 'child-saver.mjs')
-    await bundleScript(fileURLToPath(new URL('./child-saver.ts', import.meta.url)), script)
-    const options = JSON.stringify({ root, maxBytesPerOwner: 1_000 })
-    const runs = Array.from({ length: 10 }, () => execFileAsync(process.execPath, [script, options, 'cli', '10'], { encoding: 'utf8' }))
-    const locators = (await Promise.all(runs)).flatMap(({ stdout }) => JSON.parse(stdout) as string[])
-    expect(locators).toHaveLength(100)
-    for (const locator of locators) expect(existsSync(locator), locator).toBe(true)
-  }, 30_000)
+  it(
+    'keeps every locator of saves from 10 processes at once under a budget they overrun together',
+    async () => {
+      const root = freshRoot()
+      const script = join(scratch, 'child-saver.mjs')
+      await bundleScript(fileURLToPath(new URL('./child-saver.ts', import.meta.url)), script)
+      const options = JSON.stringify({ root, maxBytesPerOwner: 1_000 })
+      const runs = Array.from({ length: 10 }, () => execFileAsync(process.execPath, [script, options, 'cli', '10'], { encoding: 'utf8' }))
+      const locators = (await Promise.all(runs)).flatMap(({ stdout }) => JSON.parse(stdout) as string[])
+      expect(locators).toHaveLength(100)
+      for (const locator of locators) expect(existsSync(locator), locator).toBe(true)
+    },
+    budgetMs(30_000),
+  )
 
   it('fails with SPILL_WRITE_FAILED, keeping the cause, when the root cannot be created', async () => {
     const blocker = join(scratch, 'a-file')

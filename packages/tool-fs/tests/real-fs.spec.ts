@@ -1,16 +1,15 @@
 // read end to end: the real loader, the real fs-local provider and real files in a temp directory.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { loadHarness, type Harness, type ToolResult } from '@dsh/core'
 import * as access from '@dsh/access'
 import * as fsLocal from '@dsh/fs-local'
 import { createLocalSpillStore } from '@dsh/spill-local'
 import * as toolFs from '@dsh/tool-fs'
+import { scratchDir } from '../../../test-support/temp-tree.js'
 
-const tree = mkdtempSync(join(tmpdir(), 'tool-fs-real-'))
-afterAll(() => rmSync(tree, { recursive: true, force: true }))
+const tree = scratchDir('tool-fs-real')
 
 let harness: Harness
 beforeAll(async () => {

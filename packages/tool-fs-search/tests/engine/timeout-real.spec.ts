@@ -100,14 +100,22 @@ describe('a search stopped by its timeout returns what rg printed', () => {
     expect(result.value).toMatchObject({ mode: output_mode, total: output_mode === 'content' ? 50 : 25 })
   })
 
-  it("a caller's cancellation of a search that will not finish is still SEARCH_ABORTED, with nothing left running", async () => {
+  it("a caller's cancellation of a search that will not finish is still an abort, not a partial result, with nothing left running", async () => {
     const harness = await stoppingHarness(listing, () => false)
     const controller = new AbortController()
     const pending = call(harness, 'grep', { pattern: 'needle' }, { signal: controller.signal })
     // Cancelled while rg runs or waits: either way the search has not finished.
     while (processesMentioning(listing).length === 0) await new Promise((resolve) => setTimeout(resolve, 20))
     controller.abort()
-    expect(await pending).toMatchObject({ isError: true, errorCode: 'SEARCH_ABORTED', content: expect.stringMatching(/was cancelled/) })
+    // SEARCH_ABORTED, or TOOL_ABORTED when killing rg's group outlasts the registry's 50 ms settle grace, as on a busy machine.
+    expect(await pending).toMatchObject({
+      isError: true,
+      errorCode: expect.stringMatching(/^(SEARCH|TOOL)_ABORTED$/),
+      content: expect.stringMatching(/was cancelled/),
+    })
+    // The registry may answer before the group is gone: the kill is under way, not done.
+    const gone = Date.now() + 10_000
+    while (processesMentioning(listing).length > 0 && Date.now() < gone) await new Promise((resolve) => setTimeout(resolve, 20))
     expect(processesMentioning(listing)).toEqual([])
   })
 })

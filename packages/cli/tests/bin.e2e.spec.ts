@@ -1,22 +1,19 @@
 // The installed `dsh` as a user runs it: node_modules/.bin/dsh, a real process, its exit status and streams.
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { processesMentioning, tempDir, waitUntil, writeTree } from './io.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { budgetMs, processesMentioning, scratchDir, tempDir, waitUntil, writeTree } from './io.js'
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url))
 const bin = join(repo, 'node_modules', '.bin', 'dsh')
 const built = join(repo, 'packages', 'cli', 'dist', 'bin.js')
 const { version } = JSON.parse(readFileSync(join(repo, 'packages', 'cli', 'package.json'), 'utf8')) as { version: string }
 
-const tree = tempDir('bin')
-const spill = tempDir('bin-spill')
+const tree = scratchDir('bin')
+const spill = scratchDir('bin-spill')
 beforeAll(() => writeTree(tree, { 'a.txt': 'needle\n-foo\n', 'sub/b.txt': 'one needle\ntwo\n' }))
-afterAll(() => {
-  for (const dir of [tree, spill]) rmSync(dir, { recursive: true, force: true })
-})
 
 function dshProcess(...argv: string[]) {
   return dshWith({}, ...argv)
@@ -27,7 +24,7 @@ function dshWith(env: NodeJS.ProcessEnv, ...argv: string[]) {
   const run = spawnSync(bin, ['--spill-dir', spill, ...argv], {
     cwd: tree,
     encoding: 'utf8',
-    timeout: 15_000,
+    timeout: budgetMs(15_000),
     env: { ...process.env, ...env },
   })
   return { code: run.status, stdout: run.stdout, stderr: run.stderr }
@@ -141,7 +138,10 @@ describe('node_modules/.bin/dsh', () => {
 
   it('in a deleted working directory prints one line and exits 1, with no stack trace', () => {
     const gone = tempDir('bin-gone')
-    const run = spawnSync('sh', ['-c', 'cd "$1" && rmdir "$1" && exec "$2" --help', 'sh', gone, bin], { encoding: 'utf8', timeout: 15_000 })
+    const run = spawnSync('sh', ['-c', 'cd "$1" && rmdir "$1" && exec "$2" --help', 'sh', gone, bin], {
+      encoding: 'utf8',
+      timeout: budgetMs(15_000),
+    })
     expect(run.status).toBe(1)
     expect(run.stdout).toBe('')
     expect(run.stderr).toBe(
@@ -150,7 +150,11 @@ describe('node_modules/.bin/dsh', () => {
   })
 
   it.each([['--help'], ['grep', 'needle']])('writing %j to a full device prints one line and exits 1', (...argv) => {
-    const run = spawnSync('sh', ['-c', 'exec "$@" > /dev/full', 'sh', bin, ...argv], { cwd: tree, encoding: 'utf8', timeout: 15_000 })
+    const run = spawnSync('sh', ['-c', 'exec "$@" > /dev/full', 'sh', bin, ...argv], {
+      cwd: tree,
+      encoding: 'utf8',
+      timeout: budgetMs(15_000),
+    })
     expect(run.status).toBe(1)
     expect(run.stderr).toBe('dsh: cannot write the output: ENOSPC: no space left on device, write\n')
   })
@@ -175,6 +179,6 @@ describe('node_modules/.bin/dsh', () => {
       expect(stderr).toMatch(/cancelled/)
       expect(await waitUntil(() => processesMentioning(fifo).length === 0, 2000)).toBe(true)
     },
-    40_000,
+    budgetMs(40_000),
   )
 })

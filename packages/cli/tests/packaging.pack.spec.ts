@@ -1,18 +1,17 @@
 // The packages as a consumer receives them: packed tarballs, linted, installed into a fresh TypeScript
 // project that runs the README's library example, and installed globally as the `dsh` command.
 import { execFile, execFileSync, spawnSync } from 'node:child_process'
-import { mkdirSync, readdirSync, readFileSync, rmSync, utimesSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, utimesSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { tempDir, writeTree } from './io.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { budgetMs, scratchDir, writeTree } from './io.js'
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url))
 const bin = (name: string) => join(repo, 'node_modules', '.bin', name)
 const run = promisify(execFile)
-const work = tempDir('packaging')
-afterAll(() => rmSync(work, { recursive: true, force: true }))
+const work = scratchDir('packaging')
 
 // `npm test` sets npm_config_* (the repo's prefix among them): a nested npm must not inherit them.
 const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.toLowerCase().startsWith('npm_')))
@@ -39,7 +38,7 @@ beforeAll(() => {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   packed = JSON.parse(json.slice(json.indexOf('['))) as Packed[]
-}, 120_000)
+}, budgetMs(120_000))
 
 const workspaces = readdirSync(join(repo, 'packages')).map((dir) => ({
   dir,
@@ -92,19 +91,23 @@ describe('each package is publishable', () => {
     }
   })
 
-  it('publint --strict and attw (esm-only) find nothing wrong in any tarball', async () => {
-    const checks = packed.flatMap((p) => [
-      run(bin('publint'), ['run', '--strict', tarball(p)], { env }).then(({ stdout }) => [p.name, 'publint', stdout] as const),
-      run(bin('attw'), [tarball(p), '--profile', 'esm-only', '--format', 'ascii', '--no-emoji', '--no-color'], { env }).then(
-        ({ stdout }) => [p.name, 'attw', stdout] as const,
-      ),
-    ])
-    // Either tool exits non-zero on a problem, which rejects with its output.
-    for (const [name, tool, stdout] of await Promise.all(checks)) {
-      if (tool === 'publint') expect(stdout, name).toMatch(/All good!/)
-      else expect(stdout, name).toMatch(/node16 \(from ESM\): OK \(ESM\)\nbundler: OK/)
-    }
-  }, 120_000)
+  it(
+    'publint --strict and attw (esm-only) find nothing wrong in any tarball',
+    async () => {
+      const checks = packed.flatMap((p) => [
+        run(bin('publint'), ['run', '--strict', tarball(p)], { env }).then(({ stdout }) => [p.name, 'publint', stdout] as const),
+        run(bin('attw'), [tarball(p), '--profile', 'esm-only', '--format', 'ascii', '--no-emoji', '--no-color'], { env }).then(
+          ({ stdout }) => [p.name, 'attw', stdout] as const,
+        ),
+      ])
+      // Either tool exits non-zero on a problem, which rejects with its output.
+      for (const [name, tool, stdout] of await Promise.all(checks)) {
+        if (tool === 'publint') expect(stdout, name).toMatch(/All good!/)
+        else expect(stdout, name).toMatch(/node16 \(from ESM\): OK \(ESM\)\nbundler: OK/)
+      }
+    },
+    budgetMs(120_000),
+  )
 })
 
 /** The ```ts blocks of a markdown file. */
@@ -133,18 +136,22 @@ describe('a TypeScript project that installs the tarballs', () => {
     })
     utimesSync(join(project, 'src', 'a.ts'), 1_700_000_000, 1_700_000_000)
     await run('npm', [...npmInstall, ...packed.map(tarball), 'zod@^4', 'typescript@5.9', '@types/node@20'], { cwd: project, env })
-  }, 180_000)
+  }, budgetMs(180_000))
 
   it('holds one copy of zod, however many packages peer on it', () => {
     const copies = execFileSync('find', [join(project, 'node_modules'), '-path', '*/node_modules/zod/package.json'], { encoding: 'utf8' })
     expect(copies.trim().split('\n')).toEqual([join(project, 'node_modules', 'zod', 'package.json')])
   })
 
-  it('type-checks every README example (nodenext, skipLibCheck off) and runs the library example', async () => {
-    await run(join(project, 'node_modules', '.bin', 'tsc'), ['-p', project], { cwd: project, env })
-    const { stdout } = await run(process.execPath, [join(project, 'out', 'library.js')], { cwd: project, env })
-    expect(stdout).toBe('2 TODO lines; the first: src/a.ts:1\nnewest .ts file: src/b.ts\n')
-  }, 120_000)
+  it(
+    'type-checks every README example (nodenext, skipLibCheck off) and runs the library example',
+    async () => {
+      await run(join(project, 'node_modules', '.bin', 'tsc'), ['-p', project], { cwd: project, env })
+      const { stdout } = await run(process.execPath, [join(project, 'out', 'library.js')], { cwd: project, env })
+      expect(stdout).toBe('2 TODO lines; the first: src/a.ts:1\nnewest .ts file: src/b.ts\n')
+    },
+    budgetMs(120_000),
+  )
 })
 
 describe('dsh installed globally from the tarballs', () => {
@@ -156,7 +163,7 @@ describe('dsh installed globally from the tarballs', () => {
   beforeAll(async () => {
     writeTree(tree, { 'a.txt': 'needle\n', 'sub/b.txt': 'needle again\n' })
     await run('npm', [...npmInstall, '--global', '--prefix', prefix, ...packed.map(tarball)], { cwd: work, env })
-  }, 180_000)
+  }, budgetMs(180_000))
 
   /** Runs the installed `dsh` from `/`, far from any project. */
   const dsh = (...argv: string[]) => {
@@ -164,7 +171,7 @@ describe('dsh installed globally from the tarballs', () => {
       cwd: '/',
       env: { ...env, PATH },
       encoding: 'utf8',
-      timeout: 30_000,
+      timeout: budgetMs(30_000),
     })
     return { code: result.status, stdout: result.stdout, stderr: result.stderr }
   }
@@ -211,7 +218,7 @@ describe('dsh installed globally from the tarballs', () => {
       env: { ...env, PATH },
       input: messages.map((m) => `${JSON.stringify(m)}\n`).join(''),
       encoding: 'utf8',
-      timeout: 30_000,
+      timeout: budgetMs(30_000),
     })
     expect(result.status).toBe(0)
     const replies = result.stdout

@@ -2,6 +2,7 @@ import { Client, InMemoryTransport, type Root } from '@modelcontextprotocol/clie
 import { Server } from '@modelcontextprotocol/server'
 import { afterEach, describe, expect, it } from 'vitest'
 import { followClientRoots, type SessionCwd } from '../src/session-cwd.js'
+import { budgetMs } from '../../../test-support/budget.js'
 import { connect, requestMethods, silentLogger, testHarness, waitUntil, type Connection } from './fixtures.js'
 
 let connection: Connection | undefined
@@ -122,7 +123,7 @@ describe('followClientRoots', () => {
     expect(await cwd.current(new AbortController().signal)).toBe('/newer')
     answers[0]!([root('/older')])
     // Let the older answer arrive: it is the one that must not win.
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await new Promise((resolve) => setTimeout(resolve, budgetMs(50)))
     expect(await cwd.current(new AbortController().signal)).toBe('/newer')
     await client.close()
   })

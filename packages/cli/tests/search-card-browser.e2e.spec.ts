@@ -1,12 +1,12 @@
 // The search card in a real browser: headless Debian chromium, driven by playwright-core, opens the page
 // `dsh grep --format html` printed for a real search, and a person's clicks and keys are played on it.
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { tempDir, writeTree } from './io.js'
+import { budgetMs, scratchDir, writeTree } from './io.js'
 
 const repo = new URL('../../../', import.meta.url).pathname
 const bin = join(repo, 'packages', 'cli', 'bin', 'dsh.js')
@@ -15,8 +15,8 @@ const CHROMIUM = '/usr/bin/chromium'
 const artifacts = join(repo, 'test-artifacts')
 
 const XSS_LINE = '</script><img src=x onerror=alert(1)> // TODO: escape this'
-const tree = tempDir('card-tree')
-const work = tempDir('card-work')
+const tree = scratchDir('card-tree')
+const work = scratchDir('card-work')
 let browser: Browser
 
 beforeAll(async () => {
@@ -30,11 +30,10 @@ beforeAll(async () => {
   writeFileSync(join(work, 'capped.json'), JSON.stringify({ 'tool-fs-search': { grepMaxMatches: 6 } }))
   mkdirSync(artifacts, { recursive: true })
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu'] })
-}, 60_000)
+}, budgetMs(60_000))
 
 afterAll(async () => {
   await browser?.close()
-  for (const dir of [tree, work]) rmSync(dir, { recursive: true, force: true })
 })
 
 /** Runs the built `dsh` with `argv` in the tree and saves the page it prints. */
@@ -50,6 +49,8 @@ function savePage(name: string, ...argv: string[]): string {
 /** Opens a saved page, recording every dialog, every request beyond the page itself, and each dsh-select. */
 async function open(file: string, colorScheme: 'light' | 'dark' = 'light') {
   const page = await browser.newPage({ colorScheme, viewport: { width: 860, height: 560 } })
+  // Playwright's own default (30 s) is a quiet machine's; a busy one gets as much longer as it is slower.
+  page.setDefaultTimeout(budgetMs(30_000))
   const dialogs: string[] = []
   const requests: string[] = []
   page.on('dialog', (dialog) => {
@@ -94,7 +95,7 @@ describe('<dsh-search-card> in chromium, from dsh grep --format html', () => {
     expect(await page.locator('dsh-search-card .line .text').innerText()).toBe(`const sample = '${XSS_LINE}'`)
     expect(await page.locator('img').count()).toBe(0)
     // A moment for an image error handler that would have fired.
-    await page.waitForTimeout(300)
+    await page.waitForTimeout(budgetMs(300))
     expect(dialogs).toEqual([])
     await page.close()
   })

@@ -1,20 +1,17 @@
 // `dsh mcp --upstream FILE`: in process through the official client, and as the built command a host spawns.
-import { rmSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
 import { Client, StreamableHTTPClientTransport, type Tool } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { EXIT } from '@dsh/cli'
 import { NOTES_SCRIPT } from '../../mcp/tests/upstream/servers.js'
-import { dsh, processesMentioning, tempDir, waitUntil, writeTree } from './io.js'
+import { budgetMs, dsh, processesMentioning, scratchDir, waitUntil, writeTree } from './io.js'
 
-const dir = tempDir('mcp-upstream')
-const spill = tempDir('mcp-upstream-spill')
-afterAll(() => {
-  for (const d of [dir, spill]) rmSync(d, { recursive: true, force: true })
-})
+const dir = scratchDir('mcp-upstream')
+const spill = scratchDir('mcp-upstream-spill')
 const repo = new URL('../../../', import.meta.url).pathname
 const bin = join(repo, 'packages', 'cli', 'bin', 'dsh.js')
 
@@ -33,7 +30,7 @@ const names = (tools: readonly Tool[]) => tools.map((t) => t.name)
 
 /** Waits until tool_search's description names the notes server's tools: the upstream is connected. */
 async function untilConnected(client: Client): Promise<void> {
-  const deadline = Date.now() + 20_000
+  const deadline = Date.now() + budgetMs(20_000)
   for (;;) {
     const search = (await client.listTools()).tools.find((t) => t.name === 'tool_search')
     if (search?.description?.includes('mcp__notes__add_note') === true) return
