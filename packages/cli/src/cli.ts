@@ -15,6 +15,7 @@ import { readBuiltinArgs, type BuiltinArgs } from './builtin-args.js'
 import { catalogPlugin, readCatalogFile } from './catalog-file.js'
 import { EXIT, type CliIo } from './cli-io.js'
 import { readCommandLine, UsageError, type CommandLine } from './command-line.js'
+import { resultStatus } from './exit-status.js'
 import { createDshHarness, type ToolSet } from './harness.js'
 import { readSearchCardBundle, renderHtmlPage } from './html.js'
 import { linesFormatFor, type LinesFormat } from './lines.js'
@@ -175,7 +176,7 @@ function printResult(result: ToolResult, how: PrintHow, line: CommandLine, io: C
   } else {
     io.stdout.write(`${result.content}\n`)
   }
-  return result.isError ? EXIT.toolError : EXIT.ok
+  return resultStatus(result)
 }
 
 async function runBuiltin(args: BuiltinArgs, line: CommandLine, session: Session, io: CliIo, signal: AbortSignal): Promise<number> {
@@ -192,12 +193,12 @@ async function runBuiltin(args: BuiltinArgs, line: CommandLine, session: Session
       if (format === 'json') io.stdout.write(`${JSON.stringify(tools, null, 2)}\n`)
       else if (format === 'lines') io.stdout.write(tools.map((tool) => `${tool.name}${nul ? '\0' : '\n'}`).join(''))
       else io.stdout.write(formatToolList(tools))
+      // Never an empty list: read needs no rg, so dsh always registers it.
       return EXIT.ok
     }
     case 'tool-search': {
       const { query, maxResults } = args
-      const status = await runToolSearchCommand({ query, maxResults, registry: session.harness.registry, agent, signal }, line.common, io)
-      return status === 0 ? EXIT.ok : EXIT.toolError
+      return runToolSearchCommand({ query, maxResults, registry: session.harness.registry, agent, signal }, line.common, io)
     }
     case 'mcp':
       await runMcpCommand(

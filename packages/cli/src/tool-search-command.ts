@@ -17,7 +17,8 @@ export interface ToolSearchRun {
 /**
  * Runs tool_search and prints: the model's text; with `--format json` one object with the matches and
  * their scores (`{isError, content, mode, matches: [{name, score}], pendingServers}`); with lines, the
- * matched names. A failure (an empty query) goes to stderr, or stays on stdout as JSON; exit 1.
+ * matched names. Exit 0 when a tool was found (and loaded), 1 when none was, 2 on a failure (an
+ * empty query), whose message goes to stderr or stays on stdout as JSON.
  */
 export async function runToolSearchCommand(
   run: ToolSearchRun,
@@ -38,5 +39,6 @@ export async function runToolSearchCommand(
   } else {
     io.stdout.write(`${result.content}\n`)
   }
-  return result.isError ? EXIT.toolError : EXIT.ok
+  if (result.isError) return EXIT.error
+  return (result.value as ToolSearchValue).matches.length > 0 ? EXIT.ok : EXIT.nothingFound
 }

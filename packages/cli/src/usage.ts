@@ -38,7 +38,8 @@ const OPTIONS = `Options (any command, anywhere before "--"):
 
 const FOOTER = `A value that starts with "-" goes after "--" (dsh grep -- -foo) or as --NAME=VALUE (--pattern=-foo).
 A tool's error goes to stderr (with json, to stdout as the object).
-Exit status: 0 success (no matches is success), 1 the tool returned an error, 2 usage error, 130 interrupted.`
+Exit status, as rg's: 0 something matched or was listed, 1 nothing did, 2 an error (the tool's or a
+usage error, or a search that found nothing but could not read everything), 130 interrupted.`
 
 /**
  * `dsh --help`: every registered tool as a command, the tools withheld here (`dsh NAME` says why), then

@@ -48,13 +48,19 @@ describe('node_modules/.bin/dsh', () => {
 
   it('searches a dash-led pattern after "--" and runs no shell syntax', () => {
     expect(dshProcess('grep', '--', '-foo')).toEqual({ code: 0, stdout: 'Found 1 match\n\na.txt\nLine 2: -foo\n', stderr: '' })
-    expect(dshProcess('glob', '$(touch canary)').code).toBe(0)
+    expect(dshProcess('glob', '$(touch canary)')).toEqual({ code: 1, stdout: 'No files found\n', stderr: '' })
     expect(existsSync(join(tree, 'canary'))).toBe(false)
   })
 
-  it('exits 1 on a tool error and 2 on a usage error', () => {
+  it('exits as rg does: 1 when nothing matched, 2 on a tool error or a usage error', () => {
+    expect(dshProcess('grep', 'absent')).toEqual({ code: 1, stdout: 'No matches found\n', stderr: '' })
+    expect(dshProcess('glob', '*.absent', '--format', 'lines')).toEqual({ code: 1, stdout: '', stderr: '' })
+    expect(
+      spawnSync('sh', ['-c', '"$1" grep absent >/dev/null && echo matched || echo "none $?"', 'sh', bin], { cwd: tree, encoding: 'utf8' })
+        .stdout,
+    ).toBe('none 1\n')
     const invalid = dshProcess('grep', 'a(', '--format', 'json')
-    expect(invalid.code).toBe(1)
+    expect(invalid.code).toBe(2)
     expect(JSON.parse(invalid.stdout)).toMatchObject({ isError: true })
     expect(dshProcess('frob')).toEqual({ code: 2, stdout: '', stderr: 'dsh: unknown command "frob"\nRun dsh --help for usage.\n' })
   })
@@ -88,14 +94,14 @@ describe('node_modules/.bin/dsh', () => {
     })
   })
 
-  it('prints an error result on stderr with exit 1 in text and lines, and on stdout in json', () => {
+  it('prints an error result on stderr with exit 2 in text and lines, and on stdout in json', () => {
     for (const format of ['text', 'lines']) {
       const run = dshProcess('grep', 'a(', '--format', format)
-      expect(run).toMatchObject({ code: 1, stdout: '' })
+      expect(run).toMatchObject({ code: 2, stdout: '' })
       expect(run.stderr).toMatch(/^grep pattern or include rejected by rg: .*regex parse error/s)
     }
     expect(dshProcess('grep', 'a(', '--format', 'json')).toMatchObject({
-      code: 1,
+      code: 2,
       stdout: expect.stringMatching(/^\{"isError":true/),
       stderr: '',
     })
@@ -124,7 +130,7 @@ describe('node_modules/.bin/dsh', () => {
     })
   })
 
-  it('without a runnable ripgrep, grep says so, what it tried and how to fix it, and exits 1', () => {
+  it('without a runnable ripgrep, grep says so, what it tried and how to fix it, and exits 2', () => {
     const config = join(spill, 'no-rg.json')
     writeFileSync(
       config,
@@ -132,26 +138,26 @@ describe('node_modules/.bin/dsh', () => {
     )
     // @vscode/ripgrep picks its platform package by npm_config_arch: naming no platform leaves it without a binary.
     const run = dshWith({ npm_config_arch: 'none' }, 'grep', 'needle', '--config', config)
-    expect(run.code).toBe(1)
+    expect(run.code).toBe(2)
     expect(run.stdout).toBe('')
     expect(run.stderr).toMatch(
       /\ngrep is unavailable: ripgrep is not runnable in the bash executor \(tried \/nonexistent\/rg, rg\)\. Install ripgrep \(e\.g\. apt-get install ripgrep\), or set rgPath in the tool-fs-search config to an rg binary\.\n$/,
     )
   })
 
-  it('in a deleted working directory prints one line and exits 1, with no stack trace', () => {
+  it('in a deleted working directory prints one line and exits 2, with no stack trace', () => {
     const gone = tempDir('bin-gone')
     const run = spawnSync('sh', ['-c', 'cd "$1" && rmdir "$1" && exec "$2" --help', 'sh', gone, bin], { encoding: 'utf8', timeout: 15_000 })
-    expect(run.status).toBe(1)
+    expect(run.status).toBe(2)
     expect(run.stdout).toBe('')
     expect(run.stderr).toBe(
       'dsh: the current directory cannot be read (was it deleted?); cd to another directory: ENOENT: no such file or directory, uv_cwd\n',
     )
   })
 
-  it.each([['--help'], ['grep', 'needle']])('writing %j to a full device prints one line and exits 1', (...argv) => {
+  it.each([['--help'], ['grep', 'needle']])('writing %j to a full device prints one line and exits 2', (...argv) => {
     const run = spawnSync('sh', ['-c', 'exec "$@" > /dev/full', 'sh', bin, ...argv], { cwd: tree, encoding: 'utf8', timeout: 15_000 })
-    expect(run.status).toBe(1)
+    expect(run.status).toBe(2)
     expect(run.stderr).toBe('dsh: cannot write the output: ENOSPC: no space left on device, write\n')
   })
 
