@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto'
 import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { runInNewContext } from 'node:vm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SearchResultView, ToolResult } from '@dsh/core'
@@ -105,6 +107,12 @@ describe('dsh --format html', () => {
     const bundle = await readSearchCardBundle()
     expect(bundle).toContain('dsh-search-card')
     expect(bundle).not.toMatch(/^import |\bimport\s*\(/m)
+  })
+
+  it('reads the copy beside the program first, as the bundled command does with no @dsh/search-card installed', async () => {
+    const program = join(tree, 'chunks', 'dsh-program.cjs')
+    writeTree(tree, { 'chunks/search-card.bundle.js': 'the copy' })
+    expect(await readSearchCardBundle(pathToFileURL(program).href)).toBe('the copy')
   })
 
   it('grep prints one page with the card, its data and the bundle inlined', async () => {
