@@ -14,6 +14,7 @@ import {
 import { readBuiltinArgs, type BuiltinArgs } from './builtin-args.js'
 import { catalogPlugin, readCatalogFile } from './catalog-file.js'
 import { EXIT, type CliIo } from './cli-io.js'
+import { colorEnabled, paintPage, PLAIN, terminalPaint, type Paint } from './color.js'
 import { readCommandLine, UsageError, type CommandLine } from './command-line.js'
 import { resultStatus } from './exit-status.js'
 import { createDshHarness, type ToolSet } from './harness.js'
@@ -103,7 +104,12 @@ async function runInvocation(argv: readonly string[], io: CliIo, signal: AbortSi
     const withheld = session.withheld.find((w) => w.name === command)
     if (withheld !== undefined) {
       const content = `${withheld.name} is unavailable: ${withheld.reason}`
-      return printResult({ isError: true, errorCode: UNAVAILABLE, content }, { view: null, lines: undefined, title: command }, line, io)
+      return printResult(
+        { isError: true, errorCode: UNAVAILABLE, content },
+        { view: null, lines: undefined, title: command, paint: PLAIN },
+        line,
+        io,
+      )
     }
     const known = [...tools, ...session.withheld].map((t) => t.name)
     const near = nearestName(command, [...known, ...Object.keys(BUILTIN_COMMANDS)])
@@ -123,7 +129,12 @@ async function runTool(tool: ToolListing, line: CommandLine, session: Session, i
   const agent = { session: { header: { id: line.common.session ?? 'cli', cwd: session.cwd } } }
   const result = await session.harness.registry.execute(tool.name, args, { agent, signal })
   const { format } = line.common
-  const view = format === 'json' || format === 'html' ? (session.harness.registry.present(tool.name, args, result) ?? null) : null
+  // Text and lines are painted on a terminal; the text from the card view, which names the page's paths and lines.
+  const paint = format !== 'json' && format !== 'html' && colorEnabled(line.common.color, io.terminal) ? searchPaint(args) : PLAIN
+  const view =
+    format === 'json' || format === 'html' || (format === 'text' && paint !== PLAIN)
+      ? (session.harness.registry.present(tool.name, args, result) ?? null)
+      : null
   const html =
     format === 'html'
       ? {
@@ -132,8 +143,13 @@ async function runTool(tool: ToolListing, line: CommandLine, session: Session, i
           bundle: view?.card === 'search' ? await readSearchCardBundle() : undefined,
         }
       : undefined
-  const status = printResult(result, { view, lines, title: tool.name, html }, line, io)
+  const status = printResult(result, { view, lines, title: tool.name, html, paint }, line, io)
   return signal.aborted ? EXIT.interrupted : status
+}
+
+/** The terminal's paint for a call: its `pattern` highlighted, case-blind with the claude-code profile's `-i`. */
+function searchPaint(args: Record<string, unknown>): Paint {
+  return terminalPaint(typeof args.pattern === 'string' ? args.pattern : undefined, args['-i'] === true)
 }
 
 /** The call as a person would type it, for a page's title: `dsh grep needle src --include=*.ts`. */
@@ -150,6 +166,8 @@ interface PrintHow {
   /** The command, for a page that has no `html`. */
   title: string
   html?: { title: string; pattern: string | undefined; bundle: string | undefined } | undefined
+  /** How text and lines write paths, line numbers and matches on stdout. */
+  paint: Paint
 }
 
 /**
@@ -170,11 +188,11 @@ function printResult(result: ToolResult, how: PrintHow, line: CommandLine, io: C
   } else if (result.isError) {
     io.stderr.write(`${result.content}\n`)
   } else if (lines !== undefined) {
-    const { records, notes } = lines.print(result.value, nul)
+    const { records, notes } = lines.print(result.value, nul, how.paint)
     io.stdout.write(records)
     for (const note of notes) io.stderr.write(`dsh: ${note}\n`)
   } else {
-    io.stdout.write(`${result.content}\n`)
+    io.stdout.write(`${paintPage(result.content, view, how.paint)}\n`)
   }
   return resultStatus(result)
 }

@@ -32,6 +32,8 @@ const OPTIONS = `Options (any command, anywhere before "--"):
   --format FORMAT    text: the model-facing text; json: {isError, errorCode?, content, meta, view};
                      lines: for scripts, every path (glob), path:line:text (grep) or raw line (read), notes on stderr;
                      html: one self-contained page showing the result (grep and glob as a search card)
+  --color WHEN       auto (on a terminal, unless NO_COLOR is set), always or never: colour paths,
+                     line numbers and matches in text and lines, as rg does
   -0, --null         with lines: end each path with NUL (grep: NUL after the path); alone, it selects lines
   -h, --help         this text; dsh COMMAND --help describes one command
   -V, --version      the version`

@@ -65,6 +65,50 @@ describe('node_modules/.bin/dsh', () => {
     expect(dshProcess('frob')).toEqual({ code: 2, stdout: '', stderr: 'dsh: unknown command "frob"\nRun dsh --help for usage.\n' })
   })
 
+  /** Runs `dsh argv` on a pseudo-terminal (`script`, from bsdutils), so its stdout is a terminal as in a person's shell. */
+  function onTerminal(env: NodeJS.ProcessEnv, ...argv: string[]) {
+    expect(existsSync('/usr/bin/script'), 'install bsdutils (script), as .ci/run does').toBe(true)
+    const words = [bin, '--spill-dir', spill, ...argv].map((word) => `'${word}'`).join(' ')
+    const run = spawnSync('script', ['-qec', words, '/dev/null'], {
+      cwd: tree,
+      encoding: 'utf8',
+      timeout: 15_000,
+      env: { ...process.env, TERM: 'xterm-256color', ...env },
+    })
+    // The terminal writes each line feed as CR LF.
+    return { code: run.status, stdout: run.stdout.replaceAll('\r\n', '\n') }
+  }
+
+  it('colours paths, line numbers and matches on a terminal, as rg does (docs/design.md#colour-only-on-a-terminal)', () => {
+    const coloured = 'Found 2 matches\n\n\x1b[35ma.txt\x1b[0m\nLine \x1b[32m1\x1b[0m: \x1b[1;31mneedle\x1b[0m\n\n'
+    expect(onTerminal({}, 'grep', 'needle')).toEqual({
+      code: 0,
+      stdout: `${coloured}\x1b[35msub/b.txt\x1b[0m\nLine \x1b[32m1\x1b[0m: one \x1b[1;31mneedle\x1b[0m\n`,
+    })
+    expect(onTerminal({}, 'glob', '*.txt', 'sub', '--format', 'lines')).toEqual({ code: 0, stdout: '\x1b[35msub/b.txt\x1b[0m\n' })
+  })
+
+  it('prints no colour into a pipe, with NO_COLOR, on a dumb terminal or with --color=never; --color=always colours a pipe', () => {
+    const plain = 'a.txt:1:needle\nsub/b.txt:1:one needle\n'
+    expect(dshProcess('grep', 'needle', '--format', 'lines')).toEqual({ code: 0, stdout: plain, stderr: '' })
+    expect(onTerminal({ NO_COLOR: '1' }, 'grep', 'needle', '--format', 'lines')).toEqual({ code: 0, stdout: plain })
+    expect(onTerminal({ TERM: 'dumb' }, 'grep', 'needle', '--format', 'lines')).toEqual({ code: 0, stdout: plain })
+    expect(onTerminal({}, 'grep', 'needle', '--format', 'lines', '--color=never')).toEqual({ code: 0, stdout: plain })
+    expect(dshWith({ NO_COLOR: '1' }, 'grep', 'needle', 'sub', '--format', 'lines', '--color', 'always')).toEqual({
+      code: 0,
+      stdout: '\x1b[35msub/b.txt\x1b[0m:\x1b[32m1\x1b[0m:one \x1b[1;31mneedle\x1b[0m\n',
+      stderr: '',
+    })
+    // An error and the notes on stderr are never coloured, nor is JSON.
+    expect(dshProcess('grep', 'a(', '--color=always')).toMatchObject({ code: 2, stderr: expect.not.stringContaining('\x1b[') })
+    expect(dshProcess('grep', 'needle', '--format', 'json', '--color=always').stdout).not.toContain('\x1b[')
+    expect(dshProcess('grep', 'needle', '--color=sometimes')).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'dsh: --color must be auto, always or never, not "sometimes"\nRun dsh --help for usage.\n',
+    })
+  })
+
   it('starts under BusyBox env, which takes no -S: the shebang names node alone', () => {
     expect(existsSync('/bin/busybox'), 'install busybox (apt-get install busybox), as .ci/run does').toBe(true)
     const launcher = join(repo, 'packages', 'cli', 'bin', 'dsh.js')
