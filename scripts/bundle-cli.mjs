@@ -19,9 +19,10 @@
 //
 // So the package needs nothing at run time but @vscode/ripgrep: one tarball installs the command
 // (docs/design.md#one-tarball-installs-the-command). The search card's bundle is copied beside the
-// program, where the CLI reads it before looking for @dsh/search-card.
+// program, where the CLI reads it before looking for @dsh/search-card. The man page, dist/dsh.1, is
+// written here too.
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -229,6 +230,20 @@ await build({
   format: 'esm',
   plugins: [programShim],
 })
+
+// dsh(1), from the tools a default harness registers (as `dsh --help` lists them): npm links it into
+// the man path of a global install (package.json "man").
+{
+  const cli = (file) => import(pathToFileURL(path.join(dist, file)).href)
+  const [{ createDshHarness }, { manPage }, { BUILTIN_SHAPES }] = await Promise.all([
+    cli('harness.js'),
+    cli('man-page.js'),
+    cli('builtin-args.js'),
+  ])
+  const harness = await createDshHarness({ config: {} })
+  const { version } = JSON.parse(readFileSync(path.join(repo, 'packages', 'cli', 'package.json'), 'utf8'))
+  writeFileSync(path.join(dist, 'dsh.1'), manPage({ tools: harness.registry.list(), builtins: BUILTIN_SHAPES, version }))
+}
 
 // One grep of a small tree compiles what most calls run: the harness, the probes, a search and its page.
 const tree = mkdtempSync(path.join(os.tmpdir(), 'dsh-code-cache-'))

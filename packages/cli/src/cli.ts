@@ -11,9 +11,10 @@ import {
   type ToolResultView,
   type WithheldTool,
 } from '@dsh/core'
-import { readBuiltinArgs, type BuiltinArgs } from './builtin-args.js'
+import { BUILTIN_SHAPES, readBuiltinArgs, type BuiltinArgs } from './builtin-args.js'
 import { catalogPlugin, readCatalogFile } from './catalog-file.js'
 import { EXIT, type CliIo } from './cli-io.js'
+import { completionScript } from './completion.js'
 import { colorEnabled, paintPage, PLAIN, terminalPaint, type Paint } from './color.js'
 import { readCommandLine, UsageError, type CommandLine } from './command-line.js'
 import { resultStatus } from './exit-status.js'
@@ -197,12 +198,13 @@ function printResult(result: ToolResult, how: PrintHow, line: CommandLine, io: C
   return resultStatus(result)
 }
 
+/** What the built-ins that print print, for the message that refuses them a page. */
+const NOT_A_PAGE = { tools: 'the tool list', 'tool-search': "tool_search's matches", completion: 'a completion script' } as const
+
 async function runBuiltin(args: BuiltinArgs, line: CommandLine, session: Session, io: CliIo, signal: AbortSignal): Promise<number> {
   const agent = { session: { header: { id: line.common.session ?? 'cli', cwd: session.cwd } } }
   if (line.common.format === 'html' && args.command !== 'mcp') {
-    throw new UsageError(`--format html shows a tool call, not ${args.command === 'tools' ? 'the tool list' : "tool_search's matches"}`, {
-      command: args.command,
-    })
+    throw new UsageError(`--format html shows a tool call, not ${NOT_A_PAGE[args.command]}`, { command: args.command })
   }
   switch (args.command) {
     case 'tools': {
@@ -214,6 +216,9 @@ async function runBuiltin(args: BuiltinArgs, line: CommandLine, session: Session
       // Never an empty list: read needs no rg, so dsh always registers it.
       return EXIT.ok
     }
+    case 'completion':
+      io.stdout.write(completionScript(args.shell, { tools: session.harness.registry.list(), builtins: BUILTIN_SHAPES }))
+      return EXIT.ok
     case 'tool-search': {
       const { query, maxResults } = args
       return runToolSearchCommand({ query, maxResults, registry: session.harness.registry, agent, signal }, line.common, io)

@@ -30,10 +30,12 @@ export class UsageError extends Error {
  */
 export type OutputFormat = 'text' | 'json' | 'lines' | 'html'
 
-const FORMATS: readonly string[] = ['text', 'json', 'lines', 'html'] satisfies OutputFormat[]
+/** The `--format` values, in the order usage names them. */
+export const FORMATS: readonly string[] = ['text', 'json', 'lines', 'html'] satisfies OutputFormat[]
 
 // The tool surfaces a profile selects (tool-fs-search's and tool-fs's `profile` config).
-const PROFILES: readonly string[] = ['dsh', 'claude-code']
+/** The `--profile` values. */
+export const PROFILES: readonly string[] = ['dsh', 'claude-code']
 
 /** The options every command takes, anywhere before `--`. */
 export interface CommonOptions {

@@ -15,12 +15,18 @@ export const BUILTIN_COMMANDS = {
     summary:
       'rank deferred tools for QUERY as tool_search does (--max-results N, default 5); FILE is a JSON array of {name, description, searchHint?, isMcp?, shouldDefer?, alwaysLoad?}',
   },
+  completion: {
+    synopsis: 'completion bash|zsh|fish',
+    summary:
+      'print the shell completion script for the registered tools: eval "$(dsh completion bash)", the zsh script as _dsh in $fpath (or eval it after compinit), dsh completion fish | source',
+  },
 } as const
 
 /** A built-in command's name. */
 export type BuiltinCommand = keyof typeof BUILTIN_COMMANDS
 
-const OPTIONS = `Options (any command, anywhere before "--"):
+/** The shared options, as `--help` and the man page print them. */
+export const OPTIONS = `Options (any command, anywhere before "--"):
   --cwd DIR          the session's working directory (default: the current directory)
   --config FILE      JSON config keyed by plugin name, e.g. {"tool-fs-search": {"grepMaxMatches": 10}}
   --spill-dir DIR    where capped results are saved in full (spill-local's root)
@@ -96,7 +102,7 @@ ${OPTIONS}
 }
 
 /** The first sentence of a description, for the one-line command list. */
-function firstSentence(text: string): string {
+export function firstSentence(text: string): string {
   const end = text.search(/\.(\s|$)/)
   return end === -1 ? text : text.slice(0, end + 1)
 }

@@ -216,6 +216,10 @@ describe('dsh installed globally from its one tarball (docs/design.md#one-tarbal
       .split('\n')
       .map((file) => (JSON.parse(readFileSync(file, 'utf8')) as { name: string }).name)
     expect(names.filter((name) => !name.startsWith('@vscode/ripgrep')).sort()).toEqual(['@dsh/cli'])
+    // npm links the man page the build wrote into the prefix's man path.
+    const man = readFileSync(join(prefix, 'share', 'man', 'man1', 'dsh.1'), 'utf8')
+    expect(man).toMatch(/^\.TH DSH 1 /)
+    expect(man).toContain('dsh grep PATTERN [PATH] [\\-\\-include INCLUDE]')
     const bytes = treeBytes(prefix)
     console.info(`dsh installed from its one tarball: ${(bytes / 1e6).toFixed(1)} MB in ${prefix}`)
     expect(bytes).toBeLessThanOrEqual(40e6)
