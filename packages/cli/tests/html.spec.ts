@@ -110,9 +110,11 @@ describe('dsh --format html', () => {
   })
 
   it('reads the copy beside the program first, as the bundled command does with no @dsh/search-card installed', async () => {
-    const program = join(tree, 'chunks', 'dsh-program.cjs')
-    writeTree(tree, { 'chunks/search-card.bundle.js': 'the copy' })
+    const dist = tempDir('html-dist')
+    const program = join(dist, 'chunks', 'dsh-program.cjs')
+    writeTree(dist, { 'chunks/search-card.bundle.js': 'the copy' })
     expect(await readSearchCardBundle(pathToFileURL(program).href)).toBe('the copy')
+    rmSync(dist, { recursive: true, force: true })
   })
 
   it('grep prints one page with the card, its data and the bundle inlined', async () => {
