@@ -1,6 +1,8 @@
-import { describe, expect, it } from 'vitest'
+import { rmSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SearchResultView } from '@dsh/core'
 import { colorEnabled, paintPage, PLAIN, terminalPaint, type ColorWhen } from '../src/color.js'
+import { dsh, tempDir, writeTree } from './io.js'
 
 const tty = (env: Record<string, string | undefined> = {}) => ({ isTTY: true, env })
 
@@ -70,5 +72,40 @@ describe('paintPage', () => {
     expect(paintPage('a.txt', null, paint)).toBe('a.txt')
     expect(paintPage('a.txt', { card: 'generic', kind: 'read', title: 'a' } as never, paint)).toBe('a.txt')
     expect(paintPage('a.txt', matches, PLAIN)).toBe('a.txt')
+  })
+})
+
+describe('dsh --color', () => {
+  const tree = tempDir('color')
+  beforeAll(() => writeTree(tree, { 'a.txt': 'Needle one\nneedle two\n' }))
+  afterAll(() => rmSync(tree, { recursive: true, force: true }))
+  const path = '\x1b[35ma.txt\x1b[0m'
+  const number = (n: number) => `\x1b[32m${n}\x1b[0m`
+  const hit = (text: string) => `\x1b[1;31m${text}\x1b[0m`
+
+  it('colours the page on a terminal, and not when the terminal says NO_COLOR', async () => {
+    const terminal = { isTTY: true, env: { TERM: 'xterm' } }
+    expect(await dsh(['grep', 'needle'], tree, { terminal })).toEqual({
+      code: 0,
+      stdout: `Found 1 match\n\n${path}\nLine ${number(2)}: ${hit('needle')} two\n`,
+      stderr: '',
+    })
+    expect((await dsh(['grep', 'needle'], tree, { terminal: { isTTY: true, env: { NO_COLOR: '1' } } })).stdout).not.toContain('\x1b[')
+    expect((await dsh(['grep', 'needle'], tree)).stdout).not.toContain('\x1b[')
+  })
+
+  it('colours lines with --color=always, and leaves read and json plain', async () => {
+    expect((await dsh(['glob', '*.txt', '--format', 'lines', '--color=always'], tree)).stdout).toBe(`${path}\n`)
+    expect((await dsh(['read', 'a.txt', '--color=always'], tree)).stdout).toBe('     1\tNeedle one\n     2\tneedle two\n')
+    expect((await dsh(['grep', 'needle', '--format', 'json', '--color=always'], tree)).stdout).not.toContain('\x1b[')
+  })
+
+  it("prints the claude-code profile's Grep, which has no search view, as it is; its Glob is painted", async () => {
+    const grep = await dsh(['Grep', 'needle', '-i', '--output-mode', 'content', '--profile', 'claude-code', '--color=always'], tree)
+    expect(grep).toMatchObject({ code: 0, stderr: '' })
+    expect(grep.stdout).toContain('Needle one')
+    expect(grep.stdout).not.toContain('\x1b[')
+    const glob = await dsh(['Glob', '*.txt', '--profile', 'claude-code', '--color=always'], tree)
+    expect(glob.stdout).toBe(`${path}\n`)
   })
 })
