@@ -187,6 +187,7 @@ describe('usage errors exit 2 with a clear message', () => {
     [['grep'], 'grep takes PATTERN [PATH]', 'dsh grep'],
     [['grep', 'a', 'b', 'c'], 'grep takes PATTERN [PATH]', 'dsh grep'],
     [['grep', 'x', '--format', 'xml'], '--format must be text, json, lines or html, not "xml"', 'dsh'],
+    [['grep', 'x', '--color=sometimes'], '--color must be auto, always or never, not "sometimes"', 'dsh'],
     [['tools', '--format', 'html'], '--format html shows a tool call, not the tool list', 'dsh tools'],
     [['tool-search', 'slack', '--format', 'html'], "--format html shows a tool call, not tool_search's matches", 'dsh tool-search'],
     [['grep', 'x', '--nope'], 'unknown option --nope', 'dsh grep'],
