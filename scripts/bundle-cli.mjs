@@ -13,10 +13,16 @@
 // What only `dsh mcp` runs (@dsh/mcp and the MCP server SDK, ~0.6 MB) is a second script,
 // dist/chunks/dsh-mcp.cjs, loaded when the CLI first imports @dsh/mcp: every other command would parse
 // it for nothing. It is given the program's own @dsh/core and zod, so there is one copy of each in the
-// process. The MCP client SDK, which only `dsh mcp --upstream` runs, stays external to both: the
-// chunk loads it from node_modules.
+// process. The MCP client SDK (~1 MB), which only `dsh mcp --upstream` runs, is a third script,
+// dist/chunks/dsh-mcp-client.cjs, loaded by the MCP chunk when a gateway first connects, with the same
+// zod.
+//
+// So the package needs nothing at run time but @vscode/ripgrep: one tarball installs the command
+// (docs/design.md#one-tarball-installs-the-command). The search card's bundle is copied beside the
+// program, where the CLI reads it before looking for @dsh/search-card. The man page, dist/dsh.1, is
+// written here too.
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -27,6 +33,8 @@ const dist = path.join(repo, 'packages', 'cli', 'dist')
 const PROGRAM = 'chunks/dsh-program.cjs'
 const CACHE = 'chunks/dsh-program.cache'
 const MCP = 'chunks/dsh-mcp.cjs'
+const MCP_CLIENT = 'chunks/dsh-mcp-client.cjs'
+const CARD_BUNDLE = 'search-card.bundle.js'
 // The modules the MCP chunk takes from the program instead of bundling its own copies.
 const SHARED_WITH_MCP = ['@dsh/core', 'zod', 'zod/v4']
 
@@ -107,6 +115,48 @@ const mcpShim = {
     build.onLoad({ filter: /.*/, namespace: 'dsh-mcp' }, () => ({ contents: LOAD_MCP, loader: 'js', resolveDir: repo }))
   },
 }
+// What the MCP chunk imports as the client SDK (always with import(), so the body runs when a gateway
+// first connects): the client chunk, run with the MCP chunk's zod, its exports under their modules' names.
+const CLIENT_MODULES = { client: '@modelcontextprotocol/client', stdio: '@modelcontextprotocol/client/stdio' }
+const clientExports = Object.fromEntries(
+  await Promise.all(Object.entries(CLIENT_MODULES).map(async ([key, id]) => [key, Object.keys(await import(id))])),
+)
+const LOAD_MCP_CLIENT = `
+import * as zod from 'zod'
+import * as zodV4 from 'zod/v4'
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { Script } from 'node:vm'
+
+const shared = { zod, 'zod/v4': zodV4 }
+// __dirname is the MCP chunk's directory, where the client chunk sits beside it.
+const file = path.join(__dirname, ${JSON.stringify(path.basename(MCP_CLIENT))})
+const requireNear = createRequire(file)
+const wrapped = new Script('(function (exports, require, module, __filename, __dirname) {' + readFileSync(file, 'utf8') + '\\n})', { filename: file })
+const chunk = { exports: {} }
+wrapped.runInThisContext()(chunk.exports, (id) => (Object.hasOwn(shared, id) ? shared[id] : requireNear(id)), chunk, file, path.dirname(file))
+export const { client, stdio } = chunk.exports
+`
+const mcpClientShim = {
+  name: 'dsh-mcp-client',
+  setup(build) {
+    build.onResolve({ filter: /^@modelcontextprotocol\/client(\/stdio)?$/ }, (args) => ({
+      path: args.path.endsWith('/stdio') ? 'stdio' : 'client',
+      namespace: 'dsh-mcp-client',
+    }))
+    build.onResolve({ filter: /^load-mcp-client$/ }, () => ({ path: 'load', namespace: 'dsh-mcp-client' }))
+    build.onLoad({ filter: /.*/, namespace: 'dsh-mcp-client' }, (args) => ({
+      contents:
+        args.path === 'load'
+          ? LOAD_MCP_CLIENT
+          : `import { ${args.path} } from 'load-mcp-client'\nexport const { ${clientExports[args.path].join(', ')} } = ${args.path}`,
+      loader: 'js',
+      resolveDir: repo,
+    }))
+  },
+}
+
 // In the chunk, a workspace package other than those shared would be a second copy with its own state.
 const onlySharedWorkspace = {
   name: 'dsh-mcp-shared',
@@ -154,14 +204,25 @@ await build({
   entryPoints: [path.join(repo, 'packages', 'mcp', 'src', 'index.ts')],
   outfile: path.join(dist, MCP),
   format: 'cjs',
-  external: [
-    ...SHARED_WITH_MCP.filter((name) => !name.startsWith('@dsh/')),
-    '@modelcontextprotocol/client',
-    '@modelcontextprotocol/client/stdio',
-  ],
+  external: SHARED_WITH_MCP.filter((name) => !name.startsWith('@dsh/')),
   supported: { 'dynamic-import': false },
-  plugins: [onlySharedWorkspace],
+  plugins: [onlySharedWorkspace, mcpClientShim],
 })
+await build({
+  ...shared,
+  stdin: {
+    contents: Object.entries(CLIENT_MODULES)
+      .map(([key, id]) => `export * as ${key} from '${id}'`)
+      .join('\n'),
+    resolveDir: repo,
+    loader: 'js',
+  },
+  outfile: path.join(dist, MCP_CLIENT),
+  format: 'cjs',
+  external: ['zod', 'zod/v4'],
+  supported: { 'dynamic-import': false },
+})
+copyFileSync(path.join(repo, 'packages', 'search-card', 'dist', CARD_BUNDLE), path.join(dist, 'chunks', CARD_BUNDLE))
 await build({
   ...shared,
   entryPoints: [path.join(repo, 'packages', 'cli', 'src', 'bin.ts')],
@@ -169,6 +230,20 @@ await build({
   format: 'esm',
   plugins: [programShim],
 })
+
+// dsh(1), from the tools a default harness registers (as `dsh --help` lists them): npm links it into
+// the man path of a global install (package.json "man").
+{
+  const cli = (file) => import(pathToFileURL(path.join(dist, file)).href)
+  const [{ createDshHarness }, { manPage }, { BUILTIN_SHAPES }] = await Promise.all([
+    cli('harness.js'),
+    cli('man-page.js'),
+    cli('builtin-args.js'),
+  ])
+  const harness = await createDshHarness({ config: {} })
+  const { version } = JSON.parse(readFileSync(path.join(repo, 'packages', 'cli', 'package.json'), 'utf8'))
+  writeFileSync(path.join(dist, 'dsh.1'), manPage({ tools: harness.registry.list(), builtins: BUILTIN_SHAPES, version }))
+}
 
 // One grep of a small tree compiles what most calls run: the harness, the probes, a search and its page.
 const tree = mkdtempSync(path.join(os.tmpdir(), 'dsh-code-cache-'))

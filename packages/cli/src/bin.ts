@@ -6,10 +6,10 @@ import { firstInvalidArgument } from './raw-argv.js'
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string }
 
-/** Ends the process after one line on stderr: a broken environment is no place for a stack trace. */
+/** Ends the process with status 2, an error (EXIT.error), after one line on stderr: a broken environment is no place for a stack trace. */
 function fail(what: string, error: unknown): never {
   process.stderr.write(`dsh: ${what}: ${errorMessage(error)}\n`)
-  process.exit(1)
+  process.exit(2)
 }
 
 // A reader that closes early (`dsh grep x | head -1`) is not an error: stop quietly, as other tools do.
@@ -39,6 +39,7 @@ try {
     cwd,
     version,
     stdio: { stdin: process.stdin, stdout: process.stdout },
+    terminal: { isTTY: process.stdout.isTTY === true, env: process.env },
   })
 } catch (error) {
   // A file as stdout writes synchronously, so its failure arrives here rather than as an event.

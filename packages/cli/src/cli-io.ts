@@ -11,7 +11,15 @@ export interface CliIo {
   version: string
   /** The byte streams `dsh mcp` speaks JSON-RPC over: the process's own, or a test's. */
   stdio: { stdin: Readable; stdout: Writable }
+  /**
+   * What `--color=auto` asks of the process: whether stdout is a terminal, and the environment
+   * (`NO_COLOR`, `TERM`). @default no terminal: a host that embeds the command gets no colour unless asked.
+   */
+  terminal?: { isTTY: boolean; env: Readonly<Record<string, string | undefined>> }
 }
 
-/** Exit statuses (the contract in the README). */
-export const EXIT = { ok: 0, toolError: 1, usage: 2, interrupted: 130 } as const
+/**
+ * Exit statuses, as rg's (docs/design.md#the-exit-status-says-what-was-found): 0 something was found
+ * or listed, 1 nothing was, 2 an error (a tool's error, or a usage error), 130 interrupted.
+ */
+export const EXIT = { ok: 0, nothingFound: 1, error: 2, usage: 2, interrupted: 130 } as const

@@ -11,10 +11,13 @@ import {
   type ToolResultView,
   type WithheldTool,
 } from '@dsh/core'
-import { readBuiltinArgs, type BuiltinArgs } from './builtin-args.js'
+import { BUILTIN_SHAPES, readBuiltinArgs, type BuiltinArgs } from './builtin-args.js'
 import { catalogPlugin, readCatalogFile } from './catalog-file.js'
 import { EXIT, type CliIo } from './cli-io.js'
+import { completionScript } from './completion.js'
+import { colorEnabled, paintPage, PLAIN, terminalPaint, type Paint } from './color.js'
 import { readCommandLine, UsageError, type CommandLine } from './command-line.js'
+import { resultStatus } from './exit-status.js'
 import { createDshHarness, type ToolSet } from './harness.js'
 import { readSearchCardBundle, renderHtmlPage } from './html.js'
 import { linesFormatFor, type LinesFormat } from './lines.js'
@@ -102,7 +105,12 @@ async function runInvocation(argv: readonly string[], io: CliIo, signal: AbortSi
     const withheld = session.withheld.find((w) => w.name === command)
     if (withheld !== undefined) {
       const content = `${withheld.name} is unavailable: ${withheld.reason}`
-      return printResult({ isError: true, errorCode: UNAVAILABLE, content }, { view: null, lines: undefined, title: command }, line, io)
+      return printResult(
+        { isError: true, errorCode: UNAVAILABLE, content },
+        { view: null, lines: undefined, title: command, paint: PLAIN },
+        line,
+        io,
+      )
     }
     const known = [...tools, ...session.withheld].map((t) => t.name)
     const near = nearestName(command, [...known, ...Object.keys(BUILTIN_COMMANDS)])
@@ -122,7 +130,12 @@ async function runTool(tool: ToolListing, line: CommandLine, session: Session, i
   const agent = { session: { header: { id: line.common.session ?? 'cli', cwd: session.cwd } } }
   const result = await session.harness.registry.execute(tool.name, args, { agent, signal })
   const { format } = line.common
-  const view = format === 'json' || format === 'html' ? (session.harness.registry.present(tool.name, args, result) ?? null) : null
+  // Text and lines are painted on a terminal; the text from the card view, which names the page's paths and lines.
+  const paint = format !== 'json' && format !== 'html' && colorEnabled(line.common.color, io.terminal) ? searchPaint(args) : PLAIN
+  const view =
+    format === 'json' || format === 'html' || (format === 'text' && paint !== PLAIN)
+      ? (session.harness.registry.present(tool.name, args, result) ?? null)
+      : null
   const html =
     format === 'html'
       ? {
@@ -131,8 +144,13 @@ async function runTool(tool: ToolListing, line: CommandLine, session: Session, i
           bundle: view?.card === 'search' ? await readSearchCardBundle() : undefined,
         }
       : undefined
-  const status = printResult(result, { view, lines, title: tool.name, html }, line, io)
+  const status = printResult(result, { view, lines, title: tool.name, html, paint }, line, io)
   return signal.aborted ? EXIT.interrupted : status
+}
+
+/** The terminal's paint for a call: its `pattern` highlighted, case-blind with the claude-code profile's `-i`. */
+function searchPaint(args: Record<string, unknown>): Paint {
+  return terminalPaint(typeof args.pattern === 'string' ? args.pattern : undefined, args['-i'] === true)
 }
 
 /** The call as a person would type it, for a page's title: `dsh grep needle src --include=*.ts`. */
@@ -149,6 +167,8 @@ interface PrintHow {
   /** The command, for a page that has no `html`. */
   title: string
   html?: { title: string; pattern: string | undefined; bundle: string | undefined } | undefined
+  /** How text and lines write paths, line numbers and matches on stdout. */
+  paint: Paint
 }
 
 /**
@@ -169,21 +189,22 @@ function printResult(result: ToolResult, how: PrintHow, line: CommandLine, io: C
   } else if (result.isError) {
     io.stderr.write(`${result.content}\n`)
   } else if (lines !== undefined) {
-    const { records, notes } = lines.print(result.value, nul)
+    const { records, notes } = lines.print(result.value, nul, how.paint)
     io.stdout.write(records)
     for (const note of notes) io.stderr.write(`dsh: ${note}\n`)
   } else {
-    io.stdout.write(`${result.content}\n`)
+    io.stdout.write(`${paintPage(result.content, view, how.paint)}\n`)
   }
-  return result.isError ? EXIT.toolError : EXIT.ok
+  return resultStatus(result)
 }
+
+/** What the built-ins that print print, for the message that refuses them a page. */
+const NOT_A_PAGE = { tools: 'the tool list', 'tool-search': "tool_search's matches", completion: 'a completion script' } as const
 
 async function runBuiltin(args: BuiltinArgs, line: CommandLine, session: Session, io: CliIo, signal: AbortSignal): Promise<number> {
   const agent = { session: { header: { id: line.common.session ?? 'cli', cwd: session.cwd } } }
   if (line.common.format === 'html' && args.command !== 'mcp') {
-    throw new UsageError(`--format html shows a tool call, not ${args.command === 'tools' ? 'the tool list' : "tool_search's matches"}`, {
-      command: args.command,
-    })
+    throw new UsageError(`--format html shows a tool call, not ${NOT_A_PAGE[args.command]}`, { command: args.command })
   }
   switch (args.command) {
     case 'tools': {
@@ -192,13 +213,15 @@ async function runBuiltin(args: BuiltinArgs, line: CommandLine, session: Session
       if (format === 'json') io.stdout.write(`${JSON.stringify(tools, null, 2)}\n`)
       else if (format === 'lines') io.stdout.write(tools.map((tool) => `${tool.name}${nul ? '\0' : '\n'}`).join(''))
       else io.stdout.write(formatToolList(tools))
+      // Never an empty list: read needs no rg, so dsh always registers it.
       return EXIT.ok
     }
+    case 'completion':
+      io.stdout.write(completionScript(args.shell, { tools: session.harness.registry.list(), builtins: BUILTIN_SHAPES }))
+      return EXIT.ok
     case 'tool-search': {
       const { query, maxResults, explain } = args
-      const registry = session.harness.registry
-      const status = await runToolSearchCommand({ query, maxResults, explain, registry, agent, signal }, line.common, io)
-      return status === 0 ? EXIT.ok : EXIT.toolError
+      return runToolSearchCommand({ query, maxResults, explain, registry: session.harness.registry, agent, signal }, line.common, io)
     }
     case 'mcp':
       await runMcpCommand(

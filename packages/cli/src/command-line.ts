@@ -1,5 +1,6 @@
 // The first reading of a `dsh` command line: the command, and the options every command shares.
 import { parseArgs } from 'node:util'
+import { COLOR_WHEN, type ColorWhen } from './color.js'
 import { nearestOption } from './suggest.js'
 
 /** What a usage error knows besides its message. */
@@ -29,10 +30,12 @@ export class UsageError extends Error {
  */
 export type OutputFormat = 'text' | 'json' | 'lines' | 'html'
 
-const FORMATS: readonly string[] = ['text', 'json', 'lines', 'html'] satisfies OutputFormat[]
+/** The `--format` values, in the order usage names them. */
+export const FORMATS: readonly string[] = ['text', 'json', 'lines', 'html'] satisfies OutputFormat[]
 
 // The tool surfaces a profile selects (tool-fs-search's and tool-fs's `profile` config).
-const PROFILES: readonly string[] = ['dsh', 'claude-code']
+/** The `--profile` values. */
+export const PROFILES: readonly string[] = ['dsh', 'claude-code']
 
 /** The options every command takes, anywhere before `--`. */
 export interface CommonOptions {
@@ -47,6 +50,8 @@ export interface CommonOptions {
   format: OutputFormat
   /** `-0`/`--null`: in lines, a NUL ends each path instead of a newline (or a colon, in grep's records). */
   nul: boolean
+  /** `--color WHEN`: colour the text and lines printed on stdout. @default 'auto' */
+  color: ColorWhen
   help: boolean
   version: boolean
 }
@@ -67,6 +72,7 @@ export const COMMON_OPTIONS = {
   profile: { type: 'string' },
   root: { type: 'string', multiple: true },
   format: { type: 'string' },
+  color: { type: 'string' },
   // -0 as fd, xargs and find -print0 have it.
   null: { type: 'boolean', short: '0' },
   help: { type: 'boolean', short: 'h' },
@@ -103,7 +109,7 @@ export function readCommandLine(argv: readonly string[]): CommandLine {
 /** The shared options' values; a command's own options are left to the second reading. */
 function commonOptions(argv: readonly string[]): CommonOptions {
   const { values } = parseArgs({ args: [...argv], options: COMMON_OPTIONS, allowPositionals: true, strict: false })
-  const text = (name: 'cwd' | 'config' | 'spill-dir' | 'session' | 'format' | 'profile'): string | undefined => {
+  const text = (name: 'cwd' | 'config' | 'spill-dir' | 'session' | 'format' | 'profile' | 'color'): string | undefined => {
     const value = values[name]
     if (value === true) throw new UsageError(`Option '--${name} <value>' argument missing`)
     return value as string | undefined
@@ -122,9 +128,13 @@ function commonOptions(argv: readonly string[]): CommonOptions {
   const [cwd, configFile, spillDir, session, profile] = [text('cwd'), text('config'), text('spill-dir'), text('session'), text('profile')]
   if (profile !== undefined && !PROFILES.includes(profile))
     throw new UsageError(`--profile must be dsh or claude-code, not ${JSON.stringify(profile)}`)
+  const color = text('color') ?? 'auto'
+  if (!(COLOR_WHEN as readonly string[]).includes(color))
+    throw new UsageError(`--color must be auto, always or never, not ${JSON.stringify(color)}`)
   return {
     format,
     nul,
+    color: color as ColorWhen,
     roots: roots as string[],
     help: false,
     version: false,

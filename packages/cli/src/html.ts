@@ -17,10 +17,20 @@ export interface HtmlPage {
   bundle: string | undefined
 }
 
-/** Reads the card's bundle from the installed `@dsh/search-card`, beside the entry its package exports. */
-export async function readSearchCardBundle(): Promise<string> {
-  const entry = createRequire(import.meta.url).resolve('@dsh/search-card')
-  return readFile(path.join(path.dirname(entry), 'search-card.bundle.js'), 'utf8')
+const CARD_BUNDLE = 'search-card.bundle.js'
+
+/**
+ * Reads the card's bundle: the copy the dsh build puts beside its program (`near`, the module's own
+ * URL), so the command needs no @dsh/search-card installed; else, for the library entry, the installed
+ * `@dsh/search-card`'s, beside the entry its package exports.
+ */
+export async function readSearchCardBundle(near: string = import.meta.url): Promise<string> {
+  try {
+    return await readFile(new URL(CARD_BUNDLE, near), 'utf8')
+  } catch {
+    const entry = createRequire(near).resolve('@dsh/search-card')
+    return readFile(path.join(path.dirname(entry), CARD_BUNDLE), 'utf8')
+  }
 }
 
 /**

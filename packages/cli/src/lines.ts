@@ -1,6 +1,7 @@
 // `--format lines`: a result as scripts read rg's and fd's output, from the tool's value rather than its page.
 import type { GlobValue, GrepValue } from '@dsh/tool-fs-search'
 import type { ReadValue } from '@dsh/tool-fs'
+import type { Paint } from './color.js'
 import { UsageError } from './command-line.js'
 
 /** What one result prints in lines: its records for stdout, and what they leave out, one note a line, for stderr. */
@@ -12,7 +13,8 @@ export interface LinesOutput {
 /** How one tool's value prints as lines, and whether `-0` applies to it. */
 export interface LinesFormat {
   takesNul: boolean
-  print(value: unknown, nul: boolean): LinesOutput
+  /** The records, their paths, line numbers and matches written with `paint` (a file's raw lines never are, as `cat`). */
+  print(value: unknown, nul: boolean, paint: Paint): LinesOutput
 }
 
 /**
@@ -22,16 +24,21 @@ export interface LinesFormat {
 export const LINES_FORMATS: Readonly<Record<string, LinesFormat>> = {
   glob: {
     takesNul: true,
-    print: (value, nul) => {
+    print: (value, nul, paint) => {
       const { paths, incomplete } = value as GlobValue
-      return { records: paths.map((path) => `${path}${nul ? '\0' : '\n'}`).join(''), notes: incompleteNotes(incomplete) }
+      return { records: paths.map((path) => `${paint.path(path)}${nul ? '\0' : '\n'}`).join(''), notes: incompleteNotes(incomplete) }
     },
   },
   grep: {
     takesNul: true,
-    print: (value, nul) => {
+    print: (value, nul, paint) => {
       const { matches, incomplete } = value as GrepValue
-      const records = matches.map((match) => `${match.path}${nul ? '\0' : ':'}${match.lineNumber}:${match.line}\n`).join('')
+      const records = matches
+        .map(
+          (match) =>
+            `${paint.path(match.path)}${nul ? '\0' : ':'}${paint.lineNumber(String(match.lineNumber))}:${paint.line(match.line)}\n`,
+        )
+        .join('')
       return { records, notes: incompleteNotes(incomplete) }
     },
   },

@@ -20,8 +20,8 @@ export interface ToolSearchRun {
  * Runs tool_search and prints: the model's text; with `--format json` one object with the matches and
  * their scores (`{isError, content, mode, matches: [{name, score}], pendingServers}`); with lines, the
  * matched names. `--explain` adds the terms that earned each score: each match's `terms` in JSON, a
- * line per match after the text. A failure (an empty query) goes to stderr, or stays on stdout as
- * JSON; exit 1.
+ * line per match after the text. Exit 0 when a tool was found (and loaded), 1 when none was, 2 on a
+ * failure (an empty query), whose message goes to stderr or stays on stdout as JSON.
  */
 export async function runToolSearchCommand(
   run: ToolSearchRun,
@@ -44,7 +44,8 @@ export async function runToolSearchCommand(
     const lines = run.explain && value.mode === 'keywords' ? value.matches.map(explainMatch) : []
     io.stdout.write([result.content, ...lines].map((line) => `${line}\n`).join(''))
   }
-  return result.isError ? EXIT.toolError : EXIT.ok
+  if (result.isError) return EXIT.error
+  return (result.value as ToolSearchValue).matches.length > 0 ? EXIT.ok : EXIT.nothingFound
 }
 
 /** The value as printed: a keyword match's terms only when asked for, since they outweigh the rest. */

@@ -15,12 +15,18 @@ export const BUILTIN_COMMANDS = {
     summary:
       "rank deferred tools for QUERY as tool_search does (--max-results N, default 5; --explain: the terms that earned each score, with --format json as each match's terms); FILE is a JSON array of {name, description, searchHint?, isMcp?, shouldDefer?, alwaysLoad?}",
   },
+  completion: {
+    synopsis: 'completion bash|zsh|fish',
+    summary:
+      'print the shell completion script for the registered tools: eval "$(dsh completion bash)", the zsh script as _dsh in $fpath (or eval it after compinit), dsh completion fish | source',
+  },
 } as const
 
 /** A built-in command's name. */
 export type BuiltinCommand = keyof typeof BUILTIN_COMMANDS
 
-const OPTIONS = `Options (any command, anywhere before "--"):
+/** The shared options, as `--help` and the man page print them. */
+export const OPTIONS = `Options (any command, anywhere before "--"):
   --cwd DIR          the session's working directory (default: the current directory)
   --config FILE      JSON config keyed by plugin name, e.g. {"tool-fs-search": {"grepMaxMatches": 10}}
   --spill-dir DIR    where capped results are saved in full (spill-local's root)
@@ -32,13 +38,16 @@ const OPTIONS = `Options (any command, anywhere before "--"):
   --format FORMAT    text: the model-facing text; json: {isError, errorCode?, content, meta, view};
                      lines: for scripts, every path (glob), path:line:text (grep) or raw line (read), notes on stderr;
                      html: one self-contained page showing the result (grep and glob as a search card)
+  --color WHEN       auto (on a terminal, unless NO_COLOR is set), always or never: colour paths,
+                     line numbers and matches in text and lines, as rg does
   -0, --null         with lines: end each path with NUL (grep: NUL after the path); alone, it selects lines
   -h, --help         this text; dsh COMMAND --help describes one command
   -V, --version      the version`
 
 const FOOTER = `A value that starts with "-" goes after "--" (dsh grep -- -foo) or as --NAME=VALUE (--pattern=-foo).
 A tool's error goes to stderr (with json, to stdout as the object).
-Exit status: 0 success (no matches is success), 1 the tool returned an error, 2 usage error, 130 interrupted.`
+Exit status, as rg's: 0 something matched or was listed, 1 nothing did, 2 an error (the tool's or a
+usage error, or a search that found nothing but could not read everything), 130 interrupted.`
 
 /**
  * `dsh --help`: every registered tool as a command, the tools withheld here (`dsh NAME` says why), then
@@ -93,7 +102,7 @@ ${OPTIONS}
 }
 
 /** The first sentence of a description, for the one-line command list. */
-function firstSentence(text: string): string {
+export function firstSentence(text: string): string {
   const end = text.search(/\.(\s|$)/)
   return end === -1 ? text : text.slice(0, end + 1)
 }

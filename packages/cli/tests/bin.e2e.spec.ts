@@ -45,15 +45,65 @@ describe('node_modules/.bin/dsh', () => {
 
   it('searches a dash-led pattern after "--" and runs no shell syntax', () => {
     expect(dshProcess('grep', '--', '-foo')).toEqual({ code: 0, stdout: 'Found 1 match\n\na.txt\nLine 2: -foo\n', stderr: '' })
-    expect(dshProcess('glob', '$(touch canary)').code).toBe(0)
+    expect(dshProcess('glob', '$(touch canary)')).toEqual({ code: 1, stdout: 'No files found\n', stderr: '' })
     expect(existsSync(join(tree, 'canary'))).toBe(false)
   })
 
-  it('exits 1 on a tool error and 2 on a usage error', () => {
+  it('exits as rg does: 1 when nothing matched, 2 on a tool error or a usage error', () => {
+    expect(dshProcess('grep', 'absent')).toEqual({ code: 1, stdout: 'No matches found\n', stderr: '' })
+    expect(dshProcess('glob', '*.absent', '--format', 'lines')).toEqual({ code: 1, stdout: '', stderr: '' })
+    expect(
+      spawnSync('sh', ['-c', '"$1" grep absent >/dev/null && echo matched || echo "none $?"', 'sh', bin], { cwd: tree, encoding: 'utf8' })
+        .stdout,
+    ).toBe('none 1\n')
     const invalid = dshProcess('grep', 'a(', '--format', 'json')
-    expect(invalid.code).toBe(1)
+    expect(invalid.code).toBe(2)
     expect(JSON.parse(invalid.stdout)).toMatchObject({ isError: true })
     expect(dshProcess('frob')).toEqual({ code: 2, stdout: '', stderr: 'dsh: unknown command "frob"\nRun dsh --help for usage.\n' })
+  })
+
+  /** Runs `dsh argv` on a pseudo-terminal (`script`, from bsdutils), so its stdout is a terminal as in a person's shell. */
+  function onTerminal(env: NodeJS.ProcessEnv, ...argv: string[]) {
+    expect(existsSync('/usr/bin/script'), 'install bsdutils (script), as .ci/run does').toBe(true)
+    const words = [bin, '--spill-dir', spill, ...argv].map((word) => `'${word}'`).join(' ')
+    const run = spawnSync('script', ['-qec', words, '/dev/null'], {
+      cwd: tree,
+      encoding: 'utf8',
+      timeout: budgetMs(15_000),
+      env: { ...process.env, TERM: 'xterm-256color', ...env },
+    })
+    // The terminal writes each line feed as CR LF.
+    return { code: run.status, stdout: run.stdout.replaceAll('\r\n', '\n') }
+  }
+
+  it('colours paths, line numbers and matches on a terminal, as rg does (docs/design.md#colour-only-on-a-terminal)', () => {
+    const coloured = 'Found 2 matches\n\n\x1b[35ma.txt\x1b[0m\nLine \x1b[32m1\x1b[0m: \x1b[1;31mneedle\x1b[0m\n\n'
+    expect(onTerminal({}, 'grep', 'needle')).toEqual({
+      code: 0,
+      stdout: `${coloured}\x1b[35msub/b.txt\x1b[0m\nLine \x1b[32m1\x1b[0m: one \x1b[1;31mneedle\x1b[0m\n`,
+    })
+    expect(onTerminal({}, 'glob', '*.txt', 'sub', '--format', 'lines')).toEqual({ code: 0, stdout: '\x1b[35msub/b.txt\x1b[0m\n' })
+  })
+
+  it('prints no colour into a pipe, with NO_COLOR, on a dumb terminal or with --color=never; --color=always colours a pipe', () => {
+    const plain = 'a.txt:1:needle\nsub/b.txt:1:one needle\n'
+    expect(dshProcess('grep', 'needle', '--format', 'lines')).toEqual({ code: 0, stdout: plain, stderr: '' })
+    expect(onTerminal({ NO_COLOR: '1' }, 'grep', 'needle', '--format', 'lines')).toEqual({ code: 0, stdout: plain })
+    expect(onTerminal({ TERM: 'dumb' }, 'grep', 'needle', '--format', 'lines')).toEqual({ code: 0, stdout: plain })
+    expect(onTerminal({}, 'grep', 'needle', '--format', 'lines', '--color=never')).toEqual({ code: 0, stdout: plain })
+    expect(dshWith({ NO_COLOR: '1' }, 'grep', 'needle', 'sub', '--format', 'lines', '--color', 'always')).toEqual({
+      code: 0,
+      stdout: '\x1b[35msub/b.txt\x1b[0m:\x1b[32m1\x1b[0m:one \x1b[1;31mneedle\x1b[0m\n',
+      stderr: '',
+    })
+    // An error and the notes on stderr are never coloured, nor is JSON.
+    expect(dshProcess('grep', 'a(', '--color=always')).toMatchObject({ code: 2, stderr: expect.not.stringContaining('\x1b[') })
+    expect(dshProcess('grep', 'needle', '--format', 'json', '--color=always').stdout).not.toContain('\x1b[')
+    expect(dshProcess('grep', 'needle', '--color=sometimes')).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'dsh: --color must be auto, always or never, not "sometimes"\nRun dsh --help for usage.\n',
+    })
   })
 
   it('starts under BusyBox env, which takes no -S: the shebang names node alone', () => {
@@ -85,14 +135,14 @@ describe('node_modules/.bin/dsh', () => {
     })
   })
 
-  it('prints an error result on stderr with exit 1 in text and lines, and on stdout in json', () => {
+  it('prints an error result on stderr with exit 2 in text and lines, and on stdout in json', () => {
     for (const format of ['text', 'lines']) {
       const run = dshProcess('grep', 'a(', '--format', format)
-      expect(run).toMatchObject({ code: 1, stdout: '' })
+      expect(run).toMatchObject({ code: 2, stdout: '' })
       expect(run.stderr).toMatch(/^grep pattern or include rejected by rg: .*regex parse error/s)
     }
     expect(dshProcess('grep', 'a(', '--format', 'json')).toMatchObject({
-      code: 1,
+      code: 2,
       stdout: expect.stringMatching(/^\{"isError":true/),
       stderr: '',
     })
@@ -121,7 +171,7 @@ describe('node_modules/.bin/dsh', () => {
     })
   })
 
-  it('without a runnable ripgrep, grep says so, what it tried and how to fix it, and exits 1', () => {
+  it('without a runnable ripgrep, grep says so, what it tried and how to fix it, and exits 2', () => {
     const config = join(spill, 'no-rg.json')
     writeFileSync(
       config,
@@ -129,33 +179,33 @@ describe('node_modules/.bin/dsh', () => {
     )
     // @vscode/ripgrep picks its platform package by npm_config_arch: naming no platform leaves it without a binary.
     const run = dshWith({ npm_config_arch: 'none' }, 'grep', 'needle', '--config', config)
-    expect(run.code).toBe(1)
+    expect(run.code).toBe(2)
     expect(run.stdout).toBe('')
     expect(run.stderr).toMatch(
       /\ngrep is unavailable: ripgrep is not runnable in the bash executor \(tried \/nonexistent\/rg, rg\)\. Install ripgrep \(e\.g\. apt-get install ripgrep\), or set rgPath in the tool-fs-search config to an rg binary\.\n$/,
     )
   })
 
-  it('in a deleted working directory prints one line and exits 1, with no stack trace', () => {
+  it('in a deleted working directory prints one line and exits 2, with no stack trace', () => {
     const gone = tempDir('bin-gone')
     const run = spawnSync('sh', ['-c', 'cd "$1" && rmdir "$1" && exec "$2" --help', 'sh', gone, bin], {
       encoding: 'utf8',
       timeout: budgetMs(15_000),
     })
-    expect(run.status).toBe(1)
+    expect(run.status).toBe(2)
     expect(run.stdout).toBe('')
     expect(run.stderr).toBe(
       'dsh: the current directory cannot be read (was it deleted?); cd to another directory: ENOENT: no such file or directory, uv_cwd\n',
     )
   })
 
-  it.each([['--help'], ['grep', 'needle']])('writing %j to a full device prints one line and exits 1', (...argv) => {
+  it.each([['--help'], ['grep', 'needle']])('writing %j to a full device prints one line and exits 2', (...argv) => {
     const run = spawnSync('sh', ['-c', 'exec "$@" > /dev/full', 'sh', bin, ...argv], {
       cwd: tree,
       encoding: 'utf8',
       timeout: budgetMs(15_000),
     })
-    expect(run.status).toBe(1)
+    expect(run.status).toBe(2)
     expect(run.stderr).toBe('dsh: cannot write the output: ENOSPC: no space left on device, write\n')
   })
 

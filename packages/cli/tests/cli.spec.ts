@@ -82,14 +82,18 @@ describe('dsh commands', () => {
     expect(result).toEqual({ code: 0, stdout: 'sub/b.txt\n', stderr: '' })
   })
 
-  it('no match is success: exit 0', async () => {
-    expect(await run(['grep', 'absent'])).toEqual({ code: 0, stdout: 'No matches found\n', stderr: '' })
-    expect(await run(['glob', '*.absent'])).toEqual({ code: 0, stdout: 'No files found\n', stderr: '' })
+  it('no match prints the page and exits 1, as rg does', async () => {
+    expect(await run(['grep', 'absent'])).toEqual({ code: EXIT.nothingFound, stdout: 'No matches found\n', stderr: '' })
+    expect(await run(['glob', '*.absent'])).toEqual({ code: EXIT.nothingFound, stdout: 'No files found\n', stderr: '' })
+    expect(await run(['grep', 'absent', '--format', 'lines'])).toEqual({ code: EXIT.nothingFound, stdout: '', stderr: '' })
+    const json = await run(['glob', '*.absent', '--format', 'json'])
+    expect(json.code).toBe(EXIT.nothingFound)
+    expect(JSON.parse(json.stdout)).toMatchObject({ isError: false, content: 'No files found', view: { total: 0 } })
   })
 
-  it('a tool error prints its text on stderr and exits 1', async () => {
+  it('a tool error prints its text on stderr and exits 2', async () => {
     const result = await run(['grep', 'a('])
-    expect(result.code).toBe(EXIT.toolError)
+    expect(result.code).toBe(EXIT.error)
     expect(result.stderr).toMatch(/^grep pattern or include rejected by rg: .*regex parse error/s)
     expect(result.stdout).toBe('')
   })
@@ -100,7 +104,7 @@ describe('dsh commands', () => {
 
   it('a pattern full of shell syntax runs nothing', async () => {
     const result = await run(['grep', '$(touch canary)`touch canary`'])
-    expect(result.code).toBe(0)
+    expect(result).toEqual({ code: EXIT.nothingFound, stdout: 'No matches found\n', stderr: '' })
     expect(existsSync(join(tree, 'canary'))).toBe(false)
   })
 
@@ -151,10 +155,10 @@ describe('--format json', () => {
     expect(JSON.parse((await run(['read', 'a.txt', '--format', 'json'])).stdout)).toMatchObject({ isError: false, view: null })
   })
 
-  it('prints {isError, content, meta, view} for a tool error and exits 1', async () => {
+  it('prints {isError, content, meta, view} for a tool error and exits 2', async () => {
     const result = await run(['glob', '*', 'missing', '--format', 'json'])
     const printed = JSON.parse(result.stdout) as Record<string, unknown>
-    expect(result.code).toBe(1)
+    expect(result.code).toBe(EXIT.error)
     expect(Object.keys(printed)).toEqual(['isError', 'errorCode', 'content', 'meta', 'view'])
     expect(printed).toMatchObject({ isError: true, errorCode: 'SEARCH_FAILED' })
     expect(printed.content).toMatch(/^glob cannot search missing/)
@@ -168,7 +172,7 @@ describe('--format json', () => {
     [['read', 'a.txt', '--offset', '9'], 'FS_OFFSET_PAST_END'],
   ])('%j carries its errorCode', async (argv, code) => {
     const result = await run([...argv, '--format', 'json'])
-    expect(result.code).toBe(EXIT.toolError)
+    expect(result.code).toBe(EXIT.error)
     expect(JSON.parse(result.stdout)).toMatchObject({ isError: true, errorCode: code })
   })
 })
@@ -180,6 +184,7 @@ describe('usage errors exit 2 with a clear message', () => {
     [['grep'], 'grep takes PATTERN [PATH]', 'dsh grep'],
     [['grep', 'a', 'b', 'c'], 'grep takes PATTERN [PATH]', 'dsh grep'],
     [['grep', 'x', '--format', 'xml'], '--format must be text, json, lines or html, not "xml"', 'dsh'],
+    [['grep', 'x', '--color=sometimes'], '--color must be auto, always or never, not "sometimes"', 'dsh'],
     [['tools', '--format', 'html'], '--format html shows a tool call, not the tool list', 'dsh tools'],
     [['tool-search', 'slack', '--format', 'html'], "--format html shows a tool call, not tool_search's matches", 'dsh tool-search'],
     [['grep', 'x', '--nope'], 'unknown option --nope', 'dsh grep'],
@@ -211,7 +216,7 @@ describe('usage errors exit 2 with a clear message', () => {
 
   it('an argument the tool rejects is a tool error, not a usage error', async () => {
     const result = await run(['grep', 'x', '--include', 'a,b'])
-    expect(result.code).toBe(1)
+    expect(result.code).toBe(EXIT.error)
     expect(result.stderr).toMatch(/^invalid arguments for grep: include: include must be one glob/)
   })
 })
@@ -261,6 +266,13 @@ describe('a search stopped by its timeout (docs/design.md#a-timeout-returns-what
     expect(result.stderr).toMatch(
       /^dsh: incomplete: stopped after 0\.3 s \(timeoutMs\) before rg finished: what it had not yet printed is missing\n/,
     )
+  })
+
+  it('exits 2 when it found nothing before it stopped: absence is not established (docs/design.md#the-exit-status-says-what-was-found)', async () => {
+    const result = await run(['grep', 'absent', '--config', stopped])
+    expect(result).toMatchObject({ code: EXIT.error, stderr: '' })
+    expect(result.stdout).toMatch(/No matches found so far/)
+    expect((await run(['glob', '*.absent', '--format', 'lines', '--config', stopped])).code).toBe(EXIT.error)
   })
 
   it('prints a result whose view says it is incomplete in json', async () => {
@@ -456,7 +468,7 @@ describe('--format lines', () => {
 
   it('a failure goes to stderr, as in text', async () => {
     expect(await run(['read', 'absent.txt', '--format', 'lines'])).toEqual({
-      code: EXIT.toolError,
+      code: EXIT.error,
       stdout: '',
       stderr: expect.stringMatching(/absent\.txt/),
     })
@@ -498,7 +510,7 @@ describe('read', () => {
     writeFileSync(join(configs, 'outside.txt'), 'out there\n')
     const outside = join(configs, 'outside.txt')
     expect(await run(['read', outside, '--format', 'json'])).toMatchObject({
-      code: EXIT.toolError,
+      code: EXIT.error,
       stdout: expect.stringContaining('"errorCode":"ACCESS_OUTSIDE_ROOTS"'),
     })
     expect(await run(['read', outside, '--root', configs])).toEqual({ code: 0, stdout: '     1\tout there\n', stderr: '' })
@@ -508,7 +520,7 @@ describe('read', () => {
     writeTree(tree, { '.env': 'SECRET=1\n' })
     const result = await run(['read', '.env', '--config', configFile('deny.json', JSON.stringify({ access: { deny: ['**/.env'] } }))])
     expect(result).toEqual({
-      code: EXIT.toolError,
+      code: EXIT.error,
       stdout: '',
       stderr: `${join(tree, '.env')} is excluded by this session's access rules; it cannot be read.\n`,
     })
@@ -519,9 +531,9 @@ describe('read', () => {
     const deny = configFile('deny-spill.json', JSON.stringify({ access: { deny: ['**/.env'] }, 'tool-fs-search': { globMaxResults: 1 } }))
     const inTree = (argv: readonly string[]) =>
       dsh(['--spill-dir', spillDir, '--session', 'spill-exempt-test', '--config', deny, ...argv], tree)
-    expect(await inTree(['read', '.env'])).toMatchObject({ code: EXIT.toolError, stderr: expect.stringContaining('is excluded') })
-    expect(await inTree(['grep', 'SECRET', '.env'])).toMatchObject({ code: EXIT.toolError, stderr: expect.stringContaining('is excluded') })
-    expect((await inTree(['read', join(configs, 'outside.txt')])).code).toBe(EXIT.toolError)
+    expect(await inTree(['read', '.env'])).toMatchObject({ code: EXIT.error, stderr: expect.stringContaining('is excluded') })
+    expect(await inTree(['grep', 'SECRET', '.env'])).toMatchObject({ code: EXIT.error, stderr: expect.stringContaining('is excluded') })
+    expect((await inTree(['read', join(configs, 'outside.txt')])).code).toBe(EXIT.error)
     // Where the store can write (not "/" for a user who may not), its own result is still read back.
     const glob = await inTree(['glob', '*.txt'])
     const locator = /stored at: (\S+)\. Use read/.exec(glob.stdout)?.[1]

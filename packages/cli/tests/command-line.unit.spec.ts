@@ -18,6 +18,7 @@ describe('readCommandLine', () => {
       'json',
       '--include',
       '*.ts',
+      '--color=never',
     ]
     expect(readCommandLine(argv)).toEqual({
       command: 'grep',
@@ -29,6 +30,7 @@ describe('readCommandLine', () => {
         roots: [],
         format: 'json',
         nul: false,
+        color: 'never',
         help: false,
         version: false,
       },
@@ -39,7 +41,7 @@ describe('readCommandLine', () => {
   it('defaults to text output and leaves unset options out', () => {
     expect(readCommandLine(['glob', '**/*.ts'])).toEqual({
       command: 'glob',
-      common: { format: 'text', nul: false, roots: [], help: false, version: false },
+      common: { format: 'text', nul: false, color: 'auto', roots: [], help: false, version: false },
       argv: ['glob', '**/*.ts'],
     })
   })

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { tempDir, writeTree } from './io.js'
+import { budgetMs, tempDir, writeTree } from './io.js'
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url))
 const binDir = join(repo, 'node_modules', '.bin')
@@ -92,7 +92,7 @@ function runInShell(command: string): string {
     {
       cwd: project,
       encoding: 'utf8',
-      timeout: 60_000,
+      timeout: budgetMs(60_000),
       env: { ...process.env, PATH: `${binDir}:${process.env.PATH}`, XDG_STATE_HOME: join(work, 'state') },
     },
   )

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { runInNewContext } from 'node:vm'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { SearchResultView, ToolResult } from '@dsh/core'
@@ -103,6 +105,13 @@ describe('dsh --format html', () => {
     const bundle = await readSearchCardBundle()
     expect(bundle).toContain('dsh-search-card')
     expect(bundle).not.toMatch(/^import |\bimport\s*\(/m)
+  })
+
+  it('reads the copy beside the program first, as the bundled command does with no @dsh/search-card installed', async () => {
+    const dist = scratchDir('html-dist')
+    const program = join(dist, 'chunks', 'dsh-program.cjs')
+    writeTree(dist, { 'chunks/search-card.bundle.js': 'the copy' })
+    expect(await readSearchCardBundle(pathToFileURL(program).href)).toBe('the copy')
   })
 
   it('grep prints one page with the card, its data and the bundle inlined', async () => {

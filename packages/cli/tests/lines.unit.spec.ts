@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { ReadValue } from '@dsh/tool-fs'
 import type { GlobValue, GrepValue } from '@dsh/tool-fs-search'
+import { PLAIN } from '../src/color.js'
 import { UsageError } from '../src/command-line.js'
 import { LINES_FORMATS, linesFormatFor } from '../src/lines.js'
 
@@ -12,11 +13,11 @@ describe('LINES_FORMATS', () => {
       truncated: true,
       incomplete: ['shut: Permission denied (os error 13)'],
     }
-    expect(LINES_FORMATS.glob!.print(value, false)).toEqual({
+    expect(LINES_FORMATS.glob!.print(value, false, PLAIN)).toEqual({
       records: 'new.ts\na\nb.ts\n',
       notes: ['incomplete: shut: Permission denied (os error 13)'],
     })
-    expect(LINES_FORMATS.glob!.print(value, true).records).toBe('new.ts\0a\nb.ts\0')
+    expect(LINES_FORMATS.glob!.print(value, true, PLAIN).records).toBe('new.ts\0a\nb.ts\0')
   })
 
   it('grep: path:line:text, a NUL after the path with -0, and the gaps as notes', () => {
@@ -26,16 +27,19 @@ describe('LINES_FORMATS', () => {
       truncated: false,
       incomplete: ['shut: Permission denied (os error 13)'],
     }
-    expect(LINES_FORMATS.grep!.print(value, false)).toEqual({
+    expect(LINES_FORMATS.grep!.print(value, false, PLAIN)).toEqual({
       records: 'a.ts:3:x: y\n',
       notes: ['incomplete: shut: Permission denied (os error 13)'],
     })
-    expect(LINES_FORMATS.grep!.print(value, true).records).toBe('a.ts\x003:x: y\n')
+    expect(LINES_FORMATS.grep!.print(value, true, PLAIN).records).toBe('a.ts\x003:x: y\n')
   })
 
   it('read: the raw lines, and where the file continues', () => {
     const value: ReadValue = { path: '/w/a.txt', offset: 1, lines: 2, lineTexts: ['one', ''], nextOffset: 3 }
-    expect(LINES_FORMATS.read!.print(value, false)).toEqual({ records: 'one\n\n', notes: ['/w/a.txt continues: read on with --offset 3'] })
+    expect(LINES_FORMATS.read!.print(value, false, PLAIN)).toEqual({
+      records: 'one\n\n',
+      notes: ['/w/a.txt continues: read on with --offset 3'],
+    })
     expect(LINES_FORMATS.read!.takesNul).toBe(false)
   })
 })

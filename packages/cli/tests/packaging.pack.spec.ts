@@ -1,12 +1,12 @@
 // The packages as a consumer receives them: packed tarballs, linted, installed into a fresh TypeScript
 // project that runs the README's library example, and installed globally as the `dsh` command.
-import { execFile, execFileSync, spawnSync } from 'node:child_process'
-import { mkdirSync, readdirSync, readFileSync, utimesSync } from 'node:fs'
+import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process'
+import { mkdirSync, readdirSync, readFileSync, statSync, utimesSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { budgetMs, scratchDir, writeTree } from './io.js'
+import { budgetMs, scratchDir, waitUntil, writeTree } from './io.js'
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url))
 const bin = (name: string) => join(repo, 'node_modules', '.bin', name)
@@ -154,7 +154,44 @@ describe('a TypeScript project that installs the tarballs', () => {
   )
 })
 
-describe('dsh installed globally from the tarballs', () => {
+describe('each library package installs alone, as its README says', () => {
+  const library = workspaces.filter((w) => w.dir !== 'cli')
+
+  it.each(library.map((w) => [w.dir, w.pkg] as const))(
+    'packages/%s: the README installs its tarball with those it needs',
+    async (dir, pkg) => {
+      const readme = readFileSync(join(repo, 'packages', dir, 'README.md'), 'utf8')
+      const line = /^npm install ((?:\.\/\S+\.tgz ?)+)(.*?) +#/m.exec(readme)
+      expect(line, `packages/${dir}/README.md names its tarballs`).not.toBeNull()
+      const project = join(work, `alone-${dir}`)
+      writeTree(project, { 'package.json': JSON.stringify({ name: `alone-${dir}`, private: true, type: 'module' }) })
+      // The README's globs, run by a shell in the directory that holds the tarballs, installed into the project.
+      const words = `${line![1]!} ${line![2]!}`.trim()
+      await run('sh', ['-c', `npm ${npmInstall.join(' ')} --prefix "$1" ${words}`, 'sh', project], { cwd: join(work, 'packs'), env })
+      const { stdout } = await run(
+        process.execPath,
+        ['--input-type=module', '-e', `console.log(Object.keys(await import(${JSON.stringify(pkg.name)})).length > 0)`],
+        {
+          cwd: project,
+          env,
+        },
+      )
+      expect(stdout).toBe('true\n')
+    },
+    budgetMs(120_000),
+  )
+})
+
+/** Bytes in the files under `dir`, as `du --apparent-size` counts them: what an install puts on disk. */
+function treeBytes(dir: string): number {
+  let bytes = 0
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) bytes += statSync(join(entry.parentPath, entry.name)).size
+  }
+  return bytes
+}
+
+describe('dsh installed globally from its one tarball (docs/design.md#one-tarball-installs-the-command)', () => {
   const prefix = join(work, 'global')
   const tree = join(work, 'tree')
   // No rg on this PATH: grep and glob must run the ripgrep the package carries.
@@ -162,8 +199,38 @@ describe('dsh installed globally from the tarballs', () => {
 
   beforeAll(async () => {
     writeTree(tree, { 'a.txt': 'needle\n', 'sub/b.txt': 'needle again\n' })
-    await run('npm', [...npmInstall, '--global', '--prefix', prefix, ...packed.map(tarball)], { cwd: work, env })
+    const cli = packed.find((p) => p.name === '@dsh/cli')!
+    await run('npm', [...npmInstall, '--global', '--prefix', prefix, tarball(cli)], { cwd: work, env })
   }, budgetMs(180_000))
+
+  it('installs @dsh/cli and @vscode/ripgrep alone, in at most 40 MB', () => {
+    const installed = execFileSync(
+      'find',
+      [
+        join(prefix, 'lib'),
+        '-name',
+        'package.json',
+        '-path',
+        '*/node_modules/*/package.json',
+        '-not',
+        '-path',
+        '*/node_modules/*/node_modules/*/*/*',
+      ],
+      { encoding: 'utf8' },
+    )
+    const names = installed
+      .trim()
+      .split('\n')
+      .map((file) => (JSON.parse(readFileSync(file, 'utf8')) as { name: string }).name)
+    expect(names.filter((name) => !name.startsWith('@vscode/ripgrep')).sort()).toEqual(['@dsh/cli'])
+    // npm links the man page the build wrote into the prefix's man path.
+    const man = readFileSync(join(prefix, 'share', 'man', 'man1', 'dsh.1'), 'utf8')
+    expect(man).toMatch(/^\.TH DSH 1 /)
+    expect(man).toContain('dsh grep PATTERN [PATH] [\\-\\-include INCLUDE]')
+    const bytes = treeBytes(prefix)
+    console.info(`dsh installed from its one tarball: ${(bytes / 1e6).toFixed(1)} MB in ${prefix}`)
+    expect(bytes).toBeLessThanOrEqual(40e6)
+  })
 
   /** Runs the installed `dsh` from `/`, far from any project. */
   const dsh = (...argv: string[]) => {
@@ -192,13 +259,13 @@ describe('dsh installed globally from the tarballs', () => {
     ])
   })
 
-  it('prints a search card page with the card bundle the installed @dsh/search-card ships', () => {
+  it('prints a search card page with the card bundle it carries', () => {
     const page = dsh('grep', 'needle', tree, '--format', 'html')
     expect(page).toMatchObject({ code: 0, stderr: '' })
     expect(page.stdout).toContain('<dsh-search-card></dsh-search-card>')
     const card = packed.find((p) => p.name === '@dsh/search-card')!
     expect(card.files.map((f) => f.path)).toContain('dist/search-card.bundle.js')
-    const bundle = readFileSync(join(prefix, 'lib', 'node_modules', '@dsh', 'search-card', 'dist', 'search-card.bundle.js'), 'utf8')
+    const bundle = readFileSync(join(repo, 'packages', 'search-card', 'dist', 'search-card.bundle.js'), 'utf8')
     expect(page.stdout).toContain(bundle.slice(0, 200))
   })
 
@@ -227,4 +294,46 @@ describe('dsh installed globally from the tarballs', () => {
       .map((line) => JSON.parse(line) as { id: number; result: { tools?: { name: string }[] } })
     expect(replies.find((r) => r.id === 2)?.result.tools?.map((t) => t.name)).toEqual(['glob', 'grep', 'read'])
   })
+
+  it(
+    'fronts an upstream MCP server with the client SDK its bundle carries',
+    async () => {
+      // How long waiting may take, from how long this machine takes to start dsh: the gateway starts
+      // the upstream (a second dsh) and connects to it, a few starts' work.
+      const started = performance.now()
+      expect(dsh('--version').code).toBe(0)
+      const within = 40 * (performance.now() - started)
+      const upstream = join(work, 'upstream.json')
+      writeTree(work, {
+        'upstream.json': JSON.stringify({ mcpServers: { inner: { command: join(prefix, 'bin', 'dsh'), args: ['mcp'] } } }),
+      })
+      const child = spawn(join(prefix, 'bin', 'dsh'), ['mcp', '--upstream', upstream], { cwd: '/', env: { ...env, PATH } })
+      const closed = new Promise((resolve) => child.once('close', resolve))
+      let stdout = ''
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+      const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`)
+      send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } },
+      })
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+      // tool_search says the upstream is still connecting until it is: ask again until it answers with its tools.
+      let id = 1
+      const loaded = await waitUntil(() => {
+        if (stdout.includes('mcp__inner__grep')) return true
+        if (id === 1 || stdout.includes(`"id":${id}}`)) {
+          id += 1
+          send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'tool_search', arguments: { query: 'inner grep' } } })
+        }
+        return false
+      }, within)
+      child.stdin.end()
+      await closed
+      expect(loaded, stdout).toBe(true)
+      expect(stdout).toMatch(/Loaded \d+ tools?[^"]*mcp__inner__grep/)
+    },
+    budgetMs(120_000),
+  )
 })

@@ -99,22 +99,22 @@ describe('dsh tool-search', () => {
 
   it('takes regular-expression characters and a leading dash literally', async () => {
     expect(await run(['--catalog', catalog, '--', '-xyzzy .* [ (a|b)'])).toEqual({
-      code: EXIT.ok,
+      code: EXIT.nothingFound,
       stdout: 'No matching deferred tools found.\n',
       stderr: '',
     })
   })
 
   it('finds nothing without a catalog: dsh defers none of its own tools', async () => {
-    expect(await run(['grep'])).toEqual({ code: EXIT.ok, stdout: 'No matching deferred tools found.\n', stderr: '' })
+    expect(await run(['grep'])).toEqual({ code: EXIT.nothingFound, stdout: 'No matching deferred tools found.\n', stderr: '' })
   })
 
-  it('reports an empty query as tool_search does: exit 1, on stderr or as the JSON object', async () => {
+  it('reports an empty query as tool_search does: exit 2, on stderr or as the JSON object', async () => {
     const text = await run(['   ', '--catalog', catalog])
-    expect(text).toMatchObject({ code: EXIT.toolError, stdout: '' })
+    expect(text).toMatchObject({ code: EXIT.error, stdout: '' })
     expect(text.stderr).toMatch(/^invalid arguments for tool_search: query: is empty/)
     const json = await run(['', '--format', 'json'])
-    expect(json.code).toBe(EXIT.toolError)
+    expect(json.code).toBe(EXIT.error)
     expect(JSON.parse(json.stdout)).toMatchObject({ isError: true, errorCode: 'TOOL_INVALID_ARGUMENTS' })
   })
 

@@ -28,9 +28,9 @@ const REASON =
 const WARNING = `dsh: warning: tool-fs-search: glob and grep are not registered: ${REASON}\n`
 
 describe('dsh without a runnable ripgrep', () => {
-  it.each(['grep', 'glob'])('%s says it is unavailable, what was tried and how to fix it, and exits 1', async (tool) => {
+  it.each(['grep', 'glob'])('%s says it is unavailable, what was tried and how to fix it, and exits 2', async (tool) => {
     expect(await run([tool, 'needle'])).toEqual({
-      code: EXIT.toolError,
+      code: EXIT.error,
       stdout: '',
       stderr: `${WARNING}${tool} is unavailable: ${REASON}\n`,
     })
@@ -38,7 +38,7 @@ describe('dsh without a runnable ripgrep', () => {
 
   it('grep --format json prints the failure with its code on stdout', async () => {
     const result = await run(['grep', 'needle', '--format', 'json'])
-    expect(result.code).toBe(EXIT.toolError)
+    expect(result.code).toBe(EXIT.error)
     expect(JSON.parse(result.stdout)).toEqual({
       isError: true,
       errorCode: 'TOOL_UNAVAILABLE',
@@ -50,7 +50,7 @@ describe('dsh without a runnable ripgrep', () => {
 
   it('grep --format html prints a page with the failure and no script', async () => {
     const result = await run(['grep', 'needle', '--format', 'html'])
-    expect(result.code).toBe(EXIT.toolError)
+    expect(result.code).toBe(EXIT.error)
     expect(result.stdout).toContain('<title>dsh grep</title>')
     expect(result.stdout).toContain('<p class="error">TOOL_UNAVAILABLE</p>')
     expect(result.stdout).toContain('script-src &#39;none&#39;')

@@ -30,7 +30,7 @@ describe('globalUsage', () => {
     expect(text).toMatch(/ {2}dsh tools +list the tools/)
     expect(text).toMatch(/ {2}dsh mcp \[--upstream FILE\] \[--http HOST:PORT\] +serve the tools over the Model Context Protocol/)
     expect(text).toMatch(/ {2}dsh tool-search QUERY \[--catalog FILE\] +rank deferred tools/)
-    expect(text).toContain('Exit status: 0 success')
+    expect(text).toContain("Exit status, as rg's: 0 something matched or was listed, 1 nothing did, 2 an error")
   })
 
   it('says when no tool is registered', () => {
