@@ -153,7 +153,18 @@ function parseAnswer(stdout: string): { answer: ToolAnswer | undefined; views: C
     { where: 'json view', text: JSON.stringify(view ?? null) },
   ]
   if (typeof isError !== 'boolean' || typeof content !== 'string') return { answer: undefined, views }
-  return { answer: { isError, content, ...(typeof errorCode === 'string' ? { errorCode } : {}) }, views }
+  const found = foundIn(view)
+  return {
+    answer: { isError, content, ...(typeof errorCode === 'string' ? { errorCode } : {}), ...(found === undefined ? {} : { found }) },
+    views,
+  }
+}
+
+/** A search card's count and whether it saw everything; undefined for a result without a card (read). */
+function foundIn(view: unknown): ToolAnswer['found'] {
+  if (typeof view !== 'object' || view === null) return undefined
+  const { total, incomplete } = view as Record<string, unknown>
+  return typeof total === 'number' && typeof incomplete === 'boolean' ? { total, incomplete } : undefined
 }
 
 function signalName(number: number): NodeJS.Signals | null {

@@ -10,6 +10,8 @@ export interface ToolAnswer {
   errorCode?: string
   content: string
   spilledTo?: string
+  /** From `dsh --format json`'s search card: how many results, and whether the search saw everything. */
+  found?: { total: number; incomplete: boolean }
 }
 
 /** How a CLI process ended. */
@@ -194,8 +196,21 @@ function checkProcess(
   if (!configValid && status !== 2 && end.sent === undefined) flag('cli-exit', `exit ${status} under a config dsh must refuse (exit 2)`)
   if ((status === 0 || status === 1) && answer === undefined)
     flag('cli-bad-json', `exit ${status} with stdout ${JSON.stringify(end.stdout.slice(0, 300))}`)
-  if (answer !== undefined && (status === 0 || status === 1) && answer.isError !== (status === 1))
-    flag('cli-exit', `exit ${status} but isError ${answer.isError}`)
+  if (answer !== undefined && status !== 130) {
+    const expected = expectedStatus(answer)
+    if (status !== expected)
+      flag('cli-exit', `exit ${status}, not ${expected}, for ${JSON.stringify({ isError: answer.isError, found: answer.found })}`)
+  }
+}
+
+/**
+ * rg's statuses (docs/design.md#the-exit-status-says-what-was-found): 2 for an error, and for a search
+ * that found nothing without seeing everything; 1 for a complete search that found nothing; else 0.
+ */
+function expectedStatus({ isError, found }: ToolAnswer): number {
+  if (isError) return 2
+  if (found === undefined || found.total > 0) return 0
+  return found.incomplete ? 2 : 1
 }
 
 function excerptAround(text: string, needle: string): string {

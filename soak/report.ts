@@ -54,7 +54,8 @@ export function outcomeCode(outcome: CallOutcome): string {
   if (outcome.hung) return 'hung'
   const end = outcome.process
   if (end?.signal != null) return `killed by ${end.signal}`
-  if (end?.exitCode === 2) return 'usage error (exit 2)'
+  // Exit 2 is also a tool's error, which prints its JSON object; a usage error prints none.
+  if (end?.exitCode === 2 && outcome.answer === undefined) return 'usage error (exit 2)'
   const code = outcome.answer === undefined ? 'no result' : (outcome.answer.errorCode ?? 'ok')
   return end?.exitCode === 130 ? `${code} (exit 130)` : code
 }
