@@ -13,6 +13,9 @@ import { elapsedMs } from './processes.js'
 import { dshPeakRssMb } from './rss.js'
 import type { CaseResult } from './cases.js'
 import type { TargetCheck } from './report.js'
+// The tool's own rg builder and VCS excludes, so a baseline runs rg as the tool does.
+import { rgCommand } from '../packages/tool-fs-search/src/engine/rg-command.js'
+import { VCS_EXCLUDES } from '../packages/tool-fs-search/src/engine/vcs.js'
 
 // Bump when a generator's output changes: the version is part of the cached folders' names.
 const GENERATOR_VERSION = 1
@@ -90,8 +93,8 @@ export interface AnySizeSearch {
   root: string
   tool: 'grep' | 'glob'
   pattern: string
-  /** rg's arguments, quoted for bash: the same search, printed as rg prints it. */
-  rgArgs: string
+  /** rg's command, quoted for bash by the tool's own builder: the same search, printed as rg prints it. */
+  rgCommand: string
 }
 
 /** What the tool answered in the last measured round, besides its time. */
@@ -110,12 +113,10 @@ export interface AnySizeOutcome {
  */
 export async function anySizeCase(
   harness: Harness,
-  rg: string,
   search: AnySizeSearch,
   rounds: Rounds,
 ): Promise<{ result: CaseResult; outcome: AnySizeOutcome }> {
   const outcome: AnySizeOutcome = { outcome: 'ok', total: undefined, spillBytes: undefined, peakRssMb: undefined }
-  const rgCommand = `exec ${quote(rg)} ${search.rgArgs}`
   const contenders: Contender[] = [
     {
       label: 'tool',
@@ -133,8 +134,8 @@ export async function anySizeCase(
         return ms
       },
     },
-    { label: 'rg | cat >/dev/null', run: () => timeInSession(`${rgCommand} | cat >/dev/null`, search.root) },
-    { label: 'rg >/dev/null', run: () => timeInSession(`${rgCommand} >/dev/null`, search.root) },
+    { label: 'rg | cat >/dev/null', run: () => timeInSession(`${search.rgCommand} | cat >/dev/null`, search.root) },
+    { label: 'rg >/dev/null', run: () => timeInSession(`exec ${search.rgCommand} >/dev/null`, search.root) },
   ]
   const times = await runInterleaved(contenders, rounds)
   outcome.peakRssMb = await dshPeakRssMb([search.tool, search.pattern, '--cwd', search.root]).catch(() => undefined)
@@ -174,17 +175,20 @@ export function anySizeTargets(cases: ReadonlyMap<string, { result: CaseResult; 
   ]
 }
 
-// tool-fs-search's VCS_EXCLUDES, so rg lists what glob lists.
-const VCS_GLOBS = ['.git', '.svn', '.hg', '.bzr', '.jj', '.sl'].map((d) => `'--glob=!${d}'`).join(' ')
-
 /** The searches: 5M matches, glob over 100k and 1M files, and the npm tree's broad `function`. */
-export function anySizeSearches(roots: { hugeMatch: string; files100k: string; files1m: string; npmTree?: string }): AnySizeSearch[] {
-  const grepArgs = (pattern: string): string => `--no-config --no-heading --with-filename -n -e ${quote(pattern)} -- .`
-  const globArgs = `--files --no-config --no-ignore --hidden --null '--glob=**/*' ${VCS_GLOBS}`
+export function anySizeSearches(
+  rg: string,
+  roots: { hugeMatch: string; files100k: string; files1m: string; npmTree?: string },
+): AnySizeSearch[] {
+  const grep = (pattern: string): string => rgCommand({ rg, flags: ['--no-heading', '--with-filename', '-n'], pattern, paths: ['.'] })
+  const glob = rgCommand({
+    rg,
+    flags: ['--files', '--no-ignore', '--hidden', '--null', '--glob=**/*', ...VCS_EXCLUDES.map((d) => `--glob=!${d}`)],
+  })
   return [
-    { name: 'grep 5M matches', root: roots.hugeMatch, tool: 'grep', pattern: HUGE_MATCH.pattern, rgArgs: grepArgs(HUGE_MATCH.pattern) },
-    { name: 'glob 100k files', root: roots.files100k, tool: 'glob', pattern: '**/*', rgArgs: globArgs },
-    { name: 'glob 1M files', root: roots.files1m, tool: 'glob', pattern: '**/*', rgArgs: globArgs },
+    { name: 'grep 5M matches', root: roots.hugeMatch, tool: 'grep', pattern: HUGE_MATCH.pattern, rgCommand: grep(HUGE_MATCH.pattern) },
+    { name: 'glob 100k files', root: roots.files100k, tool: 'glob', pattern: '**/*', rgCommand: glob },
+    { name: 'glob 1M files', root: roots.files1m, tool: 'glob', pattern: '**/*', rgCommand: glob },
     ...(roots.npmTree === undefined
       ? []
       : [
@@ -193,12 +197,8 @@ export function anySizeSearches(roots: { hugeMatch: string; files100k: string; f
             root: roots.npmTree,
             tool: 'grep' as const,
             pattern: 'function',
-            rgArgs: grepArgs('function'),
+            rgCommand: grep('function'),
           },
         ]),
   ]
-}
-
-function quote(word: string): string {
-  return `'${word.replaceAll("'", `'\\''`)}'`
 }

@@ -115,8 +115,8 @@ export async function runBench(quick: boolean): Promise<void> {
       }
       for (const root of [roots.hugeMatch, roots.files100k, roots.files1m]) await warmPageCache(rg, root)
       print(`\n== results of any size (in process, interleaved; tool vs it = median of per-round tool/baseline)\n${CASE_HEADER}`)
-      for (const search of anySizeSearches(roots)) {
-        const measured = await anySizeCase(ctx.harness, rg, search, ANY_SIZE_ROUNDS)
+      for (const search of anySizeSearches(rg, roots)) {
+        const measured = await anySizeCase(ctx.harness, search, ANY_SIZE_ROUNDS)
         anySize.set(search.name, measured)
         print(formatCase(measured.result))
       }
@@ -129,8 +129,8 @@ export async function runBench(quick: boolean): Promise<void> {
     const linksContext = await loadLinksContext(rg, spillRoot)
     const links: CaseResult[] = []
     for (const search of [
-      ...linksSearches(main.name, main.root, main.patterns.medium, '**/*.ts', false),
-      ...linksSearches('generated-links', linked, LINK_NEEDLE, '**/*.js', true),
+      ...linksSearches(rg, main.name, main.root, main.patterns.medium, '**/*.ts', false),
+      ...linksSearches(rg, 'generated-links', linked, LINK_NEEDLE, '**/*.js', true),
     ]) {
       const result = await linksCase(linksContext, search, rounds.glob)
       links.push(result)

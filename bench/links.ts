@@ -14,6 +14,9 @@ import type { CaseResult } from './cases.js'
 import { callTool } from './harness.js'
 import { runInterleaved, type Contender, type Rounds } from './measure.js'
 import { drainProcess, elapsedMs } from './processes.js'
+// The tool's own rg builder and VCS excludes, so a baseline runs rg as the tool does.
+import { rgArgv } from '../packages/tool-fs-search/src/engine/rg-command.js'
+import { VCS_EXCLUDES } from '../packages/tool-fs-search/src/engine/vcs.js'
 
 /** How many packages (one link each) the pnpm-style tree holds. */
 export const LINKED_PACKAGES = 10_000
@@ -112,7 +115,8 @@ export interface LinksSearch {
   tool: 'grep' | 'glob'
   args: Record<string, string>
   rgLabel: string
-  rgArgs: string[]
+  /** rg's whole argv, from the tool's own builder. */
+  rgArgv: string[]
 }
 
 /**
@@ -144,7 +148,7 @@ export async function linksCase(ctx: LinksContext, search: LinksSearch, rounds: 
       },
     },
     tool(ctx.unscanned, 'tool, scan finds no link'),
-    { label: search.rgLabel, run: async () => (await drainProcess([ctx.rg, ...search.rgArgs], { cwd: search.root })).ms },
+    { label: search.rgLabel, run: async () => (await drainProcess(search.rgArgv, { cwd: search.root })).ms },
   ]
   const times = await runInterleaved(contenders, rounds)
   const scanMedian = [...scans.slice(rounds.warmup)].sort((a, b) => a - b)[Math.floor((scans.length - rounds.warmup) / 2)] ?? 0
@@ -157,12 +161,17 @@ export async function linksCase(ctx: LinksContext, search: LinksSearch, rounds: 
   }
 }
 
-// tool-fs-search's VCS_EXCLUDES, so rg lists what glob lists.
-const VCS_GLOBS = ['.git', '.svn', '.hg', '.bzr', '.jj', '.sl'].map((d) => `--glob=!${d}`)
-
-/** The links cases of a corpus: a grep and a glob, with the rg each is measured against. */
-export function linksSearches(corpus: string, root: string, grepPattern: string, globPattern: string, follow: boolean): LinksSearch[] {
+/** The links cases of a corpus: a grep and a glob, with the rg each is measured against (the tool's own builder). */
+export function linksSearches(
+  rg: string,
+  corpus: string,
+  root: string,
+  grepPattern: string,
+  globPattern: string,
+  follow: boolean,
+): LinksSearch[] {
   const followFlag = follow ? ['--follow'] : []
+  const listFlags = ['--files', ...followFlag, '--no-ignore', '--hidden', '--null', `--glob=${globPattern}`]
   return [
     {
       corpus,
@@ -170,7 +179,7 @@ export function linksSearches(corpus: string, root: string, grepPattern: string,
       tool: 'grep',
       args: { pattern: grepPattern },
       rgLabel: follow ? 'rg --follow' : 'rg',
-      rgArgs: ['--no-config', ...followFlag, '--no-heading', '-n', '-e', grepPattern, '--', '.'],
+      rgArgv: rgArgv({ rg, flags: [...followFlag, '--no-heading', '-n'], pattern: grepPattern, paths: ['.'] }),
     },
     {
       corpus,
@@ -178,7 +187,7 @@ export function linksSearches(corpus: string, root: string, grepPattern: string,
       tool: 'glob',
       args: { pattern: globPattern },
       rgLabel: follow ? 'rg --files --follow' : 'rg --files',
-      rgArgs: ['--files', '--no-config', ...followFlag, '--no-ignore', '--hidden', '--null', `--glob=${globPattern}`, ...VCS_GLOBS],
+      rgArgv: rgArgv({ rg, flags: [...listFlags, ...VCS_EXCLUDES.map((d) => `--glob=!${d}`)] }),
     },
   ]
 }
