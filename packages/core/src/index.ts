@@ -15,6 +15,7 @@ export {
   SearchLineMatch,
   SearchFileMatches,
   SearchMatchesResultView,
+  SearchIndexUse,
   SearchPathsResultView,
   SearchResultView,
   viewJsonSchema,
@@ -74,4 +75,8 @@ export type {
   AccessRequest,
   AccessGrant,
   AccessPolicy,
+  IndexQuery,
+  IndexFallback,
+  IndexAnswer,
+  SearchIndex,
 } from './seams.js'
