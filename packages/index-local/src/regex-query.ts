@@ -61,13 +61,10 @@ function asQuery(info: Info): TrigramQuery {
   return info.exact === undefined ? info.query : exactQuery(info.exact)
 }
 
-function concat(a: Info, b: Info): Info {
-  if (a.exact !== undefined && b.exact !== undefined && a.exact.size * b.exact.size <= MAX_EXACT) {
-    const out = new Set<string>()
-    for (const x of a.exact) for (const y of b.exact) out.add(x + y)
-    return { exact: out, query: ALL }
-  }
-  return { query: and([asQuery(a), asQuery(b)]) }
+function concat(a: Set<string>, b: Set<string>): Set<string> {
+  const out = new Set<string>()
+  for (const x of a) for (const y of b) out.add(x + y)
+  return out
 }
 
 function alternate(branches: Info[]): Info {
@@ -157,15 +154,33 @@ class Parser {
     return branches.length === 1 ? branches[0]! : alternate(branches)
   }
 
+  /**
+   * A concatenation: adjacent exact pieces are multiplied into one run of exact strings, so `foo.*bar`
+   * keeps `bar` whole; a piece that is not exact ends the run, and the runs and pieces are ANDed.
+   */
   private sequence(): Info {
-    let info = EMPTY
+    const done: TrigramQuery[] = []
+    let run = new Set([''])
     for (;;) {
       const c = this.peek()
-      if (c === undefined || c === '|' || c === ')') return info
+      if (c === undefined || c === '|' || c === ')') break
       const atom = this.atom()
       if (atom === undefined) continue
-      info = concat(info, this.repeat(atom))
+      const piece = this.repeat(atom)
+      if (piece.exact !== undefined && run.size * piece.exact.size <= MAX_EXACT) {
+        run = concat(run, piece.exact)
+        continue
+      }
+      done.push(exactQuery(run))
+      if (piece.exact !== undefined) {
+        run = piece.exact
+      } else {
+        done.push(piece.query)
+        run = new Set([''])
+      }
     }
+    if (done.length === 0) return exactInfo(run)
+    return { query: and([...done, exactQuery(run)]) }
   }
 
   private repeat(atom: Info): Info {
