@@ -266,6 +266,11 @@ export interface IndexQuery {
   caseInsensitive: boolean
   /** rg runs with `--multiline`: a match may span lines. */
   multiline: boolean
+  /**
+   * Symbolic links below `dir` that rg follows, by path from `dir`: the index holds no path through a
+   * link, so everything rg reaches through one is read. @default []
+   */
+  followedLinks?: ReadonlyArray<{ path: string; directory: boolean }>
   signal: AbortSignal
 }
 

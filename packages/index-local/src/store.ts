@@ -180,6 +180,12 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     if (walked.changed.length > settings.changedMaxEntries) {
       return fullScan('changed', `${walked.changed.length} files and directories changed since the index was built: run dsh index`)
     }
+    // What rg reaches through a link it follows has no path in the index: read it all.
+    for (const link of query.followedLinks ?? []) {
+      const line = ignoreLine(link.path, link.directory ? '/**' : '')
+      if (line === undefined) return fullScan('names', 'a followed link has a name an ignore file cannot hold')
+      lines.push(line)
+    }
     // A directory the build could not read is searched whole, every time.
     for (const [rel, inode] of data.dirs) {
       if (inode !== UNREAD_DIR || !under(`${rel}/`)) continue

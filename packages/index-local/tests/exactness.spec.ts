@@ -1,5 +1,5 @@
 // An indexed answer equals a full scan's: random trees, changed after indexing, and patterns from a grammar, through the real tools.
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
@@ -117,13 +117,21 @@ describe('indexed answers equal full scans', () => {
           fc.array(change, { maxLength: 4 }),
           fc.array(search, { minLength: 1, maxLength: 3 }),
           fc.constantFrom('.', 'sub'),
-          async (files, gitignore, changes, searches, path) => {
+          fc.boolean(),
+          async (files, gitignore, changes, searches, path, links) => {
             const root = join(base, `t${run++}`)
             mkdirSync(root)
             writeFileSync(join(root, '.gitignore'), gitignore)
             for (const [name, text] of Object.entries(files)) {
               mkdirSync(dirname(join(root, name)), { recursive: true })
               writeFileSync(join(root, name), text)
+            }
+            if (links) {
+              // Links rg follows inside the tree: a directory link and a file link, and one that leads out.
+              mkdirSync(join(root, 'sub'), { recursive: true })
+              symlinkSync('sub', join(root, 'lnk'))
+              symlinkSync('../a.txt', join(root, 'sub', 'a-link.txt'))
+              symlinkSync('/etc', join(root, 'out'))
             }
             await indexLocal.buildIndex(settings, root)
             for (const c of changes) apply(root, c)

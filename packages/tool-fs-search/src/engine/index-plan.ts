@@ -19,8 +19,8 @@ const NOTHING: IndexedSearch = { flags: [], release: async () => {} }
 /**
  * Consults the index for a search of `target` (as the model gave it) with `pattern`. The index only
  * adds an ignore file of the lowest precedence, so rg, with the command it would run anyway, decides
- * every match; a search that follows links reads the whole tree, since the index holds no path
- * through a link.
+ * every match; what rg reaches through a link it follows is read whole, since the index holds no
+ * path through a link.
  */
 export async function planIndexedSearch(
   ctx: SearchContext,
@@ -33,10 +33,14 @@ export async function planIndexedSearch(
   if (cwd === undefined && !path.isAbsolute(target)) {
     return { ...NOTHING, use: { used: false, reason: 'no-index', detail: 'the session has no working directory to resolve the path from' } }
   }
-  if (links.follow) {
-    return { ...NOTHING, use: { used: false, reason: 'links', detail: 'the search follows symbolic links, which the index does not hold' } }
-  }
-  const answer = await index.plan({ dir: path.resolve(cwd ?? '/', target), pattern, caseInsensitive, multiline, signal: exec.signal })
+  const answer = await index.plan({
+    dir: path.resolve(cwd ?? '/', target),
+    pattern,
+    caseInsensitive,
+    multiline,
+    followedLinks: links.followed,
+    signal: exec.signal,
+  })
   if (answer.kind === 'full-scan') return { ...NOTHING, use: { used: false, reason: answer.reason, detail: answer.detail } }
   return {
     flags: [`--ignore-file=${answer.ignoreFile}`],
