@@ -29,11 +29,9 @@ export function patternQuery(pattern: string, mode: PatternMode): TrigramQuery {
   try {
     const info = new Parser(pattern, mode.caseInsensitive).parse()
     return simplify(asQuery(info))
-  } catch (error) {
+  } catch {
     // A pattern this parser does not know (verbose mode, a construct it cannot size) narrows nothing.
-    if (error instanceof Unreducible) return ALL
-    /* v8 ignore next */
-    throw error
+    return ALL
   }
 }
 
@@ -54,7 +52,7 @@ function exactQuery(exact: Set<string>): TrigramQuery {
     if (keys.length === 0) return ALL
     alternatives.push({ op: 'and', of: keys.map((key) => ({ op: 'trigram', key })) })
   }
-  return alternatives.length === 0 ? ALL : { op: 'or', of: alternatives }
+  return or(alternatives)
 }
 
 function asQuery(info: Info): TrigramQuery {

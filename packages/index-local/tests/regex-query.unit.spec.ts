@@ -57,6 +57,41 @@ describe('patternQuery', () => {
     ['(foo', '*'],
     ['*foo', '*'],
     ['fo{x}', '(fo{&o{x&{x})'],
+    ['(foo)*?bar', 'bar'],
+    ['(foo)+?', 'foo'],
+    ['(foo){ 2}', 'foo'],
+    ['(foo){2', '*'],
+    ['(foo){2,x}', '*'],
+    ['(?P<name', '*'],
+    ['(?i', '*'],
+    ['foo\\', '*'],
+    ['\\b{start}foo', 'foo'],
+    ['\\pLfoo', 'foo'],
+    ['\\xFFfoo', 'foo'],
+    ['\\u0041foo', 'foo'],
+    ['\\U00000041foo', 'foo'],
+    ['\\dfoo', 'foo'],
+    ['\\p{Greek', '*'],
+    ['fo\\no', '(fo\n&o\no)'],
+    ['[\\n]ab', '\nab'],
+    ['[\\d]foo', 'foo'],
+    ['[\\p{L}]foo', 'foo'],
+    ['[\\pL]foo', 'foo'],
+    ['[\\x41]foo', 'foo'],
+    ['[\\u0041]foo', 'foo'],
+    ['[\\U00000041]foo', 'foo'],
+    ['[\\]]ab', ']ab'],
+    ['[]]ab', ']ab'],
+    ['[^]]ab', '*'],
+    ['[a&&b]cd', '*'],
+    ['[a--b]cd', '*'],
+    ['[a~~b]cd', '*'],
+    ['[-a]bc', '(-bc|abc)'],
+    ['[a-]bc', '(abc|-bc)'],
+    ['[z-a]bc', '*'],
+    ['[ab', '*'],
+    ['[\\', '*'],
+    ['[k]ab', 'kab'],
   ])('%s reduces to %s', (pattern, expected) => {
     expect(q(pattern)).toBe(expected)
   })
@@ -68,6 +103,8 @@ describe('patternQuery', () => {
     expect(q('(?i)kelvin')).toBe('(elv&lvi&vin)')
     expect(q('(?i:k)kelvin')).toBe('(kel&elv&lvi&vin)')
     expect(q('(?i)k(?-i)kelvin')).toBe('(kel&elv&lvi&vin)')
+    expect(q('[k]ab', true)).toBe('*')
+    expect(q('[é]ab', true)).toBe('*')
   })
 
   it('keys non-ASCII characters by their UTF-8 bytes when case matters', () => {
@@ -75,6 +112,12 @@ describe('patternQuery', () => {
     const keys = literalTrigrams(Buffer.from('éa', 'utf8').toString('latin1'))
     expect(keys).toHaveLength(1)
     expect(patternQuery('éa', { caseInsensitive: false })).toEqual({ op: 'trigram', key: keys[0] })
+  })
+
+  it('turns an alternation of more strings than it keeps into their query', () => {
+    const words = Array.from({ length: 70 }, (_, i) => `w${String(i).padStart(2, '0')}`)
+    expect(q(words.join('|'))).toMatch(/^\(w00\|w01\|.*\|w69\)$/)
+    expect(q(`(${words.join('|')})x`)).toMatch(/^\(w00\|/)
   })
 
   it('gives up an exact set past its size and keeps the query', () => {
