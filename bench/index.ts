@@ -38,7 +38,32 @@ function ensureGeneratedTree(files: number): string {
     seed = (seed * 1103515245 + 12345) & 0x7fffffff
     return seed / 0x7fffffff
   }
-  const syllables = ['get', 'set', 'load', 'save', 'user', 'item', 'list', 'map', 'node', 'tree', 'value', 'key', 'file', 'path', 'read', 'write', 'parse', 'emit', 'cache', 'state', 'index', 'query', 'token', 'count']
+  const syllables = [
+    'get',
+    'set',
+    'load',
+    'save',
+    'user',
+    'item',
+    'list',
+    'map',
+    'node',
+    'tree',
+    'value',
+    'key',
+    'file',
+    'path',
+    'read',
+    'write',
+    'parse',
+    'emit',
+    'cache',
+    'state',
+    'index',
+    'query',
+    'token',
+    'count',
+  ]
   const vocabulary = Array.from({ length: 8000 }, (_, i) => {
     const a = syllables[i % syllables.length]!
     const b = syllables[Math.floor(i / syllables.length) % syllables.length]!
@@ -68,7 +93,17 @@ function ensureGeneratedTree(files: number): string {
 function rgPass(cwd: string, pattern: string): Promise<number> {
   const argv = rgArgv({
     rg: RG,
-    flags: ['--null', '--line-number', '--with-filename', '--no-heading', '--color=never', '--hidden', '--max-columns=2000', '--max-columns-preview', ...VCS_EXCLUDES.map((v) => `--glob=!${v}`)],
+    flags: [
+      '--null',
+      '--line-number',
+      '--with-filename',
+      '--no-heading',
+      '--color=never',
+      '--hidden',
+      '--max-columns=2000',
+      '--max-columns-preview',
+      ...VCS_EXCLUDES.map((v) => `--glob=!${v}`),
+    ],
     pattern,
     paths: ['.'],
   })
@@ -109,10 +144,14 @@ async function benchCorpus(name: string, root: string, cases: Case[]): Promise<v
   const on = await harnessWith('auto', indexDir, path.join(work, 'spill'))
   const off = await harnessWith('off', indexDir, path.join(work, 'spill'))
   const settings = (on.get('searchIndex') as indexLocal.LocalSearchIndex).settings
-  const rgNoMatch = median((await runInterleaved([{ label: 'rg', run: () => rgPass(root, 'zqxjNoSuchTokenAnywhere') }], { warmup: 1, measured: 3 }))[0]!)
+  const rgNoMatch = median(
+    (await runInterleaved([{ label: 'rg', run: () => rgPass(root, 'zqxjNoSuchTokenAnywhere') }], { warmup: 1, measured: 3 }))[0]!,
+  )
   const built = await indexLocal.buildIndex(settings, root)
   console.log(`\n## ${name}: ${built.files} files, ${(built.contentBytes / 2 ** 20).toFixed(0)} MiB keyed`)
-  console.log(`build ${(built.elapsedMs / 1000).toFixed(1)} s (${(built.elapsedMs / rgNoMatch).toFixed(1)}x a full rg pass of ${(rgNoMatch / 1000).toFixed(2)} s); index ${(built.indexBytes / 2 ** 20).toFixed(1)} MiB = ${(built.indexBytes / built.contentBytes).toFixed(2)}x the bytes keyed`)
+  console.log(
+    `build ${(built.elapsedMs / 1000).toFixed(1)} s (${(built.elapsedMs / rgNoMatch).toFixed(1)}x a full rg pass of ${(rgNoMatch / 1000).toFixed(2)} s); index ${(built.indexBytes / 2 ** 20).toFixed(1)} MiB = ${(built.indexBytes / built.contentBytes).toFixed(2)}x the bytes keyed`,
+  )
   const run = async (when: string) => {
     console.log(`\n${when}: median of ${ROUNDS} interleaved rounds, ms (ratio to rg's full pass)`)
     console.log('| case | pattern | with index | without | raw rg | index / rg | how |')
@@ -128,7 +167,9 @@ async function benchCorpus(name: string, root: string, cases: Case[]): Promise<v
         { warmup: 1, measured: ROUNDS },
       )
       const [a, b, r] = [median(withIndex!), median(without!), median(rg!)]
-      console.log(`| ${c.label} | \`${c.pattern}\` | ${a.toFixed(0)} | ${b.toFixed(0)} | ${r.toFixed(0)} | ${(a / r).toFixed(2)}x | ${uses.at(-1)} |`)
+      console.log(
+        `| ${c.label} | \`${c.pattern}\` | ${a.toFixed(0)} | ${b.toFixed(0)} | ${r.toFixed(0)} | ${(a / r).toFixed(2)}x | ${uses.at(-1)} |`,
+      )
     }
   }
   await run('Queries on the fresh index')
@@ -136,12 +177,17 @@ async function benchCorpus(name: string, root: string, cases: Case[]): Promise<v
   // the same mode sets ctime as a write does, and leaves the shared corpus's contents and mtimes alone.
   const changed: string[] = []
   const { execFileSync } = await import('node:child_process')
-  const list = execFileSync(RG, ['--no-config', '--files', '--hidden'], { cwd: root, maxBuffer: 1 << 30 }).toString().split('\n').filter(Boolean)
+  const list = execFileSync(RG, ['--no-config', '--files', '--hidden'], { cwd: root, maxBuffer: 1 << 30 })
+    .toString()
+    .split('\n')
+    .filter(Boolean)
   for (let i = 0; i < 100; i++) changed.push(list[Math.floor((i * list.length) / 100)]!)
   for (const file of changed) chmodSync(path.join(root, file), statSync(path.join(root, file)).mode & 0o7777)
   await run('After 100 files changed (no rebuild)')
   const rebuilt = await indexLocal.buildIndex(settings, root)
-  console.log(`\nrebuild after 100 changed files: ${(rebuilt.elapsedMs / 1000).toFixed(1)} s (no incremental update: a rebuild is the update)`)
+  console.log(
+    `\nrebuild after 100 changed files: ${(rebuilt.elapsedMs / 1000).toFixed(1)} s (no incremental update: a rebuild is the update)`,
+  )
   rmSync(work, { recursive: true, force: true })
 }
 

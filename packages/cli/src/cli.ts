@@ -200,7 +200,12 @@ function printResult(result: ToolResult, how: PrintHow, line: CommandLine, io: C
 }
 
 /** What the built-ins that print print, for the message that refuses them a page. */
-const NOT_A_PAGE = { tools: 'the tool list', 'tool-search': "tool_search's matches", completion: 'a completion script', index: 'an index build' } as const
+const NOT_A_PAGE = {
+  tools: 'the tool list',
+  'tool-search': "tool_search's matches",
+  completion: 'a completion script',
+  index: 'an index build',
+} as const
 
 async function runBuiltin(args: BuiltinArgs, line: CommandLine, session: Session, io: CliIo, signal: AbortSignal): Promise<number> {
   const agent = { session: { header: { id: line.common.session ?? 'cli', cwd: session.cwd } } }

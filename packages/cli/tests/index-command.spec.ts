@@ -16,16 +16,30 @@ describe('dsh index', () => {
   it('builds the index of the working directory and says what it covers and cost', async () => {
     const run = await dsh(['index', '--config', config], tree)
     expect(run.code).toBe(EXIT.ok)
-    expect(run.stdout).toMatch(new RegExp(`^indexed 3 files \\(0\\.0 MiB\\) under ${tree} in [\\d.]+ s: [\\d.]+ MiB \\([\\d.]+x\\) at ${indexDir}/[0-9a-f]{32}/index\\.dshidx\\n$`))
+    expect(run.stdout).toMatch(
+      new RegExp(
+        `^indexed 3 files \\(0\\.0 MiB\\) under ${tree} in [\\d.]+ s: [\\d.]+ MiB \\([\\d.]+x\\) at ${indexDir}/[0-9a-f]{32}/index\\.dshidx\\n$`,
+      ),
+    )
     const grep = await dsh(['grep', 'alpha', '--config', config, '--format', 'json'], tree)
-    expect(JSON.parse(grep.stdout).meta.index).toEqual({ used: true, indexedFiles: 3, candidates: 1, changed: 0 })
+    expect((JSON.parse(grep.stdout) as { meta: { index: unknown } }).meta.index).toEqual({
+      used: true,
+      indexedFiles: 3,
+      candidates: 1,
+      changed: 0,
+    })
   })
 
   it('builds into --index-dir, reports JSON, and names files every search reads', async () => {
     writeTree(tree, { 'wide.txt': Buffer.from([0xff, 0xfe, 0x61, 0x00]) })
     const run = await dsh(['index', 'tree', '--index-dir', 'elsewhere', '--format', 'json'], dir)
     expect(run.code).toBe(EXIT.ok)
-    expect(JSON.parse(run.stdout)).toMatchObject({ root: tree, files: 4, alwaysRead: 1, indexPath: expect.stringContaining(join(dir, 'elsewhere')) })
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      root: tree,
+      files: 4,
+      alwaysRead: 1,
+      indexPath: expect.stringContaining(join(dir, 'elsewhere')),
+    })
     const text = await dsh(['index', 'tree', '--index-dir', 'elsewhere'], dir)
     expect(text.stdout).toContain('; 1 files are read by every search (too large, unreadable or UTF-16)')
   })

@@ -275,14 +275,7 @@ export interface IndexQuery {
 }
 
 /** Why a search reads the whole tree although an index may exist: each is counted and shown. */
-export type IndexFallback =
-  | 'no-index'
-  | 'refused'
-  | 'unreducible'
-  | 'broad'
-  | 'changed'
-  | 'names'
-  | 'freshness'
+export type IndexFallback = 'no-index' | 'refused' | 'unreducible' | 'broad' | 'changed' | 'names' | 'freshness'
 
 /**
  * An index's answer. `candidates`: rg searches `dir` with `ignoreFile` added as its lowest-precedence

@@ -72,7 +72,8 @@ export async function changedSince(
   })
   const run = await bash.run(spec)
   if (run.stop !== 'exit' || run.exitCode !== 0 || run.stdout.truncated) {
-    const why = run.stop === 'overflow' || run.stdout.truncated ? 'too many changes' : run.stop !== 'exit' ? run.stop : run.stderr.text.trim()
+    const why =
+      run.stop === 'overflow' || run.stdout.truncated ? 'too many changes' : run.stop !== 'exit' ? run.stop : run.stderr.text.trim()
     return { ok: false, why: `the change walk did not finish (${why || `exit ${run.exitCode}`})` }
   }
   return { ok: true, changed: parseChanged(Buffer.concat(chunks)) }

@@ -26,7 +26,10 @@ export async function assertPrivate(path: string): Promise<void> {
   const info = await stat(path)
   const uid = process.getuid?.()
   if ((uid !== undefined && info.uid !== uid) || (info.mode & 0o022) !== 0) {
-    throw new IndexError('INDEX_REFUSED', `${path} is not private to this user (owner ${info.uid}, mode ${(info.mode & 0o777).toString(8)})`)
+    throw new IndexError(
+      'INDEX_REFUSED',
+      `${path} is not private to this user (owner ${info.uid}, mode ${(info.mode & 0o777).toString(8)})`,
+    )
   }
 }
 

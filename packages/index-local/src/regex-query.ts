@@ -114,7 +114,30 @@ const SIMPLE_ESCAPES: Record<string, number> = { n: 0x0a, t: 0x09, r: 0x0d, f: 0
 // Zero-width assertions: they add no text.
 const ASSERTIONS = new Set(['b', 'B', 'A', 'z', '<', '>'])
 // Escapes of one character from a class (`\d`, `\w`, …).
-const CLASS_ESCAPES = new Set(['d', 'D', 'w', 'W', 's', 'S', 'h', 'H', 'N', 'R', 'X', 'C', 'Z', 'G', 'K', 'V', 'l', 'L', 'u', 'U', 'E', 'Q'])
+const CLASS_ESCAPES = new Set([
+  'd',
+  'D',
+  'w',
+  'W',
+  's',
+  'S',
+  'h',
+  'H',
+  'N',
+  'R',
+  'X',
+  'C',
+  'Z',
+  'G',
+  'K',
+  'V',
+  'l',
+  'L',
+  'u',
+  'U',
+  'E',
+  'Q',
+])
 // A class of more characters than this narrows nothing worth a query.
 const MAX_CLASS = 16
 
@@ -207,7 +230,10 @@ class Parser {
 
   private repetitionAhead(): boolean {
     let j = this.i + 1
-    const digit = (k: number) => this.chars[k] !== undefined && this.chars[k]! >= 0x30 && this.chars[k]! <= 0x39
+    const digit = (k: number) => {
+      const code = this.chars[k]
+      return code !== undefined && code >= 0x30 && code <= 0x39
+    }
     while (this.chars[j] === 0x20) j++
     return digit(j)
   }

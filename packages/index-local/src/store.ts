@@ -123,7 +123,8 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
         loaded = { stamp, data: decodeIndex(await readFile(file)) }
         cache.set(file, loaded)
       }
-      if (loaded.data.header.root !== root) throw new IndexError('INDEX_REFUSED', `the index at ${file} is of another tree (${loaded.data.header.root})`)
+      if (loaded.data.header.root !== root)
+        throw new IndexError('INDEX_REFUSED', `the index at ${file} is of another tree (${loaded.data.header.root})`)
       return { root, data: loaded.data }
     }
     return undefined
@@ -175,7 +176,13 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     if (candidates > indexedFiles * settings.broadFraction) {
       return fullScan('broad', `${candidates} of ${indexedFiles} files may match: a full scan is as fast`)
     }
-    const walked = await changedSince(bash, dir, builtAtNs, { maxBytes: FRESHNESS_MAX_BYTES, timeoutMs: FRESHNESS_TIMEOUT_MS }, query.signal)
+    const walked = await changedSince(
+      bash,
+      dir,
+      builtAtNs,
+      { maxBytes: FRESHNESS_MAX_BYTES, timeoutMs: FRESHNESS_TIMEOUT_MS },
+      query.signal,
+    )
     if (!walked.ok) return fullScan('freshness', walked.why)
     if (walked.changed.length > settings.changedMaxEntries) {
       return fullScan('changed', `${walked.changed.length} files and directories changed since the index was built: run dsh index`)

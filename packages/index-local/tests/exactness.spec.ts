@@ -43,33 +43,114 @@ function comparable(result: ToolResult): unknown {
 }
 
 // Words with case and Unicode folding traps: the Kelvin sign and long s fold to k and s under -i.
-const WORDS = ['function load(', 'import { x } from', 'TODO:', 'console.log(', 'class A extends B', 'export default function', 'useState(0)', 'def run(self):', 'foo', 'Foo', 'FOO', 'bar', 'baz', 'kelvin', '\u212Aelvin', '\u017Ftate', 'state', 'État', 'été', 'hello world', 'a.b', '[x]', 'naïve', 'ab', 'x']
+const WORDS = [
+  'function load(',
+  'import { x } from',
+  'TODO:',
+  'console.log(',
+  'class A extends B',
+  'export default function',
+  'useState(0)',
+  'def run(self):',
+  'foo',
+  'Foo',
+  'FOO',
+  'bar',
+  'baz',
+  'kelvin',
+  '\u212Aelvin',
+  '\u017Ftate',
+  'state',
+  'État',
+  'été',
+  'hello world',
+  'a.b',
+  '[x]',
+  'naïve',
+  'ab',
+  'x',
+]
 const SEPARATORS = [' ', '\n', '\t', '-', '']
 const content = fc
   .array(fc.tuple(fc.constantFrom(...WORDS), fc.constantFrom(...SEPARATORS)), { maxLength: 12 })
   .map((parts) => parts.map(([w, s]) => w + s).join(''))
-const NAMES = ['a.txt', 'b.js', '.hidden', 'sub/c.txt', 'sub/.h/d.md', 'ign/e.txt', 'we ird*.txt', 'x[1]{2}.txt', 'node_modules/m.js', 'deep/er/f.ts', 'sub/g.md']
+const NAMES = [
+  'a.txt',
+  'b.js',
+  '.hidden',
+  'sub/c.txt',
+  'sub/.h/d.md',
+  'ign/e.txt',
+  'we ird*.txt',
+  'x[1]{2}.txt',
+  'node_modules/m.js',
+  'deep/er/f.ts',
+  'sub/g.md',
+]
 const tree = fc.dictionary(fc.constantFrom(...NAMES), content, { minKeys: 1, maxKeys: 8 })
 const GITIGNORES = ['', 'ign/\n', '*.md\n', 'node_modules\n', 'ign/\n!ign/e.txt\n']
 
-type Change = { op: 'edit' | 'add'; name: string; text: string } | { op: 'delete'; name: string } | { op: 'rename'; from: string; to: string }
+type Change =
+  { op: 'edit' | 'add'; name: string; text: string } | { op: 'delete'; name: string } | { op: 'rename'; from: string; to: string }
 const NEW_NAMES = [...NAMES, 'new.txt', 'sub/new dir/n.txt', 'fresh/deeper/n.js']
 const change: fc.Arbitrary<Change> = fc.oneof(
-  fc.record({ op: fc.constant('edit' as const), name: fc.constantFrom(...NAMES), text: content }),
-  fc.record({ op: fc.constant('add' as const), name: fc.constantFrom(...NEW_NAMES), text: content }),
+  fc.record({ op: fc.constantFrom('edit' as const), name: fc.constantFrom(...NAMES), text: content }),
+  fc.record({ op: fc.constantFrom('add' as const), name: fc.constantFrom(...NEW_NAMES), text: content }),
   fc.record({ op: fc.constant('delete' as const), name: fc.constantFrom(...NAMES) }),
   fc.record({ op: fc.constant('rename' as const), from: fc.constantFrom(...NAMES), to: fc.constantFrom(...NEW_NAMES) }),
 )
 
 // The grammar: literals, classes, alternation, anchors, flags, \w, repetition, any character, newlines.
-const atom = fc.constantFrom('foo', 'bar', 'kelvin', 'state', 'été', 'État', 'ell', 'o w', 'naïve', 'KELVIN', 'STATE', 'x', 'ab', 'a\\.b', '\\[x\\]')
+const atom = fc.constantFrom(
+  'foo',
+  'bar',
+  'kelvin',
+  'state',
+  'été',
+  'État',
+  'ell',
+  'o w',
+  'naïve',
+  'KELVIN',
+  'STATE',
+  'x',
+  'ab',
+  'a\\.b',
+  '\\[x\\]',
+)
 const pattern: fc.Arbitrary<string> = fc.letrec<{ p: string }>((tie) => ({
   p: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     atom,
     // Queries agents send.
-    fc.constantFrom('function\\s+\\w+', 'import .* from', 'TODO|FIXME', 'class \\w+ extends', 'console\\.log\\(', 'export (default )?function', 'useState\\(', 'def \\w+\\(', 'load\\('),
-    fc.constantFrom('[Ff]oo', '[a-c]a[rz]', '\\w+', '.', 'b.z', '\\bfoo\\b', '^foo', 'bar$', '(?i)kelvin', '(?i:STATE)', 'foo\\nbar', 'o{2}', '\\p{Lu}tat', '[^x]oo', 'É|é'),
+    fc.constantFrom(
+      'function\\s+\\w+',
+      'import .* from',
+      'TODO|FIXME',
+      'class \\w+ extends',
+      'console\\.log\\(',
+      'export (default )?function',
+      'useState\\(',
+      'def \\w+\\(',
+      'load\\(',
+    ),
+    fc.constantFrom(
+      '[Ff]oo',
+      '[a-c]a[rz]',
+      '\\w+',
+      '.',
+      'b.z',
+      '\\bfoo\\b',
+      '^foo',
+      'bar$',
+      '(?i)kelvin',
+      '(?i:STATE)',
+      'foo\\nbar',
+      'o{2}',
+      '\\p{Lu}tat',
+      '[^x]oo',
+      'É|é',
+    ),
     fc.tuple(tie('p'), tie('p')).map(([a, b]) => `${a}${b}`),
     fc.tuple(tie('p'), tie('p')).map(([a, b]) => `(${a}|${b})`),
     fc.tuple(tie('p'), tie('p')).map(([a, b]) => `${a}.*${b}`),
@@ -87,7 +168,7 @@ function apply(root: string, c: Change): void {
     writeFileSync(at(c.name), c.text)
   } else if (c.op === 'delete') {
     rmSync(at(c.name), { force: true })
-  } else {
+  } else if (c.op === 'rename') {
     try {
       mkdirSync(dirname(at(c.to)), { recursive: true })
       renameSync(at(c.from), at(c.to))
@@ -107,8 +188,14 @@ describe('indexed answers equal full scans', () => {
     async () => {
       const indexDir = join(base, 'index')
       const spillRoot = join(base, 'spill')
-      const on = { dsh: await harness('dsh', 'auto', indexDir, spillRoot), claude: await harness('claude-code', 'auto', indexDir, spillRoot) }
-      const off = { dsh: await harness('dsh', 'off', indexDir, spillRoot), claude: await harness('claude-code', 'off', indexDir, spillRoot) }
+      const on = {
+        dsh: await harness('dsh', 'auto', indexDir, spillRoot),
+        claude: await harness('claude-code', 'auto', indexDir, spillRoot),
+      }
+      const off = {
+        dsh: await harness('dsh', 'off', indexDir, spillRoot),
+        claude: await harness('claude-code', 'off', indexDir, spillRoot),
+      }
       const settings = (on.dsh.get('searchIndex') as indexLocal.LocalSearchIndex).settings
       await fc.assert(
         fc.asyncProperty(
@@ -140,7 +227,14 @@ describe('indexed answers equal full scans', () => {
               const a = await call(on.dsh, 'grep', dshArgs, root)
               const b = await call(off.dsh, 'grep', dshArgs, root)
               expect(comparable(a), `dsh grep ${JSON.stringify(dshArgs)}`).toEqual(comparable(b))
-              const claudeArgs = { pattern: s.pattern, path, output_mode: 'content', '-n': true, '-i': s.caseInsensitive, multiline: s.multiline }
+              const claudeArgs = {
+                pattern: s.pattern,
+                path,
+                output_mode: 'content',
+                '-n': true,
+                '-i': s.caseInsensitive,
+                multiline: s.multiline,
+              }
               const c = await call(on.claude, 'Grep', claudeArgs, root)
               const d = await call(off.claude, 'Grep', claudeArgs, root)
               expect(comparable(c), `Grep ${JSON.stringify(claudeArgs)}`).toEqual(comparable(d))

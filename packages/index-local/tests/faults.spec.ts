@@ -129,8 +129,9 @@ describe('an index never misses a change made before the search', () => {
     const building = indexLocal.buildIndex(settings(), root)
     const during = await Promise.all([grep(on, 'alpha', root), grep(on, 'gamma', root)])
     await building
-    expect(during[0]!.content).toBe((await grep(off, 'alpha', root)).content)
-    expect(during[1]!.content).toBe((await grep(off, 'gamma', root)).content)
+    const [alpha, gamma] = during
+    expect(alpha.content).toBe((await grep(off, 'alpha', root)).content)
+    expect(gamma.content).toBe((await grep(off, 'gamma', root)).content)
   })
 })
 
@@ -189,7 +190,7 @@ describe('an index that cannot be trusted is refused', () => {
   })
 
   it('refuses the index of another tree put in this tree’s place', async () => {
-    const { root, indexDir, on, off, settings } = await setup('another')
+    const { root, on, off, settings } = await setup('another')
     const other = join(base, 'another-other')
     writeTree(other, { 'x.ts': 'nothing\n' })
     const built = await indexLocal.buildIndex(settings, other)

@@ -103,10 +103,17 @@ describe('plan', () => {
     const { root, plan } = await setup({ ...FILES, 'sub/d.txt': 'delta\n', 'x.txt': '1', 'y.txt': '2' })
     symlinkSync('sub', join(root, 'lnk'))
     writeTree(root, { 'sub/new.txt': 'new\n', 'fresh/n.txt': 'n\n' })
-    const answer = await plan('alpha', { followedLinks: [{ path: 'lnk', directory: true }, { path: 'f*le', directory: false }] })
+    const answer = await plan('alpha', {
+      followedLinks: [
+        { path: 'lnk', directory: true },
+        { path: 'f*le', directory: false },
+      ],
+    })
     if (answer.kind !== 'candidates') throw new Error(reason(answer))
     const lines = readFileSync(answer.ignoreFile, 'utf8').split('\n')
-    expect(lines).toEqual(expect.arrayContaining(['!/a.txt', '!/lnk/**', '!/f\\*le', '!/*', '!/sub/*', '!/fresh/**', '!/sub/new.txt', '!/lnk']))
+    expect(lines).toEqual(
+      expect.arrayContaining(['!/a.txt', '!/lnk/**', '!/f\\*le', '!/*', '!/sub/*', '!/fresh/**', '!/sub/new.txt', '!/lnk']),
+    )
     await answer.release()
   })
 
@@ -207,7 +214,17 @@ describe('the index file', () => {
   })
 
   it('refuses an index that lists no files but has postings that do not add up', () => {
-    const empty = sealed(encodeIndex({ ...sections, files: [], fileFlags: new Uint8Array(0), dirs: [], keys: new Uint32Array(0), starts: Uint32Array.from([5]), postings: [] }))
+    const empty = sealed(
+      encodeIndex({
+        ...sections,
+        files: [],
+        fileFlags: new Uint8Array(0),
+        dirs: [],
+        keys: new Uint32Array(0),
+        starts: Uint32Array.from([5]),
+        postings: [],
+      }),
+    )
     expect(() => decodeIndex(empty)).toThrow(/postings do not add up/)
   })
 })
@@ -239,9 +256,18 @@ describe('the change walk', () => {
       }),
     })
     const limits = { maxBytes: 10, timeoutMs: 1000 }
-    expect(await changedSince(fake({ stop: 'overflow' }), base, 0n, limits, signal)).toEqual({ ok: false, why: 'the change walk did not finish (too many changes)' })
-    expect(await changedSince(fake({ stop: 'timeout', exitCode: null }), base, 0n, limits, signal)).toEqual({ ok: false, why: 'the change walk did not finish (timeout)' })
-    expect(await changedSince(fake({ exitCode: 1 }), base, 0n, limits, signal)).toEqual({ ok: false, why: 'the change walk did not finish (exit 1)' })
+    expect(await changedSince(fake({ stop: 'overflow' }), base, 0n, limits, signal)).toEqual({
+      ok: false,
+      why: 'the change walk did not finish (too many changes)',
+    })
+    expect(await changedSince(fake({ stop: 'timeout', exitCode: null }), base, 0n, limits, signal)).toEqual({
+      ok: false,
+      why: 'the change walk did not finish (timeout)',
+    })
+    expect(await changedSince(fake({ exitCode: 1 }), base, 0n, limits, signal)).toEqual({
+      ok: false,
+      why: 'the change walk did not finish (exit 1)',
+    })
   })
 })
 

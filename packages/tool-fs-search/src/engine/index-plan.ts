@@ -11,7 +11,7 @@ export interface IndexedSearch {
   /** Undefined when no index was consulted (`index: "off"`, or no index service). */
   use?: SearchIndexUse
   /** Deletes what the index wrote for this search; call once rg is done. */
-  release(): Promise<void>
+  release: () => Promise<void>
 }
 
 const NOTHING: IndexedSearch = { flags: [], release: async () => {} }
@@ -25,7 +25,13 @@ const NOTHING: IndexedSearch = { flags: [], release: async () => {} }
 export async function planIndexedSearch(
   ctx: SearchContext,
   exec: ToolExecContext,
-  { target, pattern, caseInsensitive, multiline, links }: { target: string; pattern: string; caseInsensitive: boolean; multiline: boolean; links: LinkPlan },
+  {
+    target,
+    pattern,
+    caseInsensitive,
+    multiline,
+    links,
+  }: { target: string; pattern: string; caseInsensitive: boolean; multiline: boolean; links: LinkPlan },
 ): Promise<IndexedSearch> {
   const index = ctx.config.index === 'auto' ? ctx.searchIndex?.() : undefined
   if (index === undefined) return NOTHING
@@ -45,6 +51,6 @@ export async function planIndexedSearch(
   return {
     flags: [`--ignore-file=${answer.ignoreFile}`],
     use: { used: true, indexedFiles: answer.indexedFiles, candidates: answer.candidates, changed: answer.changed },
-    release: answer.release,
+    release: () => answer.release(),
   }
 }

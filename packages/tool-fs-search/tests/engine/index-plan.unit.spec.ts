@@ -21,17 +21,37 @@ function context(answer: IndexAnswer, index: 'auto' | 'off' = 'auto'): { ctx: Se
 }
 
 const signal = new AbortController().signal
-const exec = (cwd?: string) => ({ signal, ...(cwd === undefined ? {} : { agent: { session: { header: { id: 's', cwd } } } }) }) as unknown as ToolExecContext
-const search = { target: 'src', pattern: 'alpha', caseInsensitive: true, multiline: false, links: { ...NO_LINKS, followed: [{ path: 'l', directory: true }] } }
+const exec = (cwd?: string) =>
+  ({ signal, ...(cwd === undefined ? {} : { agent: { session: { header: { id: 's', cwd } } } }) }) as unknown as ToolExecContext
+const search = {
+  target: 'src',
+  pattern: 'alpha',
+  caseInsensitive: true,
+  multiline: false,
+  links: { ...NO_LINKS, followed: [{ path: 'l', directory: true }] },
+}
 
 describe('planIndexedSearch', () => {
   it('adds the ignore file of a candidates answer and hands the index the resolved directory, flags and links', async () => {
     let released = false
-    const { ctx, queries } = context({ kind: 'candidates', ignoreFile: '/i/f', indexedFiles: 9, candidates: 2, changed: 1, release: async () => void (released = true) })
+    const { ctx, queries } = context({
+      kind: 'candidates',
+      ignoreFile: '/i/f',
+      indexedFiles: 9,
+      candidates: 2,
+      changed: 1,
+      release: async () => void (released = true),
+    })
     const planned = await planIndexedSearch(ctx, exec('/w'), search)
     expect(planned.flags).toEqual(['--ignore-file=/i/f'])
     expect(planned.use).toEqual({ used: true, indexedFiles: 9, candidates: 2, changed: 1 })
-    expect(queries[0]).toMatchObject({ dir: '/w/src', pattern: 'alpha', caseInsensitive: true, multiline: false, followedLinks: [{ path: 'l', directory: true }] })
+    expect(queries[0]).toMatchObject({
+      dir: '/w/src',
+      pattern: 'alpha',
+      caseInsensitive: true,
+      multiline: false,
+      followedLinks: [{ path: 'l', directory: true }],
+    })
     expect(queries[0]!.signal).toBe(signal)
     await planned.release()
     expect(released).toBe(true)

@@ -23,5 +23,15 @@ export function grepSearchMeta(retained: RetainedGrep, maxBytes: number, incompl
       })),
     }
   })
-  return capMetaBytes({ shape: 'matches', files, truncated: retained.truncated, total: retained.total, incomplete, ...(index === undefined ? {} : { index }) }, maxBytes)
+  return capMetaBytes(
+    {
+      shape: 'matches',
+      files,
+      truncated: retained.truncated,
+      total: retained.total,
+      incomplete,
+      ...(index === undefined ? {} : { index }),
+    },
+    maxBytes,
+  )
 }

@@ -112,7 +112,9 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
       ...(indexed.use === undefined ? {} : { index: indexed.use }),
     },
     // A nested dispatch has no UI to show a card (docs/design.md#the-search-card).
-    ...(exec.nested === true ? {} : { presentationMeta: grepSearchMeta(retained, config.searchMetaMaxBytes, gaps.length > 0, indexed.use) }),
+    ...(exec.nested === true
+      ? {}
+      : { presentationMeta: grepSearchMeta(retained, config.searchMetaMaxBytes, gaps.length > 0, indexed.use) }),
     ...(spill?.saved === true ? { spilledTo: spill.locator } : {}),
   }
 }

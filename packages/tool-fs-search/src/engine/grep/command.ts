@@ -37,7 +37,16 @@ export interface GrepCommandOptions {
  * target exits with its own status rather than be ignored; so does a target that is missing or
  * cannot be entered.
  */
-export function buildGrepCommand({ rg, pattern, target, plan, excludes = [], links = NO_LINKS, maxLineBytes, indexFlags = [] }: GrepCommandOptions): string {
+export function buildGrepCommand({
+  rg,
+  pattern,
+  target,
+  plan,
+  excludes = [],
+  links = NO_LINKS,
+  maxLineBytes,
+  indexFlags = [],
+}: GrepCommandOptions): string {
   const search = rgCommand({
     rg,
     flags: [
