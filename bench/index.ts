@@ -30,13 +30,14 @@ const RG = (await import('@vscode/ripgrep')).rgPath
 
 /** A deterministic code-like tree: identifiers drawn from a Zipf-like vocabulary, ~3 KB a file. */
 function ensureGeneratedTree(files: number): string {
-  const root = path.join(CACHE, `index-code-${files}-v1`)
+  const root = path.join(CACHE, `index-code-${files}-v2`)
   if (existsSync(root)) return root
   const partial = `${root}.partial-${process.pid}`
   let seed = 42
   const random = () => {
-    seed = (seed * 1103515245 + 12345) & 0x7fffffff
-    return seed / 0x7fffffff
+    // Math.imul keeps the LCG exact: a plain product passes 2^53 and loses the low bits.
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0
+    return seed / 2 ** 32
   }
   const syllables = [
     'get',

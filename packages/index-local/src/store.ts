@@ -142,7 +142,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     try {
       found = await findIndex(dir)
     } catch (error) {
-      return fullScan('refused', error instanceof Error ? error.message : String(error))
+      return fullScan('refused', (error as Error).message)
     }
     if (found === undefined) return fullScan('no-index', 'no index covers the search path')
     const { root, data } = found
@@ -156,7 +156,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     try {
       ids = evaluate(data, query3)
     } catch (error) {
-      return fullScan('refused', error instanceof Error ? error.message : String(error))
+      return fullScan('refused', (error as Error).message)
     }
     const lines = ['*', '!*/']
     let indexedFiles = 0

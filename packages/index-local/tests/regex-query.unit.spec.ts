@@ -58,6 +58,7 @@ describe('patternQuery', () => {
     ['*foo', '*'],
     ['fo{x}', '(fo{&o{x&{x})'],
     ['(foo)*?bar', 'bar'],
+    ['\\Bfoo\\B{end}', 'foo'],
     ['(foo)+?', 'foo'],
     ['(foo){ 2}', 'foo'],
     ['(foo){2', '*'],
