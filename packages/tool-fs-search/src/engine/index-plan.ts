@@ -8,7 +8,7 @@ import type { LinkPlan } from './links.js'
 export interface IndexedSearch {
   /** `--ignore-file=…` when the index chose the files; none otherwise. */
   flags: string[]
-  /** Undefined when no index was consulted (`index: "off"`, or no index service). */
+  /** Undefined when no index took part (`index: "off"`, no index service, or none covers the tree). */
   use?: SearchIndexUse
   /** Deletes what the index wrote for this search; call once rg is done. */
   release: () => Promise<void>
@@ -36,9 +36,8 @@ export async function planIndexedSearch(
   const index = ctx.config.index === 'auto' ? ctx.searchIndex?.() : undefined
   if (index === undefined) return NOTHING
   const cwd = exec.agent?.session.header.cwd
-  if (cwd === undefined && !path.isAbsolute(target)) {
-    return { ...NOTHING, use: { used: false, reason: 'no-index', detail: 'the session has no working directory to resolve the path from' } }
-  }
+  // Without a working directory a relative path cannot be placed, so no index can be found for it.
+  if (cwd === undefined && !path.isAbsolute(target)) return NOTHING
   const answer = await index.plan({
     dir: path.resolve(cwd ?? '/', target),
     pattern,
@@ -47,6 +46,8 @@ export async function planIndexedSearch(
     followedLinks: links.followed,
     signal: exec.signal,
   })
+  // No index for this tree: nothing took part, so the result says nothing (as with `index: "off"`).
+  if (answer.kind === 'full-scan' && answer.reason === 'no-index') return NOTHING
   if (answer.kind === 'full-scan') return { ...NOTHING, use: { used: false, reason: answer.reason, detail: answer.detail } }
   return {
     flags: [`--ignore-file=${answer.ignoreFile}`],
