@@ -1,4 +1,5 @@
 // The local index's plan, file by file: every reason it reads the whole tree, and the checks on the file it reads.
+import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -309,15 +310,29 @@ describe('options and builds', () => {
     const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz'
     for (let f = 0; f < 260; f++)
       files[`f${f}.txt`] = Buffer.from(Array.from({ length: 24_000 }, () => ALPHABET.charCodeAt(random() % ALPHABET.length)))
+    // Keys in one file only, so one segment has them and the other does not.
+    files['odd.txt'] = Buffer.from('~~~###')
     writeTree(root, files)
     const index = createLocalSearchIndex({ dir: join(base, 'large-index'), bash })
     const report = await buildIndex(index.settings, root)
-    expect(report.files).toBe(260)
+    expect(report.files).toBe(261)
     const needle = files['f200.txt']!.subarray(5000, 5012).toString()
     const answer = await index.plan({ dir: root, pattern: needle, caseInsensitive: false, multiline: false, signal })
     if (answer.kind !== 'candidates') throw new Error(reason(answer))
     expect(readFileSync(answer.ignoreFile, 'utf8')).toContain('!/f200.txt\n')
     await answer.release()
+  })
+
+  it('marks what it cannot open past PATH_MAX: a file every search reads, a directory read whole', async () => {
+    const root = join(base, 'deep')
+    // Directories nested until the path nears Linux's 4,096-byte PATH_MAX, made step by step from inside.
+    const segment = 'd'.repeat(200)
+    const depth = Math.ceil((4000 - root.length) / 201)
+    const script = `mkdir -p "$1" && cd "$1" && for i in $(seq ${depth}); do mkdir ${segment} && cd ${segment}; done && echo x > ${'f'.repeat(200)} && mkdir ${'s'.repeat(200)}`
+    execFileSync('bash', ['-c', script, 'bash', root])
+    const report = await buildIndex(resolveIndexOptions({ dir: join(base, 'index') }), root)
+    expect(report).toMatchObject({ files: 1, alwaysRead: 1 })
+    execFileSync('bash', ['-c', `cd "$1" && rm -rf ${segment}`, 'bash', root])
   })
 
   it('marks files every search must read: too large, UTF-16, and skips VCS directories and links', async () => {
