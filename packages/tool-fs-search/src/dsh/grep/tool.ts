@@ -1,6 +1,6 @@
 // The grep tool: plan the include, run the script through the seam while parsing its output, classify, retain once, spill.
 import path from 'node:path'
-import { defineTool, type ToolExecContext, type ToolOutput } from '@dsh/core'
+import { defineTool, type SpillScratch, type ToolExecContext, type ToolOutput } from '@dsh/core'
 import { GREP_DESCRIPTION } from '../prompts.js'
 import { allowedPlan, searchExclusions } from '../../engine/access.js'
 import { TIMEOUT_BACKSTOP_MS, type SearchContext } from '../../engine/context.js'
@@ -14,8 +14,9 @@ import { GrepArgs } from './args.js'
 import { assertGrepRan, partialSearchErrors } from '../../engine/grep/classify.js'
 import { buildGrepCommand } from '../../engine/grep/command.js'
 import { planInclude } from '../../engine/grep/include.js'
-import { listMatches, recordsOf, showMatches } from '../../engine/grep/matches.js'
-import { formatGrepPage, grepSpillBlocks, type GrepNotes } from './page.js'
+import { listMatches, recordsOf, showMatches, showStreamedMatches, type ShownMatches } from '../../engine/grep/matches.js'
+import { GrepPieces, type LoadedRecords } from '../../engine/grep/pieces.js'
+import { formatGrepPage, grepSpillBlocks, type GrepNotes, type GrepSpillPlan } from './page.js'
 import { RgOutputParser, type GrepMatch, type ParsedOutput } from '../../engine/grep/parse.js'
 import { MATCHES_VIEW_SCHEMA, presentGrepResult } from '../presentation.js'
 import { grepSearchMeta } from './meta.js'
@@ -43,11 +44,32 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
     links,
     maxLineBytes: config.grepMaxLineBytes,
   })
-  const parser = new RgOutputParser(config.grepMaxLineBytes, config.rawOutputMaxBytes, { fileTarget: explicitPath(target) })
+  const budget = { maxMatches: config.grepMaxMatches, maxBytes: config.inlineMaxBytes, maxPerFile: config.grepMaxMatchesPerFile }
+  // A result past what memory holds goes to a scratch file, when the store gives one and a spill could be saved.
+  const store = ctx.spillStore()
+  const canSave = store !== undefined && (exec.agent?.session.header.id ?? '') !== ''
+  let scratch: SpillScratch | undefined
+  let resolvedWorkdir = ''
+  const parser = new RgOutputParser(config.grepMaxLineBytes, config.rawOutputMaxBytes, {
+    fileTarget: explicitPath(target),
+    pieces: (searched) => {
+      scratch = canSave ? store.openScratch?.() : undefined
+      return new GrepPieces(scratch, budget, displayFrom(resolvedWorkdir, baseOf(searched, resolvedWorkdir, target)))
+    },
+  })
+  try {
+    return await grepAndAnswer()
+  } finally {
+    scratch?.close()
+  }
+
+  async function grepAndAnswer(): Promise<ToolOutput> {
   const searched = await runSearchCommand(ctx, exec, {
     command,
     narrow: 'pattern, path or include',
     stdoutSink: (chunk) => parser.push(chunk),
+    streams: true,
+    onWorkdir: (workdir) => (resolvedWorkdir = workdir),
     onTimeout: 'partial',
   })
   const { workdir, timedOut } = searched
@@ -64,15 +86,11 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
     output = parser.finishStopped()
     incomplete = timedOutGaps(run)
   }
-  const base = output.searched === 'directory' ? path.resolve(workdir, target) : workdir
+  const base = baseOf(output.searched, workdir, target)
   const shown = displayFrom(workdir, base)
-  const matches = showMatches(output, shown)
-  const retain = (): RetainedGrep =>
-    retainGrepMatches(matches, {
-      maxMatches: config.grepMaxMatches,
-      maxBytes: config.inlineMaxBytes,
-      maxPerFile: config.grepMaxMatchesPerFile,
-    })
+  const { streamed } = output
+  const matches = streamed === undefined ? showMatches(output, shown) : showStreamedMatches(streamed, shown)
+  const retain = (): RetainedGrep => retainGrepMatches(matches, budget)
   let retained = retain()
   // The page's long lines show their first match; the page is retained again, since its rows changed.
   const page = retained.groups.flatMap(({ file, count }) =>
@@ -92,9 +110,14 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
     links: linksNote(links, linkDisplay(target)),
   }
   // The complete result is formatted only when it is saved, block by block.
-  const spill = retained.truncated
-    ? await saveFormattedResult(ctx.spillStore(), exec, () => grepSpillBlocks(matches, notes), 'grep-results.txt')
+  const spillPlan: GrepSpillPlan = { maxBytes: config.spillMaxBytes }
+  if (streamed !== undefined) spillPlan.rest = restOf(streamed.rest, shown)
+  let spill = retained.truncated
+    ? await saveFormattedResult(store, exec, () => grepSpillBlocks(matches, notes, spillPlan), 'grep-results.txt')
     : undefined
+  if (spill?.saved === true && spillPlan.cut !== undefined) {
+    spill = { ...spill, part: { saved: spillPlan.cut.saved, total: matches.total, unit: 'matches', maxBytes: spillPlan.maxBytes } }
+  }
   let listed: GrepMatch[] | undefined
   const gaps = incompleteEntries(timedOut, listGaps(incomplete))
   return {
@@ -111,6 +134,21 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
     ...(exec.nested === true ? {} : { presentationMeta: grepSearchMeta(retained, config.searchMetaMaxBytes, gaps.length > 0) }),
     ...(spill?.saved === true ? { spilledTo: spill.locator } : {}),
   }
+  }
+}
+
+/** What rg's paths are relative to: the directory searched, or the workdir for a file. */
+function baseOf(searched: 'directory' | 'file', workdir: string, target: string): string {
+  return searched === 'directory' ? path.resolve(workdir, target) : workdir
+}
+
+/**
+ * A streamed result's files after the page's, shown one at a time as the spill is written; a result
+ * whose dropped records have no scratch file to come back from cannot be saved whole.
+ */
+function* restOf(rest: (() => Generator<LoadedRecords>) | undefined, shown: (file: string) => string): Generator<ShownMatches> {
+  if (rest === undefined) throw new Error('the result is larger than memory and the spill store keeps no scratch file')
+  for (const loaded of rest()) yield showMatches(loaded, shown)
 }
 
 /** The grep tool: read-only and safe to run beside other searches (docs/design.md#read-only-and-concurrency-safe). */

@@ -1,0 +1,232 @@
+// A grep result larger than memory: its records in pieces on the scratch file, the page's candidates in memory.
+import type { SpillScratch } from '@dsh/core'
+import { RecordTable } from './records.js'
+
+/** The page budgets that decide which files can still reach the page. */
+export interface PieceBudget {
+  maxMatches: number
+  maxPerFile: number
+}
+
+/** The records of one file, or of a file's part, as they left memory. */
+interface Piece {
+  /** Arrival order: ties between equal display paths keep it, as `showMatches` does. */
+  seq: number
+  path: string
+  pathReplaced: boolean
+  display: string
+  count: number
+  inLineOrder: boolean
+  lossyLines: number
+  /** Where its records are on the scratch file, then its side table's length (0: none). */
+  offset: number
+  length: number
+  sideLength: number
+  /** Its records in memory, while it may reach the page. */
+  held?: HeldRecords | undefined
+}
+
+/** Records in their own buffer, with their escaped lines and replaced-byte lines by offset within it. */
+interface HeldRecords {
+  bytes: Buffer
+  escaped: [number, string][]
+  replaced: number[]
+}
+
+/** Records read back as one parsed output: what `showMatches` takes. */
+export interface LoadedRecords {
+  bytes: Buffer
+  records: RecordTable
+}
+
+/** A streamed result at its end: the page's candidates, the true totals, and the rest in order. */
+export interface StreamedRecords {
+  /** The files that can reach the page, every one of their records, as one parsed output. */
+  page: LoadedRecords
+  total: number
+  /** Matches whose line or path holds replaced bytes (`showMatches`'s `lossy`). */
+  lossy: number
+  escaped: number
+  /** Distinct display paths in the whole result. */
+  files: number
+  /**
+   * The files after the page's, in display order, each read back from the scratch file as it is
+   * asked for; undefined when some were dropped and there is no scratch file to read them from.
+   */
+  rest: (() => Generator<LoadedRecords>) | undefined
+}
+
+/**
+ * Where a grep result's records go once they pass what memory holds (docs/design.md#results-bigger-than-memory).
+ * Every piece (a run of one file's records) is appended to the scratch file as it leaves the parser's
+ * buffer, with an index entry of a few fields; the pieces of the files that sort first, enough to fill
+ * a page, are also kept in memory. The page is chosen from them, so it never waits on the disk.
+ */
+export class GrepPieces {
+  readonly #scratch: SpillScratch | undefined
+  readonly #budget: PieceBudget
+  readonly #display: (path: string) => string
+  readonly #pieces: Piece[] = []
+  #candidates: Piece[] = []
+  #dropped = false
+  #total = 0
+  #lossy = 0
+  #escaped = 0
+  readonly #files = new Set<string>()
+
+  /** `display`: how a path rg printed shows, which is what files sort by. */
+  constructor(scratch: SpillScratch | undefined, budget: PieceBudget, display: (path: string) => string) {
+    this.#scratch = scratch
+    this.#budget = budget
+    this.#display = display
+  }
+
+  /** True once any records have moved here. */
+  get used(): boolean {
+    return this.#pieces.length > 0
+  }
+
+  /** Takes every record of `table` (in `bytes`): the caller reuses both once this returns. */
+  add(bytes: Buffer, table: RecordTable): void {
+    const escaped = [...table.escapedLines]
+    const replaced = [...table.replacedLines]
+    let e = 0
+    let r = 0
+    const added: { piece: Piece; held: HeldRecords }[] = []
+    table.runs.forEach((run, index) => {
+      const end = table.runs[index + 1]?.start ?? table.end
+      const held: HeldRecords = { bytes: bytes.subarray(run.start, end), escaped: [], replaced: [] }
+      for (; e < escaped.length && escaped[e]![0] < end; e += 1) held.escaped.push([escaped[e]![0] - run.start, escaped[e]![1]])
+      for (; r < replaced.length && replaced[r]! < end; r += 1) held.replaced.push(replaced[r]! - run.start)
+      const piece: Piece = {
+        seq: this.#pieces.length,
+        path: run.path,
+        pathReplaced: run.pathReplaced,
+        display: this.#display(run.path),
+        count: run.count,
+        inLineOrder: run.inLineOrder,
+        lossyLines: run.lossyLines,
+        offset: -1,
+        length: end - run.start,
+        sideLength: 0,
+      }
+      if (this.#scratch !== undefined) {
+        piece.offset = this.#scratch.append(held.bytes)
+        if (held.escaped.length > 0 || held.replaced.length > 0) {
+          const side = Buffer.from(JSON.stringify([held.escaped, held.replaced]))
+          this.#scratch.append(side)
+          piece.sideLength = side.length
+        }
+      }
+      this.#pieces.push(piece)
+      this.#files.add(piece.display)
+      this.#total += piece.count
+      this.#lossy += piece.pathReplaced ? piece.count : piece.lossyLines
+      this.#escaped += held.escaped.length
+      added.push({ piece, held })
+    })
+    this.#candidates.push(...added.map(({ piece }) => piece))
+    this.#trim()
+    // Only the pieces that may reach the page are copied out of the parser's buffer.
+    const kept = new Set(this.#candidates)
+    for (const { piece, held } of added) if (kept.has(piece)) piece.held = { ...held, bytes: Buffer.from(held.bytes) }
+  }
+
+  /**
+   * Keeps the files that sort first while the ones before them could not yet fill a page (each
+   * counting its first `maxPerFile` matches, as the page does once it cannot hold everything), and
+   * drops the rest from memory. A dropped file never comes back: files only arrive, so the line only
+   * moves up.
+   */
+  #trim(): void {
+    const sorted = [...this.#candidates].sort(byDisplay)
+    const kept: Piece[] = []
+    let filled = 0
+    for (let at = 0; at < sorted.length;) {
+      if (filled >= this.#budget.maxMatches) break
+      const display = sorted[at]!.display
+      let size = 0
+      for (; at < sorted.length && sorted[at]!.display === display; at += 1) {
+        size += sorted[at]!.count
+        kept.push(sorted[at]!)
+      }
+      filled += Math.min(size, this.#budget.maxPerFile)
+    }
+    if (kept.length < sorted.length) {
+      this.#dropped = true
+      for (const piece of sorted.slice(kept.length)) piece.held = undefined
+    }
+    this.#candidates = kept
+  }
+
+  /** The result once the parser is done. */
+  finish(): StreamedRecords {
+    const page = joinRecords(
+      [...this.#candidates].sort((a, b) => a.seq - b.seq),
+      (piece) => piece.held!,
+    )
+    const onPage = new Set(this.#candidates.map((piece) => piece.display))
+    const rest = new Map<string, Piece[]>()
+    for (const piece of this.#pieces) {
+      if (onPage.has(piece.display)) continue
+      const pieces = rest.get(piece.display)
+      if (pieces === undefined) rest.set(piece.display, [piece])
+      else pieces.push(piece)
+    }
+    const scratch = this.#scratch
+    const order = [...rest.keys()].sort(compareText)
+    return {
+      page,
+      total: this.#total,
+      lossy: this.#lossy,
+      escaped: this.#escaped,
+      files: this.#files.size,
+      rest:
+        scratch === undefined && this.#dropped
+          ? undefined
+          : function* () {
+              for (const display of order) yield joinRecords(rest.get(display)!, (piece) => readPiece(scratch!, piece))
+            },
+    }
+  }
+}
+
+/** Pieces' records end to end in one buffer, each piece a run, as the parser would have kept them. */
+function joinRecords(pieces: readonly Piece[], recordsOf: (piece: Piece) => HeldRecords): LoadedRecords {
+  const held = pieces.map(recordsOf)
+  const bytes = Buffer.concat(held.map((h) => h.bytes))
+  const records = new RecordTable()
+  let at = 0
+  pieces.forEach((piece, index) => {
+    const { escaped, replaced, bytes: own } = held[index]!
+    const run = records.startRun(piece.path, at, piece.pathReplaced)
+    run.count = piece.count
+    run.inLineOrder = piece.inLineOrder
+    run.lossyLines = piece.lossyLines
+    for (const [offset, text] of escaped) records.escapedLines.set(at + offset, text)
+    for (const offset of replaced) records.replacedLines.add(at + offset)
+    records.count += piece.count
+    at += own.length
+  })
+  records.end = at
+  return { bytes, records }
+}
+
+/** A piece's records and side table, read back from the scratch file. */
+function readPiece(scratch: SpillScratch, piece: Piece): HeldRecords {
+  const bytes = Buffer.from(scratch.read(piece.offset, piece.length))
+  if (piece.sideLength === 0) return { bytes, escaped: [], replaced: [] }
+  const side = Buffer.from(scratch.read(piece.offset + piece.length, piece.sideLength)).toString('utf8')
+  const [escaped, replaced] = JSON.parse(side) as [[number, string][], number[]]
+  return { bytes, escaped, replaced }
+}
+
+/** Display path, then arrival: the order `showMatches` gives runs. */
+function byDisplay(a: Piece, b: Piece): number {
+  return compareText(a.display, b.display) || a.seq - b.seq
+}
+
+/** Strings as `Array#sort` orders them by default: by UTF-16 code units. */
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
