@@ -21,6 +21,7 @@ import { RgOutputParser, type GrepMatch, type ParsedOutput } from '../../engine/
 import { MATCHES_VIEW_SCHEMA, presentGrepResult } from '../presentation.js'
 import { grepSearchMeta } from './meta.js'
 import { retainGrepMatches, type RetainedGrep } from './retain.js'
+import type { GrepValue } from '../../values.js'
 import { showWindows } from '../../engine/grep/windows.js'
 
 /**
@@ -126,10 +127,11 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
       get matches(): GrepMatch[] {
         return (listed ??= listMatches(matches))
       },
+      ...(streamed === undefined ? {} : { matchesCut: true as const }),
       total: retained.total,
       truncated: retained.truncated,
       incomplete: gaps,
-    },
+    } satisfies GrepValue,
     // A nested dispatch has no UI to show a card (docs/design.md#the-search-card).
     ...(exec.nested === true ? {} : { presentationMeta: grepSearchMeta(retained, config.searchMetaMaxBytes, gaps.length > 0) }),
     ...(spill?.saved === true ? { spilledTo: spill.locator } : {}),
