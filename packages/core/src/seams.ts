@@ -137,8 +137,11 @@ export interface SpillSaveResult {
 export interface SpillScratch {
   /** Appends `bytes` (done with them on return); returns the offset they start at. */
   append(bytes: Uint8Array): number
-  /** `length` bytes from `offset`, in a buffer of their own. */
-  read(offset: number, length: number): Uint8Array
+  /**
+   * `length` bytes from `offset`: read into `into` when it is large enough (a reader that refills one
+   * buffer allocates nothing per read), else into a buffer of their own.
+   */
+  read(offset: number, length: number, into?: Uint8Array): Uint8Array
   /** Bytes appended so far. */
   readonly size: number
   /** Deletes the file; safe to call again. */

@@ -36,9 +36,9 @@ export function openScratch(root: string): SpillScratch {
       size += bytes.length
       return start
     },
-    read(offset, length) {
+    read(offset, length, into) {
       const handle = open()
-      const bytes = Buffer.allocUnsafe(length)
+      const bytes = into !== undefined && into.length >= length ? into.subarray(0, length) : Buffer.allocUnsafe(length)
       let at = 0
       while (at < length) {
         const read = readSync(handle, bytes, at, length - at, offset + at)

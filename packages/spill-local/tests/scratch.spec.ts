@@ -29,6 +29,11 @@ describe('the local store scratch file', () => {
     expect(file.size).toBe(12)
     expect(Buffer.from(file.read(6, 6)).toString()).toBe('wörld')
     expect(Buffer.from(file.read(0, 5)).toString()).toBe('hello')
+    // Into a buffer the reader refills, when it is large enough.
+    const into = Buffer.alloc(8)
+    expect(file.read(0, 5, into).buffer).toBe(into.buffer)
+    expect(into.subarray(0, 5).toString()).toBe('hello')
+    expect(file.read(0, 12, into).buffer).not.toBe(into.buffer)
     expect(statSync(root).mode & 0o777).toBe(0o700)
     expect(readdirSync(root)).toEqual([])
     // Unlinked as it was opened: the open file is all that is left of it.

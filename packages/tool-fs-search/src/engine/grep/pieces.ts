@@ -18,9 +18,10 @@ interface Piece {
   count: number
   inLineOrder: boolean
   lossyLines: number
-  /** Where its records are on the scratch file, then its side table's length (0: none). */
+  /** Where its records are on the scratch file, and its side table (escaped and replaced lines; length 0: none). */
   offset: number
   length: number
+  sideOffset: number
   sideLength: number
   /** Its records in memory, while it may reach the page. */
   held?: HeldRecords | undefined
@@ -93,6 +94,8 @@ export class GrepPieces {
     let e = 0
     let r = 0
     const added: { piece: Piece; held: HeldRecords }[] = []
+    // One write for all the records (they lie end to end), then the side tables, in the pieces' order.
+    const base = this.#scratch?.append(bytes.subarray(0, table.end)) ?? -1
     table.runs.forEach((run, index) => {
       const end = table.runs[index + 1]?.start ?? table.end
       const held: HeldRecords = { bytes: bytes.subarray(run.start, end), escaped: [], replaced: [] }
@@ -106,17 +109,15 @@ export class GrepPieces {
         count: run.count,
         inLineOrder: run.inLineOrder,
         lossyLines: run.lossyLines,
-        offset: -1,
+        offset: base === -1 ? -1 : base + run.start,
         length: end - run.start,
+        sideOffset: -1,
         sideLength: 0,
       }
-      if (this.#scratch !== undefined) {
-        piece.offset = this.#scratch.append(held.bytes)
-        if (held.escaped.length > 0 || held.replaced.length > 0) {
-          const side = Buffer.from(JSON.stringify([held.escaped, held.replaced]))
-          this.#scratch.append(side)
-          piece.sideLength = side.length
-        }
+      if (this.#scratch !== undefined && (held.escaped.length > 0 || held.replaced.length > 0)) {
+        const side = Buffer.from(JSON.stringify([held.escaped, held.replaced]))
+        piece.sideOffset = this.#scratch.append(side)
+        piece.sideLength = side.length
       }
       this.#pieces.push(piece)
       this.#files.add(piece.display)
@@ -185,7 +186,13 @@ export class GrepPieces {
         scratch === undefined && this.#dropped
           ? undefined
           : function* () {
-              for (const display of order) yield joinRecords(rest.get(display)!, (piece) => readPiece(scratch!, piece))
+              // A file of one piece (most) is read into one buffer refilled for each: the reader is done
+              // with a file before it asks for the next. The pieces of one file each need their own.
+              const reader = { buffer: Buffer.allocUnsafe(0) }
+              for (const display of order) {
+                const pieces = rest.get(display)!
+                yield joinRecords(pieces, (piece) => readPiece(scratch!, piece, pieces.length === 1 ? reader : undefined))
+              }
             },
     }
   }
@@ -194,7 +201,8 @@ export class GrepPieces {
 /** Pieces' records end to end in one buffer, each piece a run, as the parser would have kept them. */
 function joinRecords(pieces: readonly Piece[], recordsOf: (piece: Piece) => HeldRecords): LoadedRecords {
   const held = pieces.map(recordsOf)
-  const bytes = Buffer.concat(held.map((h) => h.bytes))
+  // One piece (most files) is used where it was read: no copy.
+  const bytes = held.length === 1 ? held[0]!.bytes : Buffer.concat(held.map((h) => h.bytes))
   const records = new RecordTable()
   let at = 0
   pieces.forEach((piece, index) => {
@@ -213,10 +221,14 @@ function joinRecords(pieces: readonly Piece[], recordsOf: (piece: Piece) => Held
 }
 
 /** A piece's records and side table, read back from the scratch file. */
-function readPiece(scratch: SpillScratch, piece: Piece): HeldRecords {
-  const bytes = Buffer.from(scratch.read(piece.offset, piece.length))
+function readPiece(scratch: SpillScratch, piece: Piece, reader: { buffer: Buffer } | undefined): HeldRecords {
+  if (reader !== undefined && reader.buffer.length < piece.length) {
+    reader.buffer = Buffer.allocUnsafe(Math.max(piece.length, 2 * reader.buffer.length))
+  }
+  const read = scratch.read(piece.offset, piece.length, reader?.buffer)
+  const bytes = Buffer.from(read.buffer, read.byteOffset, read.length)
   if (piece.sideLength === 0) return { bytes, escaped: [], replaced: [] }
-  const side = Buffer.from(scratch.read(piece.offset + piece.length, piece.sideLength)).toString('utf8')
+  const side = Buffer.from(scratch.read(piece.sideOffset, piece.sideLength)).toString('utf8')
   const [escaped, replaced] = JSON.parse(side) as [[number, string][], number[]]
   return { bytes, escaped, replaced }
 }
