@@ -34,7 +34,12 @@ export const LINES_FORMATS: Readonly<Record<string, LinesFormat>> = {
     print: (value, nul, paint) => {
       const { matches, matchesCut, total, incomplete } = value as GrepValue
       // A result larger than memory lists its first files' matches; the rest is in the spill, which the page names.
-      const cut = matchesCut === true ? [`incomplete: only the first ${matches.length} of ${total} matches are listed; the complete result is in the spill the text names`] : []
+      const cut =
+        matchesCut === true
+          ? [
+              `incomplete: only the first ${matches.length} of ${total} matches are listed; the complete result is in the spill the text names`,
+            ]
+          : []
       const records = matches
         .map(
           (match) =>

@@ -6,9 +6,7 @@ import { throwIfAborted } from './abort.js'
  * Whether the complete formatted result was saved, and where, or why not. `part`: only the head was
  * saved, since the whole would pass `spillMaxBytes` (docs/design.md#results-bigger-than-memory).
  */
-export type SpillOutcome =
-  | { saved: true; locator: string; retrievalHint: string; part?: SavedPart }
-  | { saved: false; reason: string }
+export type SpillOutcome = { saved: true; locator: string; retrievalHint: string; part?: SavedPart } | { saved: false; reason: string }
 
 /** How much of a result a spill cut at `spillMaxBytes` holds. */
 export interface SavedPart {

@@ -29,23 +29,32 @@ describe('a search run through the seam, faked', () => {
   it.each([
     ['the executor reports truncated stdout', { stdoutTruncated: true }],
     ['the executor stopped rg at the cap', { stop: 'overflow', exitCode: null, signal: 'SIGTERM' }],
-  ] satisfies [string, Scripted][])('answers SEARCH_RAW_OUTPUT_OVERFLOW for a script that does not stream when %s', async (_case, scripted) => {
-    const bash = new FakeBash(() => scripted)
-    const ctx = { bash, rg: RG, config: Config.parse({}), spillStore: () => undefined, access: () => undefined }
-    const exec = { signal: new AbortController().signal, name: 'Grep', callId: 'c', agent }
-    await expect(runSearchCommand(ctx, exec, { command: 'rg', narrow: 'pattern', stdoutSink: () => undefined })).rejects.toMatchObject({
-      code: 'SEARCH_RAW_OUTPUT_OVERFLOW',
-      message: 'Grep stopped: rg produced more than 20000000 bytes of output. Narrow the pattern and search again.',
-    })
-    expect(bash.requests.at(-1)).toMatchObject({ stdoutMaxBytes: 20_000_000, onStdoutOverflow: 'kill' })
-  })
+  ] satisfies [string, Scripted][])(
+    'answers SEARCH_RAW_OUTPUT_OVERFLOW for a script that does not stream when %s',
+    async (_case, scripted) => {
+      const bash = new FakeBash(() => scripted)
+      const ctx = { bash, rg: RG, config: Config.parse({}), spillStore: () => undefined, access: () => undefined }
+      const exec = { signal: new AbortController().signal, name: 'Grep', callId: 'c', agent }
+      await expect(runSearchCommand(ctx, exec, { command: 'rg', narrow: 'pattern', stdoutSink: () => undefined })).rejects.toMatchObject({
+        code: 'SEARCH_RAW_OUTPUT_OVERFLOW',
+        message: 'Grep stopped: rg produced more than 20000000 bytes of output. Narrow the pattern and search again.',
+      })
+      expect(bash.requests.at(-1)).toMatchObject({ stdoutMaxBytes: 20_000_000, onStdoutOverflow: 'kill' })
+    },
+  )
 
   it('asks for every byte of a script whose sink bounds its own memory, and names the workdir before it runs', async () => {
     const bash = new FakeBash(() => ({ stdout: 'D\0' }))
     const ctx = { bash, rg: RG, config: Config.parse({ rawOutputMaxBytes: 10 }), spillStore: () => undefined, access: () => undefined }
     const exec = { signal: new AbortController().signal, name: 'grep', callId: 'c', agent }
     const seen: string[] = []
-    const script = { command: 'rg', narrow: 'pattern', stdoutSink: () => seen.push('chunk'), streams: true, onWorkdir: (dir: string) => seen.push(dir) }
+    const script = {
+      command: 'rg',
+      narrow: 'pattern',
+      stdoutSink: () => seen.push('chunk'),
+      streams: true,
+      onWorkdir: (dir: string) => seen.push(dir),
+    }
     expect(await runSearchCommand(ctx, exec, script)).toMatchObject({ workdir: '/work/repo' })
     expect(seen[0]).toBe('/work/repo')
     expect(bash.requests.at(-1)).toMatchObject({ stdoutMaxBytes: Number.MAX_SAFE_INTEGER })
@@ -193,7 +202,10 @@ describe('a search run through the real executor', () => {
 describe('budgets the executor can honour', () => {
   const tree = scratchDir('budgets')
   beforeAll(() =>
-    writeTree(tree, { 'lots.txt': 'needle needle needle needle\n'.repeat(5000), ...Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`f-${i}.txt`, ''])) }),
+    writeTree(tree, {
+      'lots.txt': 'needle needle needle needle\n'.repeat(5000),
+      ...Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`f-${i}.txt`, ''])),
+    }),
   )
 
   it("no search is bound by the executor's stdout maximum: each sink bounds what it keeps", async () => {

@@ -112,7 +112,11 @@ export function* grepSpillBlocks(matches: ShownMatches, notes: GrepNotes, plan: 
 }
 
 /** The groups of `matches`, then of each file of `rest`, as one text. */
-function* allGroupBlocks(matches: ShownMatches, rest: Iterable<ShownMatches> | undefined, progress: { rows: number }): Generator<Uint8Array> {
+function* allGroupBlocks(
+  matches: ShownMatches,
+  rest: Iterable<ShownMatches> | undefined,
+  progress: { rows: number },
+): Generator<Uint8Array> {
   yield* groupBlocks(matches, { progress })
   for (const file of rest ?? []) yield* groupBlocks(file, { after: true, progress })
 }

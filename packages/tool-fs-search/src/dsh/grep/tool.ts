@@ -65,77 +65,77 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
   }
 
   async function grepAndAnswer(): Promise<ToolOutput> {
-  const searched = await runSearchCommand(ctx, exec, {
-    command,
-    narrow: 'pattern, path or include',
-    stdoutSink: (chunk) => parser.push(chunk),
-    streams: true,
-    onWorkdir: (workdir) => (resolvedWorkdir = workdir),
-    onTimeout: 'partial',
-  })
-  const { workdir, timedOut } = searched
-  const run = withoutSkippedLinks(searched.run, links)
-  const call = { workdir, target, include: args.include, plan }
-  let output: ParsedOutput
-  let incomplete: SearchGaps
-  if (timedOut === undefined) {
-    assertGrepRan(run, call)
-    output = parser.finish()
-    incomplete = partialSearchErrors(run, output, call)
-  } else {
-    // rg did not exit, so there is no status to read: what it printed is the result (docs/design.md#a-timeout-returns-what-was-found).
-    output = parser.finishStopped()
-    incomplete = timedOutGaps(run)
-  }
-  const base = baseOf(output.searched, workdir, target)
-  const shown = displayFrom(workdir, base)
-  const { streamed } = output
-  const matches = streamed === undefined ? showMatches(output, shown) : showStreamedMatches(streamed, shown)
-  const retain = (): RetainedGrep => retainGrepMatches(matches, budget)
-  let retained = retain()
-  // The page's long lines show their first match; the page is retained again, since its rows changed.
-  const page = retained.groups.flatMap(({ file, count }) =>
-    recordsOf(matches, matches.files[file]!, count).map((record) => ({ file: matches.files[file]!, record })),
-  )
-  const search = { rg: ctx.rg, pattern: args.pattern, base, maxLineBytes: config.grepMaxLineBytes }
-  // After a timeout the call's time is spent: cut lines keep their heads.
-  if (timedOut === undefined && (await showWindows(ctx, exec, matches, page, search))) retained = retain()
-  const notes: GrepNotes = {
-    timedOut,
-    incomplete,
-    stderrCut: run.stderr.truncated,
-    binary: output.binaryFiles.map(shown),
-    binaryStopped: output.binaryStopped.map(shown),
-    lossy: matches.lossy,
-    escaped: matches.escaped,
-    links: linksNote(links, linkDisplay(target)),
-  }
-  // The complete result is formatted only when it is saved, block by block.
-  const spillPlan: GrepSpillPlan = { maxBytes: config.spillMaxBytes }
-  if (streamed !== undefined) spillPlan.rest = restOf(streamed.rest, shown)
-  let spill = retained.truncated
-    ? await saveFormattedResult(store, exec, () => grepSpillBlocks(matches, notes, spillPlan), 'grep-results.txt')
-    : undefined
-  if (spill?.saved === true && spillPlan.cut !== undefined) {
-    spill = { ...spill, part: { saved: spillPlan.cut.saved, total: matches.total, unit: 'matches', maxBytes: spillPlan.maxBytes } }
-  }
-  let listed: GrepMatch[] | undefined
-  const gaps = incompleteEntries(timedOut, listGaps(incomplete))
-  return {
-    content: formatGrepPage(retained, spill, notes),
-    value: {
-      get matches(): GrepMatch[] {
-        return (listed ??= listMatches(matches))
-      },
-      ...(streamed === undefined ? {} : { matchesCut: true as const }),
-      total: retained.total,
-      truncated: retained.truncated,
-      incomplete: gaps,
-    } satisfies GrepValue,
-    // A nested dispatch has no UI to show a card (docs/design.md#the-search-card).
-    ...(exec.nested === true ? {} : { presentationMeta: grepSearchMeta(retained, config.searchMetaMaxBytes, gaps.length > 0) }),
-    ...(spill?.saved === true ? { spilledTo: spill.locator } : {}),
-  }
+    const searched = await runSearchCommand(ctx, exec, {
+      command,
+      narrow: 'pattern, path or include',
+      stdoutSink: (chunk) => parser.push(chunk),
+      streams: true,
+      onWorkdir: (workdir) => (resolvedWorkdir = workdir),
+      onTimeout: 'partial',
+    })
+    const { workdir, timedOut } = searched
+    const run = withoutSkippedLinks(searched.run, links)
+    const call = { workdir, target, include: args.include, plan }
+    let output: ParsedOutput
+    let incomplete: SearchGaps
+    if (timedOut === undefined) {
+      assertGrepRan(run, call)
+      output = parser.finish()
+      incomplete = partialSearchErrors(run, output, call)
+    } else {
+      // rg did not exit, so there is no status to read: what it printed is the result (docs/design.md#a-timeout-returns-what-was-found).
+      output = parser.finishStopped()
+      incomplete = timedOutGaps(run)
+    }
+    const base = baseOf(output.searched, workdir, target)
+    const shown = displayFrom(workdir, base)
+    const { streamed } = output
+    const matches = streamed === undefined ? showMatches(output, shown) : showStreamedMatches(streamed, shown)
+    const retain = (): RetainedGrep => retainGrepMatches(matches, budget)
+    let retained = retain()
+    // The page's long lines show their first match; the page is retained again, since its rows changed.
+    const page = retained.groups.flatMap(({ file, count }) =>
+      recordsOf(matches, matches.files[file]!, count).map((record) => ({ file: matches.files[file]!, record })),
+    )
+    const search = { rg: ctx.rg, pattern: args.pattern, base, maxLineBytes: config.grepMaxLineBytes }
+    // After a timeout the call's time is spent: cut lines keep their heads.
+    if (timedOut === undefined && (await showWindows(ctx, exec, matches, page, search))) retained = retain()
+    const notes: GrepNotes = {
+      timedOut,
+      incomplete,
+      stderrCut: run.stderr.truncated,
+      binary: output.binaryFiles.map(shown),
+      binaryStopped: output.binaryStopped.map(shown),
+      lossy: matches.lossy,
+      escaped: matches.escaped,
+      links: linksNote(links, linkDisplay(target)),
+    }
+    // The complete result is formatted only when it is saved, block by block.
+    const spillPlan: GrepSpillPlan = { maxBytes: config.spillMaxBytes }
+    if (streamed !== undefined) spillPlan.rest = restOf(streamed.rest, shown)
+    let spill = retained.truncated
+      ? await saveFormattedResult(store, exec, () => grepSpillBlocks(matches, notes, spillPlan), 'grep-results.txt')
+      : undefined
+    if (spill?.saved === true && spillPlan.cut !== undefined) {
+      spill = { ...spill, part: { saved: spillPlan.cut.saved, total: matches.total, unit: 'matches', maxBytes: spillPlan.maxBytes } }
+    }
+    let listed: GrepMatch[] | undefined
+    const gaps = incompleteEntries(timedOut, listGaps(incomplete))
+    return {
+      content: formatGrepPage(retained, spill, notes),
+      value: {
+        get matches(): GrepMatch[] {
+          return (listed ??= listMatches(matches))
+        },
+        ...(streamed === undefined ? {} : { matchesCut: true as const }),
+        total: retained.total,
+        truncated: retained.truncated,
+        incomplete: gaps,
+      } satisfies GrepValue,
+      // A nested dispatch has no UI to show a card (docs/design.md#the-search-card).
+      ...(exec.nested === true ? {} : { presentationMeta: grepSearchMeta(retained, config.searchMetaMaxBytes, gaps.length > 0) }),
+      ...(spill?.saved === true ? { spilledTo: spill.locator } : {}),
+    }
   }
 }
 

@@ -295,6 +295,7 @@ export class RgOutputParser {
       kept = writeRecord(bytes, kept, nul + 1, at, flags, textStart, textEnd)
       records.count += 1
       run.count += 1
+      if (contextLine) run.contextLines += 1
       pos = lineEnd + 1
     }
     records.end = kept

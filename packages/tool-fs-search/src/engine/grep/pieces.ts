@@ -18,6 +18,7 @@ interface Piece {
   count: number
   inLineOrder: boolean
   lossyLines: number
+  contextLines: number
   /** Where its records are on the scratch file, and its side table (escaped and replaced lines; length 0: none). */
   offset: number
   length: number
@@ -50,11 +51,25 @@ export interface StreamedRecords {
   escaped: number
   /** Distinct display paths in the whole result. */
   files: number
+  /** Context lines among `total` (rg's `-A`/`-B`/`-C`). */
+  contextLines: number
   /**
    * The files after the page's, in display order, each read back from the scratch file as it is
    * asked for; undefined when some were dropped and there is no scratch file to read them from.
    */
   rest: (() => Generator<LoadedRecords>) | undefined
+  /**
+   * Every file in display order, each loaded when asked (from memory or the scratch file); undefined
+   * when some were dropped and there is no scratch file to read them from.
+   */
+  all: (() => Generator<{ display: string; load: () => LoadedRecords }>) | undefined
+  /**
+   * The files that hold records `[start, start + count)` of the result in display order, loaded, and
+   * how many records come before them: a page at any offset, without the records it skips
+   * (docs/design.md#results-bigger-than-memory). Undefined when they were dropped and there is no
+   * scratch file to read them from.
+   */
+  window: (start: number, count: number) => { records: LoadedRecords; before: number } | undefined
 }
 
 /**
@@ -73,6 +88,7 @@ export class GrepPieces {
   #total = 0
   #lossy = 0
   #escaped = 0
+  #contextLines = 0
   readonly #files = new Set<string>()
 
   /** `display`: how a path rg printed shows, which is what files sort by. */
@@ -109,6 +125,7 @@ export class GrepPieces {
         count: run.count,
         inLineOrder: run.inLineOrder,
         lossyLines: run.lossyLines,
+        contextLines: run.contextLines,
         offset: base === -1 ? -1 : base + run.start,
         length: end - run.start,
         sideOffset: -1,
@@ -124,6 +141,7 @@ export class GrepPieces {
       this.#total += piece.count
       this.#lossy += piece.pathReplaced ? piece.count : piece.lossyLines
       this.#escaped += held.escaped.length
+      this.#contextLines += run.contextLines
       added.push({ piece, held })
     })
     this.#candidates.push(...added.map(({ piece }) => piece))
@@ -176,12 +194,50 @@ export class GrepPieces {
     }
     const scratch = this.#scratch
     const order = [...rest.keys()].sort(compareText)
+    const groups = (): [string, Piece[]][] => {
+      const all = new Map<string, Piece[]>()
+      for (const piece of this.#pieces) {
+        const pieces = all.get(piece.display)
+        if (pieces === undefined) all.set(piece.display, [piece])
+        else pieces.push(piece)
+      }
+      return [...all].sort(([a], [b]) => compareText(a, b))
+    }
+    const complete = scratch !== undefined || !this.#dropped
+    const load = (pieces: Piece[]): LoadedRecords =>
+      joinRecords(
+        [...pieces].sort((a, b) => a.seq - b.seq),
+        (piece) => piece.held ?? readPiece(scratch!, piece, undefined),
+      )
     return {
       page,
       total: this.#total,
       lossy: this.#lossy,
       escaped: this.#escaped,
       files: this.#files.size,
+      contextLines: this.#contextLines,
+      all: complete
+        ? function* () {
+            for (const [display, pieces] of groups()) yield { display, load: () => load(pieces) }
+          }
+        : undefined,
+      window: (start, count) => {
+        let before = 0
+        let taken = 0
+        const chosen: Piece[] = []
+        for (const [, pieces] of groups()) {
+          const size = pieces.reduce((sum, piece) => sum + piece.count, 0)
+          if (chosen.length === 0 && before + size <= start) {
+            before += size
+            continue
+          }
+          if (before + taken >= start + count) break
+          chosen.push(...pieces)
+          taken += size
+        }
+        if (scratch === undefined && chosen.some((piece) => piece.held === undefined)) return undefined
+        return { records: load(chosen), before }
+      },
       rest:
         scratch === undefined && this.#dropped
           ? undefined
@@ -211,6 +267,7 @@ function joinRecords(pieces: readonly Piece[], recordsOf: (piece: Piece) => Held
     run.count = piece.count
     run.inLineOrder = piece.inLineOrder
     run.lossyLines = piece.lossyLines
+    run.contextLines = piece.contextLines
     for (const [offset, text] of escaped) records.escapedLines.set(at + offset, text)
     for (const offset of replaced) records.replacedLines.add(at + offset)
     records.count += piece.count

@@ -85,7 +85,10 @@ export interface GroupBlocksOptions {
  * next), and rows are copied from the records' bytes: a million matches cost no string each. Every
  * block ends at the end of a line.
  */
-export function* groupBlocks(matches: ShownMatches, { after = false, progress = { rows: 0 } }: GroupBlocksOptions = {}): Generator<Uint8Array> {
+export function* groupBlocks(
+  matches: ShownMatches,
+  { after = false, progress = { rows: 0 } }: GroupBlocksOptions = {},
+): Generator<Uint8Array> {
   const block = Buffer.allocUnsafe(BLOCK_BYTES)
   const cursor: Cursor = { index: 0, record: -1, used: 0 }
   let rows = progress.rows

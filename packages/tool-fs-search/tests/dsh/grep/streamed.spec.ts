@@ -14,7 +14,10 @@ const TOTAL = FILES * LINES
 function writeMatches(root: string): void {
   const files: Record<string, string> = {}
   for (let f = 0; f < FILES; f += 1) {
-    files[`d${f % 4}/f${String(f).padStart(2, '0')}.txt`] = Array.from({ length: LINES }, (_, l) => `needle ${f} ${l} ${'x'.repeat(20)}`).join('\n')
+    files[`d${f % 4}/f${String(f).padStart(2, '0')}.txt`] = Array.from(
+      { length: LINES },
+      (_, l) => `needle ${f} ${l} ${'x'.repeat(20)}`,
+    ).join('\n')
   }
   writeTree(root, files)
 }
@@ -55,19 +58,24 @@ describe('grep past rawOutputMaxBytes, over real rg and spill-local', () => {
     const result = await callTool(harness, 'grep', { pattern: 'needle' }, big)
     const saved = Number(/The first (\d+) of 60000 matches stored at: /.exec(result.content)?.[1])
     expect(saved).toBeGreaterThan(0)
-    expect(result.content).toContain('The rest is not saved: the complete result passes spillMaxBytes (300000 bytes); narrow the search to see it.')
+    expect(result.content).toContain(
+      'The rest is not saved: the complete result passes spillMaxBytes (300000 bytes); narrow the search to see it.',
+    )
     const spill = readFileSync(spillLocator(result.content)!, 'utf8')
     expect(Buffer.byteLength(spill)).toBeLessThanOrEqual(300_000)
     expect(spill).toMatch(/^Found 60000 matches\n\n/)
     expect(spill.match(/^Line 1: /gm)).toHaveLength(saved / 30)
-    expect(spill).toContain(`(This file holds the first ${saved} of 60000 matches: the complete result passes spillMaxBytes, 300000 bytes.)`)
+    expect(spill).toContain(
+      `(This file holds the first ${saved} of 60000 matches: the complete result passes spillMaxBytes, 300000 bytes.)`,
+    )
   })
 })
 
 /** Records of `files` files of `lines` matches each, as rg prints them, in reverse path order. */
 function manyRecords(files: number, lines: number): string {
   const records: [string, number, string][] = []
-  for (let f = files - 1; f >= 0; f -= 1) for (let l = 1; l <= lines; l += 1) records.push([`./f${String(f).padStart(3, '0')}.ts`, l, `hit ${f}`])
+  for (let f = files - 1; f >= 0; f -= 1)
+    for (let l = 1; l <= lines; l += 1) records.push([`./f${String(f).padStart(3, '0')}.ts`, l, `hit ${f}`])
   return rgLines(...records)
 }
 
@@ -87,7 +95,11 @@ describe('grep past rawOutputMaxBytes, with fakes', () => {
   it('spills a streamed result whole from memory when every file fit on the page', async () => {
     const store = new MemorySpill()
     Object.defineProperty(store, 'openScratch', { value: undefined })
-    const { grep } = await fakeHarness(() => ({ stdout: manyRecords(3, 4) }), { rawOutputMaxBytes: 20, grepMaxMatches: 100, inlineMaxBytes: 60 }, store)
+    const { grep } = await fakeHarness(
+      () => ({ stdout: manyRecords(3, 4) }),
+      { rawOutputMaxBytes: 20, grepMaxMatches: 100, inlineMaxBytes: 60 },
+      store,
+    )
     const result = await grep({ pattern: 'hit' })
     expect(result.content).toMatch(/^Found \d+ of 12 matches/)
     expect(store.saved[0]!.text).toBe(
@@ -108,7 +120,11 @@ describe('grep past rawOutputMaxBytes, with fakes', () => {
 
   it('answers a streamed search stopped at its time limit with what it found, the whole count and the files', async () => {
     const store = new MemorySpill()
-    const { grep } = await fakeHarness(() => ({ stdout: manyRecords(30, 20), stop: 'timeout', exitCode: null, signal: 'SIGTERM' }), { rawOutputMaxBytes: 200 }, store)
+    const { grep } = await fakeHarness(
+      () => ({ stdout: manyRecords(30, 20), stop: 'timeout', exitCode: null, signal: 'SIGTERM' }),
+      { rawOutputMaxBytes: 200 },
+      store,
+    )
     const result = await grep({ pattern: 'hit' })
     expect(result.content).toMatch(/^\(Stopped after 30 s, the search's time limit: partial result/m)
     expect(result.content).toContain('600 matches in 30 files')

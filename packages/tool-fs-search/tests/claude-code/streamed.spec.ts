@@ -1,0 +1,60 @@
+// Claude Code's Grep past rawOutputMaxBytes (docs/design.md#results-bigger-than-memory): content pages at
+// any offset and the spill are those of a search under the cap, with real rg and spill-local.
+import { readFileSync } from 'node:fs'
+import fc from 'fast-check'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { Harness } from '@dsh/core'
+import { scratchDirs, writeTree } from '../real-harness.js'
+import { callClaude, loadClaudeHarness } from './real.js'
+
+const scratchDir = scratchDirs()
+const tree = scratchDir('tree')
+let whole: Harness
+let streamed: Harness
+beforeAll(async () => {
+  const files: Record<string, string> = {}
+  for (let f = 0; f < 30; f += 1) {
+    files[`d${f % 3}/f${String(f).padStart(2, '0')}.txt`] = Array.from({ length: 25 }, (_, l) =>
+      l % 4 === 3 ? `other ${l}` : `hit ${f} ${l} ${l % 9 === 0 ? '\u001b[31m' : ''}${'y'.repeat(l * 7)}`,
+    ).join('\n')
+  }
+  writeTree(tree, { ...files, 'long.txt': `hit ${'x'.repeat(5000)} hit\n` })
+  whole = await loadClaudeHarness(scratchDir('whole'), { inlineMaxBytes: 3000 })
+  streamed = await loadClaudeHarness(scratchDir('streamed'), { inlineMaxBytes: 3000, rawOutputMaxBytes: 600 })
+})
+
+/** The page with its locator blanked, and the spill it names. */
+async function answer(harness: Harness, args: Record<string, unknown>): Promise<{ page: string; spill: string | undefined }> {
+  const result = await callClaude(harness, 'Grep', args, tree)
+  expect(result.isError).toBe(false)
+  // Claude Code's names: `Use Read with offset/limit`.
+  const locator = /stored at: (\S+)\. Use Read/.exec(result.content)?.[1]
+  return {
+    page: result.content.replace(/stored at: \S+\. Use Read/, 'stored at: <spill>. Use Read'),
+    spill: locator === undefined ? undefined : readFileSync(locator, 'utf8'),
+  }
+}
+
+describe('Grep content past rawOutputMaxBytes', () => {
+  it('gives the page at any offset and the spill of a search under the cap', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 620 }),
+        fc.constantFrom(0, 1, 7, 250),
+        fc.constantFrom(0, 1),
+        fc.boolean(),
+        async (offset, head_limit, context, numbered) => {
+          const args = { pattern: 'hit', output_mode: 'content', offset, head_limit, '-C': context, '-n': numbered }
+          expect(await answer(streamed, args)).toEqual(await answer(whole, args))
+        },
+      ),
+      { numRuns: 25 },
+    )
+  })
+
+  it('pages from far into the result without the rows before it', async () => {
+    const { page } = await answer(streamed, { pattern: 'hit', output_mode: 'content', offset: 560, head_limit: 3 })
+    expect(page).toMatch(/^Found 571 matching lines in 31 files\n\nd2\/f29\.txt\n/)
+    expect(page).toContain('(Showing lines 561-563 of 571; to see more, call again with offset: 563.')
+  })
+})
