@@ -4,6 +4,8 @@ import { readFileSync } from 'node:fs'
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Harness } from '@dsh/core'
+import { MemorySpill, rgLines } from '../fake-bash.js'
+import { fakeHarness } from '../fake-harness.js'
 import { scratchDirs, writeTree } from '../real-harness.js'
 import { callClaude, loadClaudeHarness } from './real.js'
 
@@ -56,5 +58,60 @@ describe('Grep content past rawOutputMaxBytes', () => {
     const { page } = await answer(streamed, { pattern: 'hit', output_mode: 'content', offset: 560, head_limit: 3 })
     expect(page).toMatch(/^Found 571 matching lines in 31 files\n\nd2\/f29\.txt\n/)
     expect(page).toContain('(Showing lines 561-563 of 571; to see more, call again with offset: 563.')
+  })
+
+  it('without a session, keeps the rows up to the page in memory and gives the page a search under the cap gives', async () => {
+    const call = (harness: Harness) =>
+      harness.registry.execute(
+        'Grep',
+        { pattern: 'hit', output_mode: 'content', offset: 300, head_limit: 5 },
+        { agent: { session: { header: { id: '', cwd: tree } } } },
+      )
+    const got = await call(streamed)
+    expect(got.content).toBe((await call(whole)).content)
+    expect(got.content).toContain(
+      '(Showing lines 301-305 of 571; to see more, call again with offset: 305. The complete result could not be saved',
+    )
+  })
+
+  it('streams a search of one file', async () => {
+    const args = { pattern: 'hit|y', output_mode: 'content', path: 'd0/f27.txt', offset: 3, head_limit: 2 }
+    const [got, want] = [await answer(streamed, args), await answer(whole, args)]
+    expect(got).toEqual(want)
+    expect(got.page).toMatch(/^Found 19 matching lines in 1 file\n\nd0\/f27\.txt\n/)
+  })
+})
+
+/** Records of `files` files of `lines` matches each, as rg prints them, in reverse path order. */
+function manyRecords(files: number, lines: number): string {
+  const records: [string, number, string][] = []
+  for (let f = files - 1; f >= 0; f -= 1)
+    for (let l = 1; l <= lines; l += 1) records.push([`./f${String(f).padStart(3, '0')}.ts`, l, `hit ${f}`])
+  return rgLines(...records)
+}
+
+describe('Grep content past rawOutputMaxBytes, with fakes', () => {
+  const config = { profile: 'claude-code', rawOutputMaxBytes: 200 }
+  const args = { pattern: 'hit', output_mode: 'content', offset: 41, head_limit: 2 }
+
+  it('says the complete result cannot be saved when the store gives no scratch file and records left memory', async () => {
+    const store = new MemorySpill()
+    Object.defineProperty(store, 'openScratch', { value: undefined })
+    const { harness } = await fakeHarness(() => ({ stdout: manyRecords(30, 20) }), config, store)
+    const result = await harness.registry.execute('Grep', args, { agent: { session: { header: { id: 's', cwd: '/work/repo' } } } })
+    expect(result.content).toMatch(/^Found 600 matching lines in 30 files\n\nf002\.ts\nLine 2: hit 2\nLine 3: hit 2\n/)
+    expect(result.content).toContain(
+      'The complete result could not be saved (saving failed: the result is larger than memory and the spill store keeps no scratch file)',
+    )
+  })
+
+  it.each([
+    ['a store', new MemorySpill(), 'the call has no session to own the file'],
+    ['no store', undefined, 'no spill store is configured'],
+  ])('pages from memory without a session, with %s', async (_case, store, reason) => {
+    const { harness } = await fakeHarness(() => ({ stdout: manyRecords(30, 20) }), config, store)
+    const result = await harness.registry.execute('Grep', args, {})
+    expect(result.content).toMatch(/^Found 600 matching lines in 30 files\n\nf002\.ts\nLine 2: hit 2\nLine 3: hit 2\n/)
+    expect(result.content).toContain(`The complete result could not be saved (${reason})`)
   })
 })

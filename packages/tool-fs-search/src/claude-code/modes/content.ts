@@ -4,7 +4,6 @@ import { explicitPath, displayFrom } from '../../engine/display-path.js'
 import { nameSome } from '../../engine/footers.js'
 import { showMatches, type ShownMatches } from '../../engine/grep/matches.js'
 import type { StreamedRecords } from '../../engine/grep/pieces.js'
-import { RecordTable } from '../../engine/grep/records.js'
 import { RgOutputParser } from '../../engine/grep/parse.js'
 import { contextLines } from '../args.js'
 import { contentEntries, countContext, type RowStyle } from '../content.js'
@@ -84,10 +83,9 @@ export const CONTENT: GrepMode = {
 }
 
 /**
- * A streamed result's page: the files that hold the entries it asks for, read back (from memory or
- * the scratch file) without the records before them, shown with the whole result's counts. Without
- * them (dropped, and no scratch file), no entry can be shown: the page reads as past its end would,
- * which the heading's true total and the unsaved footer qualify.
+ * A streamed result's page: the files that hold the entries it asks for, read back (from the scratch
+ * file, or memory when there is none) without the records before them, shown with the whole
+ * result's counts.
  */
 function streamedPage(
   streamed: StreamedRecords,
@@ -96,10 +94,7 @@ function streamedPage(
 ): { matches: ShownMatches; before: number } {
   const { total, lossy, escaped, files } = streamed
   const window = streamed.window(offset, count)
-  const counts = { total, lossy, escaped, fileCount: files }
-  if (window === undefined)
-    return { matches: { ...showMatches({ bytes: Buffer.alloc(0), records: new RecordTable() }, shown), ...counts }, before: total }
-  return { matches: { ...showMatches(window.records, shown), ...counts }, before: window.before }
+  return { matches: { ...showMatches(window.records, shown), total, lossy, escaped, fileCount: files }, before: window.before }
 }
 
 /** Every entry of a streamed result, file by file; the page's files from the page, whose long lines show their windows. */

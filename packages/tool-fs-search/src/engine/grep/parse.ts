@@ -264,7 +264,7 @@ export class RgOutputParser {
         this.#runPathPlain = plain && !pathReplaced
         this.#lastLine = line
       }
-      const run = this.#run!
+      const run = this.#run
       if (line < this.#lastLine) run.inLineOrder = false
       this.#lastLine = line
 

@@ -66,10 +66,10 @@ export interface StreamedRecords {
   /**
    * The files that hold records `[start, start + count)` of the result in display order, loaded, and
    * how many records come before them: a page at any offset, without the records it skips
-   * (docs/design.md#results-bigger-than-memory). Undefined when they were dropped and there is no
-   * scratch file to read them from.
+   * (docs/design.md#results-bigger-than-memory). Without a scratch file they must still be in memory:
+   * the budget kept every file up to `start + count`.
    */
-  window: (start: number, count: number) => { records: LoadedRecords; before: number } | undefined
+  window: (start: number, count: number) => { records: LoadedRecords; before: number }
 }
 
 /**
@@ -96,11 +96,6 @@ export class GrepPieces {
     this.#scratch = scratch
     this.#budget = budget
     this.#display = display
-  }
-
-  /** True once any records have moved here. */
-  get used(): boolean {
-    return this.#pieces.length > 0
   }
 
   /** Takes every record of `table` (in `bytes`): the caller reuses both once this returns. */
@@ -235,7 +230,6 @@ export class GrepPieces {
           chosen.push(...pieces)
           taken += size
         }
-        if (scratch === undefined && chosen.some((piece) => piece.held === undefined)) return undefined
         return { records: load(chosen), before }
       },
       rest:
