@@ -1,4 +1,13 @@
-import type { BashExecutor, BashRequest, BashRunResult, BashSpec, SpillSaveRequest, SpillScratch, SpillStore, SpillStreamRequest } from '@dsh/core'
+import type {
+  BashExecutor,
+  BashRequest,
+  BashRunResult,
+  BashSpec,
+  SpillSaveRequest,
+  SpillScratch,
+  SpillStore,
+  SpillStreamRequest,
+} from '@dsh/core'
 
 /** What a scripted run returns; unspecified fields are a clean exit 0 with no output. */
 export interface Scripted {
