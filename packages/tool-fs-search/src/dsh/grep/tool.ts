@@ -28,7 +28,9 @@ import { showWindows } from '../../engine/grep/windows.js'
  * Runs one grep call end to end (docs/design.md#the-search-tools). rg's output is parsed as it
  * arrives and compacted to the bytes its rows show, files are sorted rather than matches, and the
  * complete result is streamed to the spill (docs/design.md#grep-keeps-bytes-not-matches): a match
- * never becomes an object unless a host reads `value.matches`.
+ * never becomes an object unless a host reads `value.matches`. Past `rawOutputMaxBytes` the records
+ * move to the spill store's scratch file as they arrive, and the page and spill are made from there
+ * (docs/design.md#results-bigger-than-memory); the scratch file is closed however the call ends.
  */
 export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: ToolExecContext): Promise<ToolOutput> {
   const { config } = ctx
