@@ -32,7 +32,12 @@ try {
     console.log(formatCase(result.result))
   }
   if (only.length === 0) console.log(`\n== targets\n${formatTargets(anySizeTargets(measured))}`)
-  console.log(`\nload average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (the machine is shared: ratios are medians of paired rounds)`)
+  console.log(
+    `\nload average at the end: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} (the machine is shared: ratios are medians of paired rounds)`,
+  )
 } finally {
   rmSync(spillRoot, { recursive: true, force: true })
 }
