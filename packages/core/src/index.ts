@@ -64,6 +64,7 @@ export type {
   SpillSaveRequest,
   SpillStreamRequest,
   SpillSaveResult,
+  SpillScratch,
   SpillStore,
   FileKind,
   FileInfo,

@@ -9,6 +9,7 @@ import { SpillError } from './errors.js'
 import { holdsResult } from './holds.js'
 import { assertInsideRoot, ownerDirName, spillFileName } from './names.js'
 import { pruneOwnerDir } from './prune.js'
+import { openScratch } from './scratch.js'
 
 /** Options for `createLocalSpillStore`: the plugin's config fields, plus a clock for tests. */
 export interface LocalSpillStoreOptions extends LocalSpillOptions {
@@ -30,6 +31,7 @@ export function createLocalSpillStore(options: LocalSpillStoreOptions = {}): Spi
   return {
     saveText: ({ text, ...request }) => save({ ...request, content: text }, settings, now),
     saveStream: ({ blocks, ...request }) => save({ ...request, content: blocks }, settings, now),
+    openScratch: () => openScratch(settings.root),
     readText: (locator) => readText(locator, settings),
     holds: (path, owner) => holdsResult(settings.root, path, owner),
   }
