@@ -403,7 +403,7 @@ describe("the server's life", () => {
   })
 
   it('stops when idle after its last call, and removes its socket file', async () => {
-    const { socket, done } = startServer({ idleMs: budgetMs(2000) })
+    const { socket, done } = startServer({ idleMs: budgetMs(500) })
     await listening(socket)
     expect((await call(socket, ['read', 'one.ts'])).code).toBe(0)
     expect(await done).toBe('idle')
