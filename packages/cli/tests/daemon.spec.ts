@@ -35,7 +35,15 @@ function startServer(overrides: Partial<ServerOptions> = {}): { socket: string; 
   const socket = join(sockets, `s${(count += 1)}.sock`)
   const stop = new AbortController()
   stops.push(stop)
-  const done = serveDaemon({ socket, build: 'build-1', version: '9.9.9-test', idleMs: 600_000, run: runCli, signal: stop.signal, ...overrides })
+  const done = serveDaemon({
+    socket,
+    build: 'build-1',
+    version: '9.9.9-test',
+    idleMs: 600_000,
+    run: runCli,
+    signal: stop.signal,
+    ...overrides,
+  })
   return { socket, done }
 }
 
@@ -124,8 +132,10 @@ describe('nothing of one call leaks into the next', () => {
     const { socket } = startServer()
     await listening(socket)
     const argv = ['--spill-dir', spill, 'grep', 'needle', '--format', 'json']
-    const capped = JSON.parse((await call(socket, ['--config', join(work, 'capped.json'), ...argv], { cwd: treeB })).stdout)
-    const plain = JSON.parse((await call(socket, argv, { cwd: treeB })).stdout)
+    const capped: { meta: { truncated: boolean } } = JSON.parse(
+      (await call(socket, ['--config', join(work, 'capped.json'), ...argv], { cwd: treeB })).stdout,
+    )
+    const plain: { meta: { truncated: boolean } } = JSON.parse((await call(socket, argv, { cwd: treeB })).stdout)
     expect(capped.meta).toMatchObject({ total: 3, truncated: true })
     expect(plain.meta).toMatchObject({ total: 3, truncated: false })
   })
@@ -244,7 +254,10 @@ describe('calls the server does not take run in process', () => {
 })
 
 /** A stand-in server that answers each request with `lines` (and does whatever `then` says with the socket). */
-async function scripted(lines: string[], then: (socket: net.Socket) => void = (s) => s.end()): Promise<{ socket: string; close: () => void }> {
+async function scripted(
+  lines: string[],
+  then: (socket: net.Socket) => void = (s) => s.end(),
+): Promise<{ socket: string; close: () => void }> {
   const socket = join(sockets, `fake${(count += 1)}.sock`)
   const server = net.createServer((conn) => {
     conn.on('error', () => undefined)
@@ -265,16 +278,20 @@ describe('the client trusts nothing it cannot read', () => {
     ['a server that closes before ok', [], undefined, ''],
     ['a refusal', [frame(['refused', 'why'])], undefined, ''],
     ['an endless line', [`["o","${'x'.repeat(300 << 20)}`], undefined, ''],
-  ])('%s', async (_what, lines, code, stderr) => {
-    const fake = await scripted(lines)
-    try {
-      const result = await call(fake.socket, ['grep', 'x'])
-      expect(result.code).toBe(code)
-      expect(result.stderr).toContain(stderr)
-    } finally {
-      fake.close()
-    }
-  }, budgetMs(60_000))
+  ])(
+    '%s',
+    async (_what, lines, code, stderr) => {
+      const fake = await scripted(lines)
+      try {
+        const result = await call(fake.socket, ['grep', 'x'])
+        expect(result.code).toBe(code)
+        expect(result.stderr).toContain(stderr)
+      } finally {
+        fake.close()
+      }
+    },
+    budgetMs(60_000),
+  )
 
   it('an output it cannot write ends the call with status 2 and says why', async () => {
     const fake = await scripted([frame(['ok']), frame(['o', 'a']), frame(['o', 'b']), frame(['x', 0])])
@@ -345,18 +362,22 @@ describe('Ctrl-C cancels the search in the server', () => {
     }
   })
 
-  it('a client that goes away cancels its call: no rg is left running', async () => {
-    const { socket } = startServer()
-    await listening(socket)
-    const fifo = join(treeA, 'fifo-gone')
-    execFileSync('mkfifo', [fifo])
-    const conn = net.connect(socket)
-    conn.on('error', () => undefined)
-    conn.write(frame({ build: 'build-1', argv: ['--spill-dir', spill, 'grep', 'needle', fifo], cwd: treeA, env, isTTY: false }))
-    expect(await waitUntil(() => processesMentioning(fifo).length > 0, 20_000)).toBe(true)
-    conn.destroy()
-    expect(await waitUntil(() => processesMentioning(fifo).length === 0, 2000)).toBe(true)
-  }, budgetMs(40_000))
+  it(
+    'a client that goes away cancels its call: no rg is left running',
+    async () => {
+      const { socket } = startServer()
+      await listening(socket)
+      const fifo = join(treeA, 'fifo-gone')
+      execFileSync('mkfifo', [fifo])
+      const conn = net.connect(socket)
+      conn.on('error', () => undefined)
+      conn.write(frame({ build: 'build-1', argv: ['--spill-dir', spill, 'grep', 'needle', fifo], cwd: treeA, env, isTTY: false }))
+      expect(await waitUntil(() => processesMentioning(fifo).length > 0, 20_000)).toBe(true)
+      conn.destroy()
+      expect(await waitUntil(() => processesMentioning(fifo).length === 0, 2000)).toBe(true)
+    },
+    budgetMs(40_000),
+  )
 })
 
 describe("the server's life", () => {
@@ -424,12 +445,17 @@ describe("the server's life", () => {
     await listening(first.socket)
     const stop = new AbortController()
     stops.push(stop)
-    expect(await serveDaemon({ socket: first.socket, build: 'b', version: 'v', idleMs: 1000, run: runCli, signal: stop.signal })).toBe('taken')
+    expect(await serveDaemon({ socket: first.socket, build: 'b', version: 'v', idleMs: 1000, run: runCli, signal: stop.signal })).toBe(
+      'taken',
+    )
   })
 
   it("replaces a dead server's socket file", async () => {
     const socket = join(sockets, `dead${(count += 1)}.sock`)
-    spawnSync(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(socket)}, () => process.kill(process.pid, 'SIGKILL'))`])
+    spawnSync(process.execPath, [
+      '-e',
+      `require('net').createServer().listen(${JSON.stringify(socket)}, () => process.kill(process.pid, 'SIGKILL'))`,
+    ])
     expect(existsSync(socket)).toBe(true)
     expect(await call(socket, ['read', 'one.ts'])).toMatchObject({ code: undefined, started: 1 })
     const stop = new AbortController()
@@ -489,7 +515,9 @@ describe('where the socket lives', () => {
     const runtime = join(work, 'xdg2')
     mkdirSync(join(runtime, 'dsh'), { recursive: true })
     chmodSync(join(runtime, 'dsh'), 0o755)
-    expect(socketDir({ XDG_RUNTIME_DIR: runtime }, process.getuid!())).toEqual({ refused: `${join(runtime, 'dsh')}: its mode is 755, not 700` })
+    expect(socketDir({ XDG_RUNTIME_DIR: runtime }, process.getuid!())).toEqual({
+      refused: `${join(runtime, 'dsh')}: its mode is 755, not 700`,
+    })
   })
 
   it('refuses a directory another uid owns (made with chown where this runs as root; the check itself is unit-tested)', () => {
@@ -538,7 +566,13 @@ describe('starting a server', () => {
     )
     spawnServer(program, '/s.sock', 1234, { PATH: process.env.PATH })
     await vi.waitFor(() => expect(existsSync(out)).toBe(true), { timeout: budgetMs(10_000) })
-    await vi.waitFor(() => expect(JSON.parse(execFileSync('cat', [out], { encoding: 'utf8' }) || 'null')).toEqual({ argv: ['daemon', '/s.sock'], socket: '/s.sock', idle: '1234' }))
+    await vi.waitFor(() =>
+      expect(JSON.parse(execFileSync('cat', [out], { encoding: 'utf8' }) || 'null')).toEqual({
+        argv: ['daemon', '/s.sock'],
+        socket: '/s.sock',
+        idle: '1234',
+      }),
+    )
   })
 
   it('at exit, once per socket', () => {

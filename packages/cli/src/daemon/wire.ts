@@ -73,9 +73,10 @@ export function readRequest(line: string): CallRequest | undefined {
   if (typeof build !== 'string' || !strings(argv) || typeof cwd !== 'string' || typeof isTTY !== 'boolean') return undefined
   if (typeof env !== 'object' || env === null || Array.isArray(env) || !strings(Object.values(env))) return undefined
   // A NUL cannot be in a path, a process argument or an environment value: a request with one is forged.
-  const texts = [cwd, ...argv, ...Object.entries(env).flat()]
+  const variables = env as Record<string, string>
+  const texts: string[] = [cwd, ...argv, ...Object.keys(variables), ...Object.values(variables)]
   if (texts.some((text) => text.includes('\0')) || !cwd.startsWith('/')) return undefined
-  return { build, argv, cwd, env: env as Record<string, string>, isTTY }
+  return { build, argv, cwd, env: variables, isTTY }
 }
 
 /** A reply line read, or undefined when it is not one: the client then trusts nothing more from it. */
@@ -98,7 +99,9 @@ export function readReply(line: string): Reply | undefined {
     case 'refused':
       return value.length === 2 && typeof data === 'string' ? [kind, data] : undefined
     case 'x':
-      return value.length === 2 && Number.isInteger(data) && (data as number) >= 0 && (data as number) < 256 ? ['x', data as number] : undefined
+      return value.length === 2 && Number.isInteger(data) && (data as number) >= 0 && (data as number) < 256
+        ? ['x', data as number]
+        : undefined
     default:
       return undefined
   }
