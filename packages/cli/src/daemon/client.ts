@@ -115,7 +115,7 @@ function broken(options: ClientOptions): number {
  * Starts a server in the background once this process exits: `node program daemon SOCKET` in a session
  * of its own, detached from this terminal and this process's lifetime, with DSH_DAEMON_SOCKET saying
  * where to listen. Started at exit, not now: the call runs in process meanwhile, and a server loading
- * beside it on a busy machine slowed that first call by a fifth (docs/performance.md#the-start).
+ * beside it on a busy machine slowed that first call by a fifth (docs/performance.md#a-warm-server).
  */
 export function spawnServerAtExit(program: string, socket: string, idleMs: number, env: NodeJS.ProcessEnv): void {
   if (started.has(socket)) return
