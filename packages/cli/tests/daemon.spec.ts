@@ -423,6 +423,12 @@ describe("the server's life", () => {
     expect(await call('/etc/passwd/x.sock', ['read', 'x'])).toEqual({ code: undefined, stdout: '', stderr: '', started: 0 })
   })
 
+  it('stops when no call comes at all', async () => {
+    const { socket, done } = startServer({ idleMs: 200 })
+    expect(await done).toBe('idle')
+    expect(existsSync(socket)).toBe(false)
+  })
+
   it('stops when idle after its last call, and removes its socket file', async () => {
     const { socket, done } = startServer({ idleMs: budgetMs(500) })
     await listening(socket)
