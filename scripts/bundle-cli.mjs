@@ -181,6 +181,7 @@ const programShim = {
 
 rmSync(path.join(dist, 'chunks'), { recursive: true, force: true })
 rmSync(path.join(dist, 'dsh.mjs'), { force: true })
+rmSync(path.join(dist, 'dsh-client.mjs'), { force: true })
 const shared = { bundle: true, platform: 'node', target: 'node20', logLevel: 'warning', absWorkingDir: repo }
 await build({
   ...shared,
@@ -231,6 +232,15 @@ await build({
   plugins: [programShim],
 })
 
+// The thin client (docs/design.md#a-warm-server): bin/dsh.js loads it first, and the program only when
+// the warm server does not take the call. Node builtins only, so it loads in a millisecond or two.
+await build({
+  ...shared,
+  entryPoints: [path.join(repo, 'packages', 'cli', 'src', 'daemon', 'entry.ts')],
+  outfile: path.join(dist, 'dsh-client.mjs'),
+  format: 'esm',
+})
+
 // dsh(1), from the tools a default harness registers (as `dsh --help` lists them): npm links it into
 // the man path of a global install (package.json "man").
 {
@@ -250,7 +260,8 @@ const tree = mkdtempSync(path.join(os.tmpdir(), 'dsh-code-cache-'))
 try {
   for (let i = 0; i < 20; i += 1) writeFileSync(path.join(tree, `f${i}.ts`), `const value${i} = ${i}\n// needle ${i}\n`)
   const run = spawnSync(path.join(repo, 'packages', 'cli', 'bin', 'dsh.js'), ['grep', 'needle', '--cwd', tree, '--spill-dir', tree], {
-    env: { ...process.env, DSH_WRITE_CODE_CACHE: '1' },
+    // In this process: the warm server would compile the code, not this run.
+    env: { ...process.env, DSH_WRITE_CODE_CACHE: '1', DSH_NO_DAEMON: '1' },
     encoding: 'utf8',
   })
   if (run.status !== 0)
