@@ -19,36 +19,69 @@ interface Root {
   real: string
 }
 
-/** The policy: every check resolves the roots against the call's cwd, so a session that moves is followed. */
+/**
+ * The policy: the roots are resolved against the call's cwd, so a session that moves is followed. Checks
+ * that overlap in time share one resolution of the roots (a search judging 10,000 links asks side by
+ * side; each resolving every root again was a third of its cost); the next check after the last one
+ * ends resolves them again.
+ */
 export function createAccessPolicy(config: AccessConfig, deps: AccessDeps): AccessPolicy {
   const deny = new DenyRules(config.deny)
+  const shared = new SharedRoots((cwd) => Promise.all(config.roots.map((root) => resolveRoot(deps.fs, cwd, root))))
   return {
-    async check(request: AccessRequest): Promise<AccessGrant> {
-      const lexical = resolve(request.cwd, request.path)
-      const real = await realPathOf(deps.fs, lexical)
-      // Only the results the store saved for this session, never all that lies under its root.
-      const store = deps.spillStore()
-      if (store !== undefined && request.session !== undefined && (await store.holds(real, request.session))) {
-        return { realPath: real, excludeGlobs: [] }
-      }
-      const roots = await Promise.all(config.roots.map((root) => resolveRoot(deps.fs, request.cwd, root)))
-      const root = roots.find((r) => contains(r.real, real))
-      if (root === undefined) {
-        throw new AccessError(
-          'ACCESS_OUTSIDE_ROOTS',
-          `${request.path} is outside the directories this session may ${request.purpose}: ${roots.map((r) => r.real).join(', ')}. Give a path inside one of them.`,
-        )
-      }
-      // Judged where the links lead and by the name the call used: a link named .env is refused too.
-      const viaLink = roots.find((r) => contains(r.lexical, lexical))
-      if (deny.denies(relative(root.real, real)) || (viaLink !== undefined && deny.denies(relative(viaLink.lexical, lexical)))) {
-        throw new AccessError(
-          'ACCESS_DENIED',
-          `${request.path} is excluded by this session's access rules; it cannot be ${request.purpose === 'read' ? 'read' : 'searched'}.`,
-        )
-      }
-      return { realPath: real, excludeGlobs: request.purpose === 'search' ? deny.exclusionsBelow(relative(root.real, real)) : [] }
-    },
+    check: (request) => shared.with(request.cwd, (roots) => check(request, roots)),
+  }
+
+  async function check(request: AccessRequest, resolvedRoots: Promise<Root[]>): Promise<AccessGrant> {
+    const lexical = resolve(request.cwd, request.path)
+    const real = request.realPath ?? (await realPathOf(deps.fs, lexical))
+    // Only the results the store saved for this session, never all that lies under its root.
+    const store = deps.spillStore()
+    if (store !== undefined && request.session !== undefined && (await store.holds(real, request.session))) {
+      return { realPath: real, excludeGlobs: [] }
+    }
+    const roots = await resolvedRoots
+    const root = roots.find((r) => contains(r.real, real))
+    if (root === undefined) {
+      throw new AccessError(
+        'ACCESS_OUTSIDE_ROOTS',
+        `${request.path} is outside the directories this session may ${request.purpose}: ${roots.map((r) => r.real).join(', ')}. Give a path inside one of them.`,
+      )
+    }
+    // Judged where the links lead and by the name the call used: a link named .env is refused too.
+    const viaLink = roots.find((r) => contains(r.lexical, lexical))
+    if (deny.denies(relative(root.real, real)) || (viaLink !== undefined && deny.denies(relative(viaLink.lexical, lexical)))) {
+      throw new AccessError(
+        'ACCESS_DENIED',
+        `${request.path} is excluded by this session's access rules; it cannot be ${request.purpose === 'read' ? 'read' : 'searched'}.`,
+      )
+    }
+    return { realPath: real, excludeGlobs: request.purpose === 'search' ? deny.exclusionsBelow(relative(root.real, real)) : [] }
+  }
+}
+
+/**
+ * The roots as resolved for one cwd, shared by the checks in flight for it: a check that starts while
+ * another is running uses the resolution that one started.
+ */
+class SharedRoots {
+  private current: { cwd: string; roots: Promise<Root[]>; users: number } | undefined
+
+  constructor(private readonly resolveAll: (cwd: string) => Promise<Root[]>) {}
+
+  async with<T>(cwd: string, use: (roots: Promise<Root[]>) => Promise<T>): Promise<T> {
+    let entry = this.current
+    if (entry === undefined || entry.cwd !== cwd) {
+      // A check for another cwd while these are in flight resolves its own, and is shared from then on.
+      entry = { cwd, roots: this.resolveAll(cwd), users: 0 }
+      this.current = entry
+    }
+    entry.users++
+    try {
+      return await use(entry.roots)
+    } finally {
+      if (--entry.users === 0 && this.current === entry) this.current = undefined
+    }
   }
 }
 

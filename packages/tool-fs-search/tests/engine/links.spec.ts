@@ -103,8 +103,8 @@ describe('planLinks', () => {
       ],
     })
     expect(bash.searches()).toEqual([])
-    expect(bash.specs[1]!.command).toContain(' ./in/ ')
-    expect(bash.specs[2]!.command).toContain(' ./in/deeper/ ')
+    expect(bash.specs[1]!.command).toContain('set -- ./in/\n')
+    expect(bash.specs[2]!.command).toContain('set -- ./in/deeper/\n')
   })
 
   it('calls a link a loop when it leads to a directory the walk passes through, through other links too', async () => {
@@ -229,7 +229,7 @@ describe('planLinks', () => {
     expect(plan).toMatchObject({ follow: true, excludes: [], skipped: [] })
     // One scan of the tree, then one of the VCS directory alone (find prunes those from the walk).
     expect(bash.specs).toHaveLength(2)
-    expect(bash.specs[1]!.command).toContain(' ./vcs/ ')
+    expect(bash.specs[1]!.command).toContain('set -- ./vcs/\n')
     expect(bash.specs[1]!.command).not.toContain('node_modules')
   })
 })
