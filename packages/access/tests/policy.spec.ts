@@ -199,6 +199,9 @@ describe('checks side by side (docs/design.md#symbolic-links)', () => {
     await expect(p.check({ path: link, cwd: work, purpose: 'search', realPath: join(work, 'src/a.ts') })).resolves.toMatchObject({
       realPath: join(work, 'src/a.ts'),
     })
+    await expect(p.check({ path: link, cwd: work, purpose: 'search', realPath: `${work}/src/../notes.txt/` })).resolves.toMatchObject({
+      realPath: join(work, 'notes.txt'),
+    })
     expect(counting.asked).not.toContain(link)
   })
 })

@@ -148,7 +148,7 @@ export async function planLinks(
     const next: string[] = []
     // One level's links lie below links of earlier levels only (find does not enter a link), so their
     // verdicts depend on nothing this loop adds to `followed` and may be reached side by side.
-    const context: JudgeContext = { fs, access, cwd, rootAbsolute, rootReal, inside, followed, exec, targets, known }
+    const context: JudgeContext = { fs, access, cwd, rootAbsolute, rootReal, inside, followed, exec, targets, known, ancestors: new Map() }
     const verdicts = await mapInOrder(found, JUDGED_AT_ONCE, (link) => judge(link, context))
     for (const [index, link] of found.entries()) {
       const verdict = verdicts[index]!
@@ -242,6 +242,8 @@ interface JudgeContext {
   targets: ReadonlyMap<string, TargetInfo>
   /** Every link below the root's real path outside VCS directories, when the first scan saw them all. */
   known: ReadonlySet<string> | undefined
+  /** The real paths of the directories above a link, by its parent's path from the root (see ancestorsOf). */
+  ancestors: Map<string, string[]>
 }
 
 type Verdict = Resolved | { why: SkipReason | 'denied' }
@@ -307,12 +309,13 @@ function resolvedInMemory(link: string, target: TargetInfo, context: JudgeContex
   const parts = target.text.split('/').filter((part) => part !== '' && part !== '.')
   if (parts.some((part, i) => part === '..' && i > 0 && parts[i - 1] !== '..')) return undefined
   const real = path.resolve(ancestorsOf(link, context).at(-1)!, target.text)
-  const relative = path.relative(rootReal, real)
-  if (relative === '' || relative === '..' || relative.startsWith('../') || path.isAbsolute(relative)) return undefined
-  let prefix = ''
-  for (const part of relative.split('/')) {
-    prefix = prefix === '' ? part : `${prefix}/${part}`
-    if (known.has(prefix) || (VCS_EXCLUDES as readonly string[]).includes(part)) return undefined
+  // Both absolute and normalized, so a prefix of whole names says where it lies.
+  const rootSlash = rootReal.endsWith('/') ? rootReal : `${rootReal}/`
+  if (real.length <= rootSlash.length || !real.startsWith(rootSlash)) return undefined
+  let walked = ''
+  for (const part of real.slice(rootSlash.length).split('/')) {
+    walked = walked === '' ? part : `${walked}/${part}`
+    if (known.has(walked) || (VCS_EXCLUDES as readonly string[]).includes(part)) return undefined
   }
   return real
 }
@@ -334,15 +337,20 @@ async function parentShown(link: string, { access, cwd, rootAbsolute, exec }: Ju
 }
 
 /** The real paths of the directories the walk passes through to reach `link`: the root, and each below it. */
-function ancestorsOf(link: string, { rootReal, followed }: JudgeContext): string[] {
+function ancestorsOf(link: string, { rootReal, followed, ancestors }: JudgeContext): string[] {
+  const parent = path.posix.dirname(link)
+  // Links share parents (a pnpm node_modules holds thousands): each parent's chain is made once a level.
+  let reals = ancestors.get(parent)
+  if (reals !== undefined) return reals
   const segments = link.split('/').slice(0, -1)
-  const reals = [rootReal]
+  reals = [rootReal]
   let real = rootReal
   for (let i = 0; i < segments.length; i++) {
     const lexical = segments.slice(0, i + 1).join('/')
     real = followed.get(lexical) ?? path.join(real, segments[i]!)
     reals.push(real)
   }
+  ancestors.set(parent, reals)
   return reals
 }
 

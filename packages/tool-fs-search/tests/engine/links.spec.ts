@@ -372,6 +372,14 @@ describe('planLinks with what GNU find reports of each target', () => {
     expect(fs.calls).toContain(`realpath /w/r/${name.slice(2)}`)
   })
 
+  it('resolves a target in memory below the file system root too', async () => {
+    const { ctx } = context([{ stdout: reported(['d', './a', 'b'], ['d', './c', '/w/d']) }, {}])
+    const atRoot = { name: 'grep', signal: new AbortController().signal, agent: { session: { header: { id: 's', cwd: '/' } } } } as never
+    const fs = countingFs({})
+    expect((await planLinks(ctx, atRoot, '.', fs, undefined)).follow).toBe(true)
+    expect(fs.calls).toEqual(['stat /', 'realpath /', 'realpath /'])
+  })
+
   it('asks the file system when the walk was not whole: a directory find could not read, or a root it cannot resolve', async () => {
     const { ctx } = context([{ stdout: reported(['d', './a', 'b']), exitCode: 1 }])
     const fs = countingFs({})
