@@ -262,6 +262,12 @@ export interface AccessRequest {
   /** The session asking: the owner whose spilled results it may reach wherever the store keeps them. */
   session?: string | undefined
   signal?: AbortSignal
+  /**
+   * The path's real path, when the calling tool has resolved it already (a search's link scan,
+   * docs/design.md#symbolic-links): the policy judges it rather than resolve `path` again, and still
+   * judges `path` by its own name.
+   */
+  realPath?: string | undefined
 }
 
 /** What the policy allows for one path. */

@@ -12,10 +12,12 @@ import { ownerDirName, SPILL_FILE_NAME } from './names.js'
  * (docs/design.md#the-spill-store-is-exempt-file-by-file).
  */
 export async function holdsResult(root: string, path: string, owner: string): Promise<boolean> {
+  // The name first: a policy check of any other path (a search judges thousands of links) costs no system call here.
+  if (!SPILL_FILE_NAME.test(basename(path))) return false
   const realRoot = await realpath(root).catch(() => undefined)
   if (realRoot === undefined) return false
   const ownerDir = join(realRoot, ownerDirName(owner))
-  if (dirname(path) !== ownerDir || !SPILL_FILE_NAME.test(basename(path))) return false
+  if (dirname(path) !== ownerDir) return false
   try {
     const [file, dir, marker] = await Promise.all([lstat(path), lstat(ownerDir), lstat(join(ownerDir, OWNER_MARKER))])
     return file.isFile() && dir.isDirectory() && (dir.mode & 0o077) === 0 && marker.isFile()
