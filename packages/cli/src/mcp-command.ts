@@ -53,6 +53,8 @@ export async function runMcpCommand(run: McpRun, io: CliIo): Promise<void> {
           registry: run.harness.registry,
           logger: run.logger,
           clientInfo: { name: 'dsh', version: io.version },
+          callTool: run.harness.get('mcpGateway')?.callTool ?? true,
+          stderr: (text) => void io.stderr.write(text),
         })
   const server = {
     harness: run.harness,

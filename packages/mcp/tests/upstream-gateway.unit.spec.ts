@@ -12,14 +12,38 @@ import { silentLogger } from './fixtures.js'
 const server: UpstreamServer = { name: 'fake', transport: 'stdio', command: 'fake', args: [], env: {} }
 const schema = { type: 'object' as const, properties: {} }
 
-function fakeConnection(tools: (string | Tool)[]): UpstreamConnection & { closes: number } {
-  const connection = {
+/** A connection whose list changes, end and pings a test drives. */
+interface FakeConnection extends UpstreamConnection {
+  closes: number
+  /** What the next ping answers. */
+  answers: boolean
+  /** Plays the upstream's list_changed, its list read again. */
+  changeTools(tools: string[]): void
+  /** Plays the connection ending by itself. */
+  end(): void
+}
+
+const toTool = (tool: string | Tool): Tool => (typeof tool === 'string' ? { name: tool, inputSchema: schema } : tool)
+
+function fakeConnection(tools: (string | Tool)[]): FakeConnection {
+  const changed: ((tools: Tool[]) => void)[] = []
+  const closed: (() => void)[] = []
+  const connection: FakeConnection = {
     closes: 0,
-    tools: tools.map((tool) => (typeof tool === 'string' ? { name: tool, inputSchema: schema } : tool)),
+    answers: true,
+    tools: tools.map(toTool),
     callTool: () => Promise.resolve({ content: [] }),
     isProtocolError: (_: unknown): _ is { code: number; message: string } => false,
-    onClosed: () => undefined,
+    onToolsChanged: (listener) => void changed.push(listener),
+    onClosed: (listener) => void closed.push(listener),
+    ping: async () => connection.answers,
     close: async () => void (connection.closes += 1),
+    changeTools: (next) => {
+      for (const listener of changed) listener(next.map(toTool))
+    },
+    end: () => {
+      for (const listener of closed) listener()
+    },
   }
   return connection
 }

@@ -1,13 +1,20 @@
 // One upstream connected with the official SDK client, which is loaded only when a gateway starts.
+import type { Readable } from 'node:stream'
 import type { Tool } from '@modelcontextprotocol/server'
 import type { UpstreamServer } from './config.js'
+import { HOST_REQUEST_METHODS, type HostRouter } from './host.js'
+import { relayUpstreamStderr } from './stderr.js'
 import type { UpstreamCaller } from './upstream-tool.js'
 
 /** An upstream once connected: its tools, a caller for them, and its end. */
 export interface UpstreamConnection extends UpstreamCaller {
   tools: Tool[]
+  /** Called with the upstream's whole list each time it says its tools changed and the list is read again. */
+  onToolsChanged(listener: (tools: Tool[]) => void): void
   /** Called once when the connection ends by itself (the process exited, the transport failed). */
   onClosed(listener: () => void): void
+  /** Whether the upstream still answers: a ping within `timeoutMs`. */
+  ping(timeoutMs: number): Promise<boolean>
   /** Ends the connection; a stdio upstream's process is ended with it (stdin closed, then SIGTERM, then SIGKILL). */
   close(): Promise<void>
 }
@@ -20,12 +27,27 @@ export interface ConnectOptions {
   timeoutMs: number
   /** Aborted when the gateway closes while this server is still connecting. */
   signal: AbortSignal
+  /** Where the upstream's sampling, elicitation and roots requests go, and the calls that route them. */
+  hosts: HostRouter
+  /** Where a stdio upstream's stderr goes, a prefixed line at a time. */
+  stderr: (text: string) => void
 }
 
 /**
+ * The capabilities the gateway declares to every upstream: whatever a host may offer, since hosts
+ * connect after the upstreams and each may offer different ones. A request a host cannot answer is
+ * refused then, saying so (HostRouter).
+ */
+export const UPSTREAM_CLIENT_CAPABILITIES = {
+  sampling: {},
+  elicitation: { form: {}, url: {} },
+  roots: { listChanged: true },
+} as const
+
+/**
  * Starts or reaches the upstream, initializes, and lists its tools. A stdio upstream is a child of this
- * process; its stderr is this process's, so its own messages reach the host's log. Rejects when the
- * program cannot start, the handshake fails or times out, or `signal` aborts; nothing is left running then.
+ * process; its stderr is relayed line by line under its name. Rejects when the program cannot start,
+ * the handshake fails or times out, or `signal` aborts; nothing is left running then.
  */
 export async function connectUpstream(server: UpstreamServer, options: ConnectOptions): Promise<UpstreamConnection> {
   // Loaded here, not at the top: `dsh mcp` without upstreams never pays for the client SDK.
@@ -37,10 +59,26 @@ export async function connectUpstream(server: UpstreamServer, options: ConnectOp
           args: server.args,
           env: server.env,
           ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
-          stderr: 'inherit',
+          stderr: 'pipe',
         })
       : new StreamableHTTPClientTransport(server.url, { requestInit: { headers: server.headers } })
-  const client = new Client(options.clientInfo)
+  if ('stderr' in transport) relayUpstreamStderr(transport.stderr as Readable, server.name, options.stderr)
+  const changeListeners: ((tools: Tool[]) => void)[] = []
+  const client = new Client(options.clientInfo, {
+    capabilities: UPSTREAM_CLIENT_CAPABILITIES,
+    // A list read again after a change: the listeners re-register it. A failed read keeps the old list.
+    listChanged: {
+      tools: {
+        debounceMs: 0,
+        onChanged: (error, tools) => {
+          if (error === null && tools !== null) for (const listener of changeListeners) listener(tools)
+        },
+      },
+    },
+  })
+  for (const method of HOST_REQUEST_METHODS) {
+    client.setRequestHandler(method, (request, ctx) => options.hosts.forward(method, request.params, ctx.mcpReq.signal) as never)
+  }
   const closedListeners: (() => void)[] = []
   // One close however many ask (an abort, a failed handshake, the gateway): each waits for the process to end.
   let closed: Promise<void> | undefined
@@ -55,9 +93,21 @@ export async function connectUpstream(server: UpstreamServer, options: ConnectOp
     const { tools } = await client.listTools(undefined, { timeout: options.timeoutMs, signal: options.signal })
     return {
       tools,
-      callTool: (params, callOptions) => client.callTool(params, callOptions),
+      callTool: (params, { host, ...callOptions }) =>
+        options.hosts.during(host, () =>
+          client.callTool(params, {
+            ...callOptions,
+            ...(host?.progress === undefined ? {} : { onprogress: host.progress, resetTimeoutOnProgress: true }),
+          }),
+        ),
       isProtocolError: (error): error is InstanceType<typeof ProtocolError> => error instanceof ProtocolError,
+      onToolsChanged: (listener) => void changeListeners.push(listener),
       onClosed: (listener) => void closedListeners.push(listener),
+      ping: (timeoutMs) =>
+        client.ping({ timeout: timeoutMs }).then(
+          () => true,
+          () => false,
+        ),
       close,
     }
   } catch (error) {
