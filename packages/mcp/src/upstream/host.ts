@@ -34,6 +34,8 @@ export interface HostPeer {
 export interface HostCall extends HostPeer {
   /** Sends the host a progress notification for its call; undefined when the call asked for none. */
   progress?: (progress: Progress) => void
+  /** Resolves once every progress notification sent so far has gone: a host drops one that comes after the result. */
+  progressSent(): Promise<void>
 }
 
 const current = new AsyncLocalStorage<HostCall>()
@@ -55,17 +57,20 @@ export function hostCallOf(
   ctx: ServerContext,
 ): HostCall {
   const token = params._meta?.progressToken
+  // Each notification goes after the one before, and the result after them all.
+  let sent = Promise.resolve()
   return {
     capabilities: () => server.getClientCapabilities(),
     request: (method, request, signal) =>
       ctx.mcpReq.send({ method, ...(request === undefined ? {} : { params: request }) }, { signal, timeout: HOST_REQUEST_TIMEOUT_MS }),
+    progressSent: () => sent,
     ...(token === undefined
       ? {}
       : {
-          progress: (progress: Progress) =>
-            void ctx.mcpReq
-              .notify({ method: 'notifications/progress', params: { ...progress, progressToken: token } })
-              .catch(() => undefined),
+          progress: (progress: Progress) => {
+            const notification = { method: 'notifications/progress' as const, params: { ...progress, progressToken: token } }
+            sent = sent.then(() => ctx.mcpReq.notify(notification)).catch(() => undefined)
+          },
         }),
   }
 }

@@ -66,6 +66,7 @@ export function defineUpstreamTool(server: string, name: string, tool: Tool, cal
           { name: tool.name, arguments: args },
           { signal: exec.signal, timeout: UPSTREAM_CALL_TIMEOUT_MS, ...(host === undefined ? {} : { host }) },
         )
+        await host?.progressSent()
         return { content: resultText(result), value: new ForwardedAnswer({ result }) }
       } catch (error) {
         // The upstream answered with an error: it is the host's to see, as sent.
