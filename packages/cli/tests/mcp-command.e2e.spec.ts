@@ -50,7 +50,7 @@ describe('dsh mcp --upstream, in process', () => {
     await client.connect(new StdioServerTransport(stdout, stdin))
     await untilConnected(client)
     expect(processesMentioning(tag)).toHaveLength(1)
-    expect(names((await client.listTools()).tools)).toEqual(['glob', 'grep', 'read', 'tool_search', 'mcp__notes__pinned'])
+    expect(names((await client.listTools()).tools)).toEqual(['glob', 'grep', 'read', 'tool_search', 'call_tool', 'mcp__notes__pinned'])
     expect(text(await client.callTool({ name: 'tool_search', arguments: { query: 'select:mcp__notes__add_note' } }))).toMatch(
       /^Loaded 1 tool/,
     )

@@ -23,7 +23,12 @@ interface Host {
 }
 
 /** A host (the official client) connected to a fresh server over the gateway's registry, offering `capabilities`. */
-async function connectHost(harness: Harness, gateway: UpstreamGateway, capabilities: ClientCapabilities, roots: string[] = []): Promise<Host> {
+async function connectHost(
+  harness: Harness,
+  gateway: UpstreamGateway,
+  capabilities: ClientCapabilities,
+  roots: string[] = [],
+): Promise<Host> {
   const server = createDshMcpServer({
     harness,
     fallbackCwd: '/fallback',
@@ -60,7 +65,8 @@ async function connectHost(harness: Harness, gateway: UpstreamGateway, capabilit
 }
 
 const names = (tools: readonly Pick<Tool, 'name'>[]) => tools.map((t) => t.name)
-const texts = (result: { content: unknown }) => (result.content as { type: string; text?: string }[]).flatMap((c) => (c.type === 'text' ? [c.text!] : []))
+const texts = (result: { content: unknown }) =>
+  (result.content as { type: string; text?: string }[]).flatMap((c) => (c.type === 'text' ? [c.text!] : []))
 
 describe('the gateway in front of server-everything and server-filesystem', () => {
   let harness: Harness
@@ -85,7 +91,10 @@ describe('the gateway in front of server-everything and server-filesystem', () =
       clientInfo: { name: 'dsh', version: '9.9.9' },
       stderr: (text) => void stderr.push(text),
     })
-    cleanup.push(() => gateway.close(), () => rm(workspace, { recursive: true, force: true }))
+    cleanup.push(
+      () => gateway.close(),
+      () => rm(workspace, { recursive: true, force: true }),
+    )
     host = await connectHost(harness, gateway, { sampling: {}, elicitation: { form: {} }, roots: {} }, [workspace])
     cleanup.push(() => host.close())
     await gateway.settled
@@ -101,7 +110,7 @@ describe('the gateway in front of server-everything and server-filesystem', () =
     return tools.map((name) => listed.find((tool) => tool.name === name)!)
   }
 
-  it('names both servers\' tools in tool_search and lists none of them until loaded', async () => {
+  it("names both servers' tools in tool_search and lists none of them until loaded", async () => {
     const { tools } = await host.client.listTools()
     expect(names(tools)).toEqual(['tool_search', 'call_tool'])
     const description = tools[0]!.description!
@@ -114,7 +123,7 @@ describe('the gateway in front of server-everything and server-filesystem', () =
     expect(stderr.every((line) => /^\[(everything|filesystem)\] .*\n$/.test(line))).toBe(true)
   })
 
-  it('passes progress notifications through under the host\'s own token', async () => {
+  it("passes progress notifications through under the host's own token", async () => {
     await load('mcp__everything__trigger-long-running-operation')
     const progress: number[] = []
     const result = await host.client.callTool(
@@ -161,7 +170,10 @@ describe('the gateway in front of server-everything and server-filesystem', () =
   it("answers server-filesystem's roots request from the host and reads the workspace through it", async () => {
     const [read] = await load('mcp__filesystem__read_text_file')
     expect(read).toMatchObject({ annotations: expect.objectContaining({ readOnlyHint: true }) })
-    const result = await host.client.callTool({ name: 'mcp__filesystem__read_text_file', arguments: { path: path.join(workspace, 'notes.txt') } })
+    const result = await host.client.callTool({
+      name: 'mcp__filesystem__read_text_file',
+      arguments: { path: path.join(workspace, 'notes.txt') },
+    })
     expect(texts(result).join('')).toContain('first line')
     const outside = await host.client.callTool({ name: 'mcp__filesystem__read_text_file', arguments: { path: '/etc/passwd' } })
     expect(outside.isError).toBe(true)
@@ -182,7 +194,10 @@ describe('the gateway in front of server-everything and server-filesystem', () =
 
   it('reaches a loaded tool through call_tool, as a host that keeps its first list does', async () => {
     await host.client.callTool({ name: 'tool_search', arguments: { query: 'select:mcp__everything__get-sum' } })
-    const sum = await host.client.callTool({ name: 'call_tool', arguments: { name: 'mcp__everything__get-sum', arguments: { a: 2, b: 40 } } })
+    const sum = await host.client.callTool({
+      name: 'call_tool',
+      arguments: { name: 'mcp__everything__get-sum', arguments: { a: 2, b: 40 } },
+    })
     expect(texts(sum).join('')).toContain('42')
   })
 })
