@@ -1,5 +1,5 @@
 // What the gateway does with a connection, over a fake connect: the edges the real upstreams cannot be made to hit on cue.
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { defineTool, ToolRegistry } from '@dsh/core'
 import { startUpstreamGateway, type UpstreamServer } from '@dsh/mcp'
@@ -126,5 +126,98 @@ describe('startUpstreamGateway given hidden text', () => {
     ])
     expect(r.get('mcp__fake__b')?.description).toBe('red')
     await gateway.close()
+  })
+})
+
+describe('startUpstreamGateway following a connection', () => {
+  const http: UpstreamServer = { name: 'web', transport: 'http', url: new URL('http://127.0.0.1:1/mcp'), headers: {} }
+  const until = async (check: () => boolean) => {
+    for (let tries = 0; !check() && tries < 500; tries++) await new Promise((resolve) => setTimeout(resolve, 2))
+    expect(check()).toBe(true)
+  }
+
+  it("re-registers an upstream's changed list, announcing each change once", async () => {
+    const r = registry()
+    const connection = fakeConnection(['a', 'b'])
+    const gateway = startUpstreamGateway({
+      servers: [server],
+      registry: r,
+      logger: silentLogger(),
+      clientInfo: { name: 'dsh', version: '0' },
+      connect: async () => connection,
+    })
+    await gateway.settled
+    r.loadDeferred('s1', ['mcp__fake__a', 'mcp__fake__b'])
+    const changes: number[] = []
+    gateway.onToolsChanged(() => changes.push(1))
+    connection.changeTools(['b', 'c'])
+    expect(changes).toEqual([1])
+    expect(r.get('mcp__fake__a')).toBeUndefined()
+    expect(r.get('mcp__fake__c')).toBeDefined()
+    expect(r.loadedDeferred('s1')).toEqual(['mcp__fake__b'])
+    await gateway.close()
+  })
+
+  it('drops the tools of an HTTP upstream whose ping fails, retries until it connects, and gives loads back', async () => {
+    const r = registry()
+    const log = silentLogger()
+    const first = fakeConnection(['a'])
+    const second = fakeConnection(['a'])
+    let attempts = 0
+    const gateway = startUpstreamGateway({
+      servers: [http],
+      registry: r,
+      logger: log,
+      clientInfo: { name: 'dsh', version: '0' },
+      healthIntervalMs: 5,
+      retry: { minMs: 1, maxMs: 4 },
+      connect: async () => {
+        attempts += 1
+        if (attempts === 1) return first
+        if (attempts < 4) throw new Error('ECONNREFUSED')
+        return second
+      },
+    })
+    await gateway.settled
+    r.loadDeferred('s1', ['mcp__web__a'])
+    first.answers = false
+    await until(() => r.get('mcp__web__a') === undefined)
+    expect(first.closes).toBe(1)
+    await until(() => r.get('mcp__web__a') !== undefined)
+    expect(r.loadedDeferred('s1')).toEqual(['mcp__web__a'])
+    expect(log.lines).toEqual([
+      'warn: upstream web stopped answering (no reply to a ping within 5 ms); its 1 tools are removed',
+      'info: upstream web still unreachable: ECONNREFUSED; retrying',
+      'info: upstream web still unreachable: ECONNREFUSED; retrying',
+      'warn: upstream web is back; its 1 tools are restored',
+    ])
+    // Gone again by itself, then the gateway closes while it waits to retry.
+    second.end()
+    await until(() => r.get('mcp__web__a') === undefined)
+    await gateway.close()
+    expect(attempts).toBeLessThanOrEqual(5)
+  })
+
+  it('stops following a connection that is serving when the gateway closes, and writes stderr to its own by default', async () => {
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true)
+    try {
+      const connection = fakeConnection(['a'])
+      const gateway = startUpstreamGateway({
+        servers: [http],
+        registry: registry(),
+        logger: silentLogger(),
+        clientInfo: { name: 'dsh', version: '0' },
+        connect: async (_, options) => {
+          options.stderr('[web] hello\n')
+          return connection
+        },
+      })
+      await gateway.settled
+      expect(write).toHaveBeenCalledWith('[web] hello\n')
+      await gateway.close()
+      expect(connection.closes).toBe(1)
+    } finally {
+      write.mockRestore()
+    }
   })
 })
