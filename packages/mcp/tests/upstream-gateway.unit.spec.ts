@@ -180,11 +180,15 @@ describe('startUpstreamGateway following a connection', () => {
     })
     await gateway.settled
     r.loadDeferred('s1', ['mcp__web__a'])
+    r.loadDeferred('s2', ['mcp__web__a'])
     first.answers = false
     await until(() => r.get('mcp__web__a') === undefined)
     expect(first.closes).toBe(1)
+    // A session that ended meanwhile gets nothing back.
+    r.forgetSession('s2')
     await until(() => r.get('mcp__web__a') !== undefined)
     expect(r.loadedDeferred('s1')).toEqual(['mcp__web__a'])
+    expect(r.sessionsWithLoads()).toEqual(['s1'])
     expect(log.lines).toEqual([
       'warn: upstream web stopped answering (no reply to a ping within 5 ms); its 1 tools are removed',
       'info: upstream web still unreachable: ECONNREFUSED; retrying',
@@ -219,5 +223,50 @@ describe('startUpstreamGateway following a connection', () => {
     } finally {
       write.mockRestore()
     }
+  })
+})
+
+describe('startUpstreamGateway options', () => {
+  it('leaves call_tool out when asked, for hosts that fetch the list again', async () => {
+    const r = registry()
+    const gateway = startUpstreamGateway({
+      servers: [],
+      registry: r,
+      logger: silentLogger(),
+      clientInfo: { name: 'dsh', version: '0' },
+      callTool: false,
+    })
+    await gateway.settled
+    expect(r.get('call_tool')).toBeUndefined()
+    await gateway.close()
+  })
+
+  it('ignores a ping that fails only after the connection already ended by itself', async () => {
+    const r = registry()
+    const connection = fakeConnection(['a'])
+    let answer!: (answered: boolean) => void
+    let pinged = false
+    connection.ping = () => {
+      pinged = true
+      return new Promise((resolve) => (answer = resolve))
+    }
+    const log = silentLogger()
+    const gateway = startUpstreamGateway({
+      servers: [{ name: 'web', transport: 'http', url: new URL('http://127.0.0.1:1/mcp'), headers: {} }],
+      registry: r,
+      logger: log,
+      clientInfo: { name: 'dsh', version: '0' },
+      healthIntervalMs: 1,
+      retry: { minMs: 60_000, maxMs: 60_000 },
+      connect: async () => connection,
+    })
+    await gateway.settled
+    for (let tries = 0; !pinged && tries < 500; tries++) await new Promise((resolve) => setTimeout(resolve, 2))
+    connection.end()
+    answer(false)
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    expect(connection.closes).toBe(0)
+    expect(log.lines).toEqual(['warn: upstream web closed its connection; its 1 tools are removed'])
+    await gateway.close()
   })
 })
