@@ -1,10 +1,19 @@
 // The gateway following its upstreams: a list that changes, an HTTP server that goes away and comes back, 10,000 tools, and stderr.
 import type { Tool } from '@modelcontextprotocol/client'
 import { afterEach, describe, expect, it } from 'vitest'
-import { loadHarness, type Harness } from '@dsh/core'
-import { startUpstreamGateway, type UpstreamGateway, type UpstreamGatewayOptions, type UpstreamServer } from '@dsh/mcp'
+import { z } from 'zod'
+import { defineTool, loadHarness, type Harness } from '@dsh/core'
+import {
+  parseListenAddress,
+  serveMcpHttp,
+  startUpstreamGateway,
+  type UpstreamGateway,
+  type UpstreamGatewayOptions,
+  type UpstreamServer,
+} from '@dsh/mcp'
 import * as toolSearch from '@dsh/tool-search'
 import { connect, silentLogger, waitUntil, type Connection } from './fixtures.js'
+import { startDshUpstream } from './upstream/dsh-upstream.js'
 import { startHttpUpstream, type HttpUpstream } from './upstream/http-upstream.js'
 import { manyServer } from './upstream/servers.js'
 import { budgetMs } from '../../../test-support/budget.js'
@@ -65,6 +74,30 @@ describe('the gateway following an upstream whose tools change', () => {
     await client.callTool({ name: 'mcp__many__shrink', arguments: {} })
     expect(await waitUntil(() => harness.registry.get('mcp__many__tool_0') === undefined, budgetMs(5000))).toBe(true)
     expect(harness.registry.get('mcp__many__tool_1')).toBeDefined()
+  })
+})
+
+describe('the gateway in front of a 2026-07-28 upstream', () => {
+  it('follows its tool changes, which come on the subscription rather than as list_changed', async () => {
+    const inner = await startDshUpstream()
+    cleanup.push(() => inner.close())
+    const { harness, gateway, connection } = await start([
+      { name: 'inner', transport: 'http', url: new URL(inner.url), headers: inner.headers },
+    ])
+    await gateway.settled
+    expect(harness.registry.get('mcp__inner__echo')).toBeDefined()
+    const before = changes(connection)
+    inner.harness.registry.register(
+      defineTool({
+        name: 'added',
+        description: 'A tool added later.',
+        parameters: z.strictObject({}),
+        execute: async () => ({ content: 'added ran' }),
+      }),
+    )
+    inner.toolsChanged()
+    expect(await waitUntil(() => harness.registry.get('mcp__inner__added') !== undefined, budgetMs(10_000))).toBe(true)
+    expect(await waitUntil(() => changes(connection) === before + 1, budgetMs(5000))).toBe(true)
   })
 })
 

@@ -32,6 +32,7 @@ function fakeConnection(tools: (string | Tool)[]): FakeConnection {
     closes: 0,
     answers: true,
     tools: tools.map(toTool),
+    protocolVersion: '2025-11-25',
     callTool: () => Promise.resolve({ content: [] }),
     isProtocolError: (_: unknown): _ is { code: number; message: string } => false,
     onToolsChanged: (listener) => void changed.push(listener),

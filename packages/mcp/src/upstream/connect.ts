@@ -9,6 +9,8 @@ import type { UpstreamCaller } from './upstream-tool.js'
 /** An upstream once connected: its tools, a caller for them, and its end. */
 export interface UpstreamConnection extends UpstreamCaller {
   tools: Tool[]
+  /** The protocol revision the handshake settled on: 2026-07-28 with a modern HTTP server, a 2025 one otherwise. */
+  protocolVersion: string | undefined
   /** Called with the upstream's whole list each time it says its tools changed and the list is read again. */
   onToolsChanged(listener: (tools: Tool[]) => void): void
   /** Called once when the connection ends by itself (the process exited, the transport failed). */
@@ -66,7 +68,12 @@ export async function connectUpstream(server: UpstreamServer, options: ConnectOp
   const changeListeners: ((tools: Tool[]) => void)[] = []
   const client = new Client(options.clientInfo, {
     capabilities: UPSTREAM_CLIENT_CAPABILITIES,
-    // A list read again after a change: the listeners re-register it. A failed read keeps the old list.
+    // Over HTTP the probe for 2026-07-28 rides the connection, and a modern server's tool changes come on
+    // the subscription listChanged opens. Over stdio the SDK would probe in a second process, doubling
+    // every start, so a stdio upstream is spoken to in the 2025 revision every server still answers.
+    ...(server.transport === 'http' ? { versionNegotiation: { mode: 'auto' as const } } : {}),
+    // A list read again after a change (list_changed, or the 2026-07-28 subscription's event): the
+    // listeners re-register it. A failed read keeps the old list.
     listChanged: {
       tools: {
         debounceMs: 0,
@@ -93,6 +100,7 @@ export async function connectUpstream(server: UpstreamServer, options: ConnectOp
     const { tools } = await client.listTools(undefined, { timeout: options.timeoutMs, signal: options.signal })
     return {
       tools,
+      protocolVersion: client.getNegotiatedProtocolVersion(),
       callTool: (params, { host, ...callOptions }) =>
         options.hosts.during(host, () =>
           client.callTool(params, {
