@@ -81,14 +81,20 @@ try {
     add('both, behind one dsh mcp --upstream', await gateway(['everything', 'filesystem'], counts.everything + counts.filesystem))
   }
   for (const [label, values] of Object.entries(samples)) {
-    process.stdout.write(`${median(values).toFixed(0).padStart(6)} ms  ${label} (median of ${values.length}: ${values.map((v) => v.toFixed(0)).join(', ')})\n`)
+    process.stdout.write(
+      `${median(values).toFixed(0).padStart(6)} ms  ${label} (median of ${values.length}: ${values.map((v) => v.toFixed(0)).join(', ')})\n`,
+    )
   }
 
   // 10,000 tools on one upstream, each with a two-parameter schema.
   const many = Array.from({ length: 10_000 }, (_, at) => ({
     name: `tool_${at}`,
     description: `Tool number ${at}: does one small thing in the bench service.`,
-    inputSchema: { type: 'object', properties: { id: { type: 'string', description: 'The item.' }, limit: { type: 'integer' } }, required: ['id'] },
+    inputSchema: {
+      type: 'object',
+      properties: { id: { type: 'string', description: 'The item.' }, limit: { type: 'integer' } },
+      required: ['id'],
+    },
   }))
   const manyFile = path.join(dir, 'many.json')
   writeFileSync(manyFile, JSON.stringify(many))
@@ -108,7 +114,9 @@ try {
   const readyMs = performance.now() - started
   const readyBytes = Buffer.byteLength(JSON.stringify(first))
   await host.close()
-  process.stdout.write(`10,000 tools: ${directBytes} B listed directly; behind dsh mcp --upstream ${firstBytes} B at the first tools/list, ${readyBytes} B once all are registered (${readyMs.toFixed(0)} ms)\n`)
+  process.stdout.write(
+    `10,000 tools: ${directBytes} B listed directly; behind dsh mcp --upstream ${firstBytes} B at the first tools/list, ${readyBytes} B once all are registered (${readyMs.toFixed(0)} ms)\n`,
+  )
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }

@@ -3,14 +3,7 @@ import type { Tool } from '@modelcontextprotocol/client'
 import { afterEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { defineTool, loadHarness, type Harness } from '@dsh/core'
-import {
-  parseListenAddress,
-  serveMcpHttp,
-  startUpstreamGateway,
-  type UpstreamGateway,
-  type UpstreamGatewayOptions,
-  type UpstreamServer,
-} from '@dsh/mcp'
+import { startUpstreamGateway, type UpstreamGateway, type UpstreamGatewayOptions, type UpstreamServer } from '@dsh/mcp'
 import * as toolSearch from '@dsh/tool-search'
 import { connect, silentLogger, waitUntil, type Connection } from './fixtures.js'
 import { startDshUpstream } from './upstream/dsh-upstream.js'

@@ -96,7 +96,7 @@ function frontedFieldsOf(tool: Tool): FrontedToolFields {
       ? {}
       : { annotations: { ...annotations, ...(annotations.title === undefined ? {} : { title: cleanUntrustedText(annotations.title) }) } }),
     ...(_meta === undefined ? {} : { _meta }),
-    ...(outputSchema === undefined ? {} : { outputSchema: cleanSchemaText(outputSchema) as Tool['outputSchema'] }),
+    ...(outputSchema === undefined ? {} : { outputSchema: cleanSchemaText(outputSchema) }),
   }
 }
 
