@@ -28,6 +28,10 @@ describe('relayUpstreamStderr', () => {
     expect(await relay(['\u001b[2J\u001b[31mred\u001b[0m \u200bzero\n'])).toEqual(['[srv\\u202e] red \\u200bzero\n'])
   })
 
+  it('shows bytes that are not UTF-8 as U+FFFD and a NUL escaped, never raw', async () => {
+    expect(await relay([Buffer.from([0xff, 0x41, 0x00, 0x42, 0x0a])])).toEqual(['[srv\\u202e] \ufffdA\\u0000B\n'])
+  })
+
   it('cuts a long line in one chunk, and relays a line that never ends in parts', async () => {
     const long = 'a'.repeat(UPSTREAM_STDERR_LINE_MAX_CHARS + 5)
     const [cut] = await relay([`${long}\n`])
