@@ -68,6 +68,22 @@ describe('the gateway following an upstream whose tools change', () => {
     expect(await waitUntil(() => harness.registry.get('mcp__many__tool_0') === undefined, budgetMs(5000))).toBe(true)
     expect(harness.registry.get('mcp__many__tool_1')).toBeDefined()
   })
+
+  it('keeps the tools it has when the upstream says they changed and then cannot list them, and says so', async () => {
+    const { harness, gateway, connection, log } = await start([manyServer()])
+    const { client } = connection
+    await gateway.settled
+    await client.callTool({ name: 'tool_search', arguments: { query: 'select:mcp__many__break' } })
+    await client.callTool({ name: 'mcp__many__break', arguments: {} })
+    expect(
+      await waitUntil(
+        () => log.lines.some((line) => line.includes('upstream many said its tools changed, but listing them again failed')),
+        budgetMs(5000),
+      ),
+    ).toBe(true)
+    expect(log.lines.at(-1)).toMatch(/the list is broken.*; its 6 tools stay as they were$/)
+    expect(harness.registry.get('mcp__many__tool_0')).toBeDefined()
+  })
 })
 
 describe('the gateway in front of a 2026-07-28 upstream', () => {

@@ -167,7 +167,14 @@ describe('the gateway in front of server-everything and server-filesystem', () =
     )
   })
 
-  it("answers server-filesystem's roots request from the host and reads the workspace through it", async () => {
+  it("answers server-everything's roots request with the host's roots", async () => {
+    await load('mcp__everything__get-roots-list')
+    const result = await host.client.callTool({ name: 'mcp__everything__get-roots-list', arguments: {} })
+    expect(texts(result).join('')).toContain(`URI: file://${workspace}`)
+    expect(host.asked).toContain('roots')
+  })
+
+  it('reads the workspace through server-filesystem, and nothing outside it', async () => {
     const [read] = await load('mcp__filesystem__read_text_file')
     expect(read).toMatchObject({ annotations: expect.objectContaining({ readOnlyHint: true }) })
     const result = await host.client.callTool({

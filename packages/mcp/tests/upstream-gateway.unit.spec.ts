@@ -4,8 +4,9 @@ import { z } from 'zod'
 import { defineTool, ToolRegistry } from '@dsh/core'
 import { startUpstreamGateway, type UpstreamServer } from '@dsh/mcp'
 import * as toolSearch from '@dsh/tool-search'
-import type { Tool } from '@modelcontextprotocol/server'
-import type { UpstreamConnection } from '../src/upstream/connect.js'
+import type { Server, Tool } from '@modelcontextprotocol/server'
+import type { ToolsChange, UpstreamConnection } from '../src/upstream/connect.js'
+import type { HostRouter } from '../src/upstream/host.js'
 import { upstreamToolName } from '../src/upstream/tool-names.js'
 import { silentLogger } from './fixtures.js'
 
@@ -17,8 +18,8 @@ interface FakeConnection extends UpstreamConnection {
   closes: number
   /** What the next ping answers. */
   answers: boolean
-  /** Plays the upstream's list_changed, its list read again. */
-  changeTools(tools: string[]): void
+  /** Plays the upstream's list_changed, its list read again (or the read failing, given an error). */
+  changeTools(tools: string[] | Error): void
   /** Plays the connection ending by itself. */
   end(): void
 }
@@ -26,7 +27,7 @@ interface FakeConnection extends UpstreamConnection {
 const toTool = (tool: string | Tool): Tool => (typeof tool === 'string' ? { name: tool, inputSchema: schema } : tool)
 
 function fakeConnection(tools: (string | Tool)[]): FakeConnection {
-  const changed: ((tools: Tool[]) => void)[] = []
+  const changed: ((change: ToolsChange) => void)[] = []
   const closed: (() => void)[] = []
   const connection: FakeConnection = {
     closes: 0,
@@ -40,7 +41,8 @@ function fakeConnection(tools: (string | Tool)[]): FakeConnection {
     ping: async () => connection.answers,
     close: async () => void (connection.closes += 1),
     changeTools: (next) => {
-      for (const listener of changed) listener(next.map(toTool))
+      const change: ToolsChange = next instanceof Error ? { ok: false, error: next } : { ok: true, tools: next.map(toTool) }
+      for (const listener of changed) listener(change)
     },
     end: () => {
       for (const listener of closed) listener()
@@ -137,13 +139,14 @@ describe('startUpstreamGateway following a connection', () => {
     expect(check()).toBe(true)
   }
 
-  it("re-registers an upstream's changed list, announcing each change once", async () => {
+  it("re-registers an upstream's changed list, announcing each change once, and keeps it when a read fails", async () => {
     const r = registry()
+    const log = silentLogger()
     const connection = fakeConnection(['a', 'b'])
     const gateway = startUpstreamGateway({
       servers: [server],
       registry: r,
-      logger: silentLogger(),
+      logger: log,
       clientInfo: { name: 'dsh', version: '0' },
       connect: async () => connection,
     })
@@ -156,6 +159,12 @@ describe('startUpstreamGateway following a connection', () => {
     expect(r.get('mcp__fake__a')).toBeUndefined()
     expect(r.get('mcp__fake__c')).toBeDefined()
     expect(r.loadedDeferred('s1')).toEqual(['mcp__fake__b'])
+    connection.changeTools(new Error('tools/list timed out'))
+    expect(changes).toEqual([1])
+    expect(r.get('mcp__fake__c')).toBeDefined()
+    expect(log.lines).toEqual([
+      'warn: upstream fake said its tools changed, but listing them again failed: tools/list timed out; its 2 tools stay as they were',
+    ])
     await gateway.close()
   })
 
@@ -263,11 +272,49 @@ describe('startUpstreamGateway options', () => {
     })
     await gateway.settled
     for (let tries = 0; !pinged && tries < 500; tries++) await new Promise((resolve) => setTimeout(resolve, 2))
+    // The interval comes round while the first ping is out: no second ping is sent.
+    let pings = 0
+    connection.ping = () => (pings++, new Promise(() => undefined))
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(pings).toBe(0)
     connection.end()
     answer(false)
     await new Promise((resolve) => setTimeout(resolve, 5))
     expect(connection.closes).toBe(0)
     expect(log.lines).toEqual(['warn: upstream web closed its connection; its 1 tools are removed'])
+    await gateway.close()
+  })
+})
+
+describe('startUpstreamGateway and the hosts attached to it', () => {
+  it("sends an upstream's request outside a call to the host attached last, and to none once it detached", async () => {
+    let hosts!: HostRouter
+    const gateway = startUpstreamGateway({
+      servers: [server],
+      registry: registry(),
+      logger: silentLogger(),
+      clientInfo: { name: 'dsh', version: '0' },
+      connect: async (_, options) => {
+        hosts = options.hosts
+        return fakeConnection([])
+      },
+    })
+    await gateway.settled
+    const asked: string[] = []
+    const host = (name: string) =>
+      ({
+        getClientCapabilities: () => ({ roots: {} }),
+        request: async (request: { method: string }) => (asked.push(`${name} ${request.method}`), { roots: [] }),
+      }) as unknown as Server
+    const signal = new AbortController().signal
+    const detachFirst = gateway.attachHost(host('first'))
+    const detachSecond = gateway.attachHost(host('second'))
+    await hosts.forward('roots/list', undefined, signal)
+    detachSecond()
+    await hosts.forward('roots/list', undefined, signal)
+    detachFirst()
+    await expect(hosts.forward('roots/list', undefined, signal)).rejects.toThrow(/no MCP host is connected to the dsh gateway yet/)
+    expect(asked).toEqual(['second roots/list', 'first roots/list'])
     await gateway.close()
   })
 })

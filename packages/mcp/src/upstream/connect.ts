@@ -11,8 +11,8 @@ export interface UpstreamConnection extends UpstreamCaller {
   tools: Tool[]
   /** The protocol revision the handshake settled on: 2026-07-28 with a modern HTTP server, a 2025 one otherwise. */
   protocolVersion: string | undefined
-  /** Called with the upstream's whole list each time it says its tools changed and the list is read again. */
-  onToolsChanged(listener: (tools: Tool[]) => void): void
+  /** Called each time the upstream says its tools changed: with its whole list read again, or why that read failed. */
+  onToolsChanged(listener: (change: ToolsChange) => void): void
   /** Called once when the connection ends by itself (the process exited, the transport failed). */
   onClosed(listener: () => void): void
   /** Whether the upstream still answers: a ping within `timeoutMs`. */
@@ -20,6 +20,9 @@ export interface UpstreamConnection extends UpstreamCaller {
   /** Ends the connection; a stdio upstream's process is ended with it (stdin closed, then SIGTERM, then SIGKILL). */
   close(): Promise<void>
 }
+
+/** An upstream's list read again after it said its tools changed, or the error that read ended in. */
+export type ToolsChange = { ok: true; tools: Tool[] } | { ok: false; error: Error }
 
 /** What connecting needs besides the server. */
 export interface ConnectOptions {
@@ -65,7 +68,7 @@ export async function connectUpstream(server: UpstreamServer, options: ConnectOp
         })
       : new StreamableHTTPClientTransport(server.url, { requestInit: { headers: server.headers } })
   if ('stderr' in transport) relayUpstreamStderr(transport.stderr as Readable, server.name, options.stderr)
-  const changeListeners: ((tools: Tool[]) => void)[] = []
+  const changeListeners: ((change: ToolsChange) => void)[] = []
   const client = new Client(options.clientInfo, {
     capabilities: UPSTREAM_CLIENT_CAPABILITIES,
     // Over HTTP the probe for 2026-07-28 rides the connection, and a modern server's tool changes come on
@@ -73,12 +76,14 @@ export async function connectUpstream(server: UpstreamServer, options: ConnectOp
     // every start, so a stdio upstream is spoken to in the 2025 revision every server still answers.
     ...(server.transport === 'http' ? { versionNegotiation: { mode: 'auto' as const } } : {}),
     // A list read again after a change (list_changed, or the 2026-07-28 subscription's event): the
-    // listeners re-register it. A failed read keeps the old list.
+    // listeners re-register it, or keep the old list when the read failed. With autoRefresh (the
+    // default) the SDK hands over the list whenever it hands over no error.
     listChanged: {
       tools: {
         debounceMs: 0,
         onChanged: (error, tools) => {
-          if (error === null && tools !== null) for (const listener of changeListeners) listener(tools)
+          const change: ToolsChange = error === null ? { ok: true, tools: tools! } : { ok: false, error }
+          for (const listener of changeListeners) listener(change)
         },
       },
     },

@@ -87,17 +87,25 @@ export function startUpstreamGateway(options: UpstreamGatewayOptions): UpstreamG
     restoreLoads(registry, lostLoads.get(server.name) ?? [], names)
     lostLoads.delete(server.name)
     changed()
-    connection.onToolsChanged((tools) => {
-      names = replaceTools(server.name, names, tools, connection, registry, logger)
+    connection.onToolsChanged((change) => {
+      if (!change.ok) {
+        logger.warn(
+          `upstream ${server.name} said its tools changed, but listing them again failed: ${errorMessage(change.error)}; its ${names.length} tools stay as they were`,
+        )
+        return
+      }
+      names = replaceTools(server.name, names, change.tools, connection, registry, logger)
       changed()
     })
     return new Promise((resolve) => {
       let health: NodeJS.Timeout | undefined
+      let pinging = false
       let ended = false
       const end = (why: string): void => {
         if (ended) return
         ended = true
         clearInterval(health)
+        stop.signal.removeEventListener('abort', stopped)
         connections.delete(connection)
         if (stop.signal.aborted) return resolve('stopped')
         lostLoads.set(server.name, loadsOf(registry, names))
@@ -107,11 +115,16 @@ export function startUpstreamGateway(options: UpstreamGatewayOptions): UpstreamG
         changed()
         resolve('ended')
       }
-      stop.signal.addEventListener('abort', () => end('stopped'), { once: true })
+      const stopped = (): void => end('stopped')
+      stop.signal.addEventListener('abort', stopped, { once: true })
       connection.onClosed(() => end(server.transport === 'http' ? 'closed its connection' : 'exited'))
       if (server.transport === 'http') {
         health = setInterval(() => {
+          // A ping may take as long as the interval: one at a time.
+          if (pinging) return
+          pinging = true
           void connection.ping(healthIntervalMs).then(async (answered) => {
+            pinging = false
             if (answered || ended) return
             await connection.close()
             end(`stopped answering (no reply to a ping within ${healthIntervalMs} ms)`)

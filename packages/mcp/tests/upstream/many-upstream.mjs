@@ -1,5 +1,5 @@
 // A small MCP server on stdio, written for the gateway's tests: UPSTREAM_TOOLS tools (3 unless set),
-// whose list grows and shrinks on a call, each change announced with list_changed, and which writes
+// whose list grows, shrinks or cannot be listed again on a call, each change announced with list_changed, and which writes
 // a coloured line, a long line and one that tries to pass for another server's on its stderr.
 import { Server } from '@modelcontextprotocol/server'
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio'
@@ -14,14 +14,22 @@ const tools = Array.from({ length: count }, (_, at) => ({
 tools.push(
   { name: 'grow', description: 'Add a tool named extra to the list.', inputSchema: none },
   { name: 'shrink', description: 'Remove tool_0 from the list.', inputSchema: none },
+  { name: 'break', description: 'Say the list changed, then fail to list it.', inputSchema: none },
 )
+let broken = false
 
 const server = new Server({ name: 'many', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } })
-server.setRequestHandler('tools/list', () => ({ tools }))
+server.setRequestHandler('tools/list', () => {
+  if (broken) throw new Error('the list is broken')
+  return { tools }
+})
 server.setRequestHandler('tools/call', async (request) => {
   const { name } = request.params
   if (name === 'grow') {
     tools.push({ name: 'extra', description: 'A tool the list gained.', inputSchema: none })
+    await server.sendToolListChanged()
+  } else if (name === 'break') {
+    broken = true
     await server.sendToolListChanged()
   } else if (name === 'shrink') {
     tools.splice(
