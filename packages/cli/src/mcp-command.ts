@@ -53,6 +53,9 @@ export async function runMcpCommand(run: McpRun, io: CliIo): Promise<void> {
           registry: run.harness.registry,
           logger: run.logger,
           clientInfo: { name: 'dsh', version: io.version },
+          // The mcp plugin is one of DSH_PLUGINS, so its settings are always there.
+          callTool: run.harness.get('mcpGateway')!.callTool,
+          stderr: (text) => void io.stderr.write(text),
         })
   const server = {
     harness: run.harness,

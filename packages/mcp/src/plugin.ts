@@ -44,10 +44,18 @@ export const MCP_TRANSPORT_DEFAULTS: McpTransportSettings = {
   httpRequestTimeoutMs: MCP_HTTP_REQUEST_TIMEOUT_MS,
 }
 
+/** What the mcp plugin provides as the `mcpGateway` service, and what `dsh mcp --upstream` reads from it. */
+export interface McpGatewaySettings {
+  /** Whether the gateway lists call_tool, for hosts that keep the first tool list they fetched. */
+  callTool: boolean
+}
+
 declare module '@dsh/core' {
   interface Services {
     /** The MCP server's transport settings, which the mcp plugin provides from its config. */
     mcpTransport: McpTransportSettings
+    /** The upstream gateway's settings, which the mcp plugin provides from its config. */
+    mcpGateway: McpGatewaySettings
   }
 }
 
@@ -95,9 +103,17 @@ export const Config = z.strictObject({
     .describe(
       'Milliseconds a client has to send one HTTP request to `dsh mcp --http`, headers and body; a client that stalls or trickles past it is answered 408 and disconnected. Responses (a long search, a standing event stream) are not limited by it: each tool call has its own timeout. @default 30000',
     ),
+  gatewayCallTool: z
+    .boolean()
+    .default(true)
+    .describe(
+      "Whether `dsh mcp --upstream` lists call_tool(name, arguments), which calls any deferred tool tool_search loaded: a host that keeps the first tool list it fetched (LangChain's MultiServerMCPClient) reaches loaded tools through it. Turn it off for hosts that fetch the list again on notifications/tools/list_changed, to keep one tool out of every listing. @default true",
+    ),
 })
 
-/** Provides the settings as the `mcpTransport` service. */
+/** Provides the settings as the `mcpTransport` and `mcpGateway` services. */
 export function apply(ctx: PluginContext, config: z.output<typeof Config>): void {
-  ctx.provide('mcpTransport', { ...config })
+  const { gatewayCallTool, ...transport } = config
+  ctx.provide('mcpTransport', transport)
+  ctx.provide('mcpGateway', { callTool: gatewayCallTool })
 }

@@ -27,7 +27,11 @@ export interface DshMcpOptions {
    * sends notifications/tools/list_changed when its session's listing differs from the one it last
    * announced.
    */
-  toolChanges?: { onToolsChanged(listener: () => void): () => void }
+  toolChanges?: {
+    onToolsChanged(listener: () => void): () => void
+    /** Told of this server, so the gateway's upstreams can reach its host between calls (roots/list); returns the detach. */
+    attachHost?(server: Server): () => void
+  }
 }
 
 /**
@@ -71,8 +75,10 @@ export function buildDshMcpServer(options: DshMcpOptions & DshMcpServerInternals
   const callsSettled = registerToolHandlers(server, { registry, session: options.session, cwd, links, announceToolList })
   registerSpillResources(server, links, options.harness.get('spillStore'))
   const unsubscribe = options.toolChanges?.onToolsChanged(() => void announceToolList())
+  const detachHost = options.toolChanges?.attachHost?.(server)
   const release = (): void => {
     unsubscribe?.()
+    detachHost?.()
     registry.forgetSession(options.session)
   }
   return { server, callsSettled, release }

@@ -12,6 +12,8 @@ import type { SessionCwd } from './session-cwd.js'
 import type { SpillLinks } from './spill-links.js'
 import { toMcpTool } from './tool-listing.js'
 import { forwardedCallResult } from './upstream/forwarded.js'
+import { hostCallOf, withHostCall } from './upstream/host.js'
+import { frontedToolFields } from './upstream/upstream-tool.js'
 
 /** The `_meta` key a failed call's error code rides under, e.g. `{ "dsh/errorCode": "SEARCH_INVALID_PATTERN" }`. */
 export const ERROR_CODE_META = 'dsh/errorCode'
@@ -37,11 +39,14 @@ export function registerToolHandlers(server: Server, deps: ToolHandlerDeps): () 
   const running = new Set<Promise<unknown>>()
   const list = { params: specTypeSchemas.PaginatedRequestParams, result: specTypeSchemas.ListToolsResult }
   server.setRequestHandler('tools/list', list, () => ({
-    tools: deps.registry.listFor(deps.session).map(toMcpTool),
+    tools: deps.registry.listFor(deps.session).map((listing) => toMcpTool(listing, frontedToolFields(deps.registry.get(listing.name)))),
   }))
   // The SDK runs each request's handler as it arrives, so calls overlap; nothing here serializes them.
   server.setRequestHandler('tools/call', (request, ctx) => {
-    const call = callTool(deps, request.params.name, request.params.arguments ?? {}, ctx.mcpReq.signal).then(async (result) => {
+    // A forwarded call finds the host through this: its progress and its upstream's requests go back to it.
+    const host = hostCallOf(server, request.params, ctx)
+    const forward = () => callTool(deps, request.params.name, request.params.arguments ?? {}, ctx.mcpReq.signal)
+    const call = withHostCall(host, forward).then(async (result) => {
       await deps.announceToolList()
       return result
     })

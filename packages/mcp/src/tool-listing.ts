@@ -1,10 +1,14 @@
 // How a registered tool appears in tools/list: its schema, its description with prompt sections, its hints.
 import type { ToolListing } from '@dsh/core'
 import type { Tool, ToolAnnotations } from '@modelcontextprotocol/server'
+import type { FrontedToolFields } from './upstream/upstream-tool.js'
 
-/** One registry listing as an MCP tool. */
-export function toMcpTool(listing: ToolListing): Tool {
-  return {
+/**
+ * One registry listing as an MCP tool; a tool the gateway fronts keeps its upstream's title, icons,
+ * annotations, `_meta` and `outputSchema` (docs/design.md#the-gateway).
+ */
+export function toMcpTool(listing: ToolListing, fronted?: FrontedToolFields): Tool {
+  const own: Tool = {
     name: listing.name,
     title: toolTitle(listing.name),
     description: toolDescription(listing),
@@ -14,6 +18,7 @@ export function toMcpTool(listing: ToolListing): Tool {
     // The view a call's structuredContent carries, for a tool that builds one for every success.
     ...(listing.resultViewSchema === undefined ? {} : { outputSchema: listing.resultViewSchema }),
   }
+  return fronted === undefined ? own : { ...own, ...fronted }
 }
 
 /** An MCP host gives the model a tool's description and nothing else, so the prompt sections about it ride along. */
