@@ -17,6 +17,10 @@ export interface McpRun {
   envToken: string | undefined
   /** `--cwd`, when given: client roots are ignored then. */
   cwd: string | undefined
+  /**
+   * The process cwd: over stdio the host started `dsh mcp` there, so calls that name no workspace run
+   * in it; over HTTP it is nobody's choice, and such a call fails saying how to name one.
+   */
   fallbackCwd: string
   session: string
   logger: Logger
@@ -57,7 +61,7 @@ export async function runMcpCommand(run: McpRun, io: CliIo): Promise<void> {
   const server = {
     harness: run.harness,
     ...(run.cwd === undefined ? {} : { cwd: run.cwd }),
-    fallbackCwd: run.fallbackCwd,
+    ...(http === undefined ? { fallbackCwd: run.fallbackCwd } : {}),
     session: run.session,
     name: 'dsh',
     version: io.version,
