@@ -147,6 +147,20 @@ describe('dsh mcp --http, the built command', () => {
     await legacy.close()
   })
 
+  it("serves a link another process's session returned, over the same store", async () => {
+    const config = join(files, 'capped.json')
+    writeFileSync(config, JSON.stringify({ 'tool-fs-search': { grepMaxMatches: 1 } }))
+    const maker = await dshHttp(['--http', '127.0.0.1:0', '--token-file', tokenFile, '--config', config])
+    const client = await connect(maker.url, TOKEN)
+    const result = await client.callTool({ name: 'grep', arguments: { pattern: 'needle' } })
+    const link = (result.content as { type: string; uri?: string }[]).find((block) => block.type === 'resource_link')!
+    await client.close()
+    const reader = await dshHttp(['--http', '127.0.0.1:0', '--token-file', tokenFile])
+    const other = await connect(reader.url, TOKEN, true)
+    const { contents } = await other.readResource({ uri: link.uri! })
+    expect(contents).toEqual([{ uri: link.uri, mimeType: 'text/plain', text: expect.stringMatching(/needle one[^]*needle two/) }])
+  })
+
   it('serves on [::1] too, with the token from DSH_MCP_TOKEN', async () => {
     const { url } = await dshHttp(['--http', '[::1]:0'], { DSH_MCP_TOKEN: TOKEN })
     expect(url).toMatch(/^http:\/\/\[::1\]:\d+\/mcp$/)

@@ -166,6 +166,30 @@ describe('dsh mcp', () => {
     expect(errors).toEqual([])
   })
 
+  it('serves a link one dsh mcp process returned through another over the same store, never a path outside it', async () => {
+    const capped = configFile('capped-links.json', { 'tool-fs-search': { grepMaxMatches: 2 } })
+    const first = await dshMcp(['--config', capped, '--cwd', tree, '--session', 'one-shot'])
+    const result = await first.client.callTool({ name: 'grep', arguments: { pattern: 'needle' } })
+    const link = result.content[1] as ResourceLink
+    expect(link.uri).toMatch(/^dsh-spill:\/\/one-shot\/[0-9a-f]{12}-grep-results\.txt$/)
+    await first.client.close()
+    await first.closed
+    // A second process, as a one-shot client's next run or another server behind a load balancer is.
+    const second = await dshMcp(['--cwd', elsewhere, '--session', 'another'])
+    const { contents } = await second.client.readResource({ uri: link.uri })
+    const complete = contents[0] !== undefined && 'text' in contents[0] ? contents[0].text : ''
+    for (let i = 1; i <= 5; i++) expect(complete).toContain(`needle ${i}`)
+    const name = link.uri.split('/').at(-1)!
+    for (const uri of [
+      `dsh-spill://another/${name}`,
+      `dsh-spill://one-shot/..%2F..%2F..%2Fetc%2Fpasswd`,
+      `dsh-spill://..%2F..%2Fetc/passwd`,
+      `dsh-spill://one-shot/000000000000-grep-results.txt`,
+    ]) {
+      await expect(second.client.readResource({ uri }), uri).rejects.toThrow(/no result is saved under/)
+    }
+  })
+
   it('puts SEARCH_INVALID_PATTERN in _meta for an invalid regex', async () => {
     const { client } = await dshMcp([])
     const result = await client.callTool({ name: 'grep', arguments: { pattern: 'a(' } })

@@ -1,12 +1,13 @@
 // resources/*: spilled results listed, templated and read back in full through the harness's spill store.
 import { errorMessage, isHarnessError, type SpillStore } from '@dsh/core'
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, specTypeSchemas, type Server } from '@modelcontextprotocol/server'
-import { SPILL_URI_TEMPLATE, type SpillLinks } from './spill-links.js'
+import { parseSpillUri, SPILL_URI_TEMPLATE, type SpillLinks } from './spill-links.js'
 import { ERROR_CODE_META } from './tool-call.js'
 
 /**
- * Answers the resource requests from the links this server issued, reading texts from the harness's
- * spill store. Each handler names the spec's params schema, so a wrongly typed request (a `uri` that is
+ * Answers the resource requests from the links this server issued, and `resources/read` of any
+ * `dsh-spill://` link whose result the harness's spill store holds (another `dsh mcp` process over
+ * the same store issued it: docs/design.md#spill-links-any-process-can-serve), reading texts from it. Each handler names the spec's params schema, so a wrongly typed request (a `uri` that is
  * a number) is Invalid params (-32602), not the internal error the SDK makes of a failed check of its
  * own (docs/design.md#bad-input-on-the-transport).
  */
@@ -28,9 +29,12 @@ export function registerSpillResources(server: Server, links: SpillLinks, store:
   }))
   const read = { params: specTypeSchemas.ReadResourceRequestParams, result: specTypeSchemas.ReadResourceResult }
   server.setRequestHandler('resources/read', read, async ({ uri }) => {
-    const locator = links.locator(uri)
+    const locator = store === undefined ? undefined : (links.locator(uri) ?? (await locateInStore(store, uri)))
     if (locator === undefined || store === undefined) {
-      throw new ResourceNotFoundError(uri, `no result was spilled under ${uri} by this server; use a resource_link a tool call returned`)
+      throw new ResourceNotFoundError(
+        uri,
+        `no result is saved under ${uri} in this server's spill store (retention may have removed it); use a resource_link a tool call returned`,
+      )
     }
     try {
       return { contents: [{ uri, mimeType: 'text/plain', text: await store.readText(locator) }] }
@@ -41,4 +45,10 @@ export function registerSpillResources(server: Server, links: SpillLinks, store:
       throw new ProtocolError(ProtocolErrorCode.InternalError, `cannot read ${uri}: ${message}`, { uri, ...code })
     }
   })
+}
+
+/** The locator of a link another process issued, when its result is in this store. */
+function locateInStore(store: SpillStore, uri: string): Promise<string | undefined> {
+  const named = parseSpillUri(uri)
+  return named === undefined ? Promise.resolve(undefined) : store.locate(named.owner, named.name)
 }
