@@ -28,6 +28,11 @@ export interface DshMcpOptions {
   /** Where the server reports trouble: stderr, since stdout carries JSON-RPC only. */
   logger: Logger
   /**
+   * The search card's MCP App page (the CLI's `renderSearchCardAppPage`). Given, it is served as
+   * `ui://dsh/search-card.html` and every tool whose calls return a search card declares it.
+   */
+  searchCardAppHtml?: string | undefined
+  /**
    * Tools that come and go while the server runs (an upstream gateway's): on each change the server
    * sends notifications/tools/list_changed when its session's listing differs from the one it last
    * announced.
@@ -76,8 +81,9 @@ export function buildDshMcpServer(options: DshMcpOptions & DshMcpServerInternals
         : followClientRoots(server, { fallbackCwd, logger: options.logger })
   const { registry } = options.harness
   const announceToolList = toolListAnnouncer(server, registry, options.session, options.logger)
-  const callsSettled = registerToolHandlers(server, { registry, session: options.session, cwd, links, announceToolList })
-  registerSpillResources(server, links, options.harness.get('spillStore'))
+  const app = options.searchCardAppHtml !== undefined
+  const callsSettled = registerToolHandlers(server, { registry, session: options.session, cwd, links, announceToolList, app })
+  registerSpillResources(server, links, options.harness.get('spillStore'), options.searchCardAppHtml)
   const unsubscribe = options.toolChanges?.onToolsChanged(() => void announceToolList())
   const release = (): void => {
     unsubscribe?.()

@@ -1,6 +1,7 @@
-// resources/*: spilled results listed, templated and read back in full through the harness's spill store.
+// resources/*: spilled results listed, templated and read back in full through the harness's spill store; the card's App page.
 import { errorMessage, isHarnessError, type SpillStore } from '@dsh/core'
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, specTypeSchemas, type Server } from '@modelcontextprotocol/server'
+import { SEARCH_CARD_APP_RESOURCE, SEARCH_CARD_APP_URI } from './search-card-app.js'
 import { parseSpillUri, SPILL_URI_TEMPLATE, type SpillLinks } from './spill-links.js'
 import { ERROR_CODE_META } from './tool-call.js'
 
@@ -11,7 +12,7 @@ import { ERROR_CODE_META } from './tool-call.js'
  * a number) is Invalid params (-32602), not the internal error the SDK makes of a failed check of its
  * own (docs/design.md#bad-input-on-the-transport).
  */
-export function registerSpillResources(server: Server, links: SpillLinks, store: SpillStore | undefined): void {
+export function registerSpillResources(server: Server, links: SpillLinks, store: SpillStore | undefined, appHtml?: string): void {
   const paginated = specTypeSchemas.PaginatedRequestParams
   server.setRequestHandler('resources/templates/list', { params: paginated, result: specTypeSchemas.ListResourceTemplatesResult }, () => ({
     resourceTemplates: [
@@ -25,10 +26,16 @@ export function registerSpillResources(server: Server, links: SpillLinks, store:
     ],
   }))
   server.setRequestHandler('resources/list', { params: paginated, result: specTypeSchemas.ListResourcesResult }, () => ({
-    resources: links.list().map(({ type: _type, ...resource }) => resource),
+    resources: [
+      ...(appHtml === undefined ? [] : [SEARCH_CARD_APP_RESOURCE]),
+      ...links.list().map(({ type: _type, ...resource }) => resource),
+    ],
   }))
   const read = { params: specTypeSchemas.ReadResourceRequestParams, result: specTypeSchemas.ReadResourceResult }
   server.setRequestHandler('resources/read', read, async ({ uri }) => {
+    if (uri === SEARCH_CARD_APP_URI && appHtml !== undefined) {
+      return { contents: [{ uri, mimeType: SEARCH_CARD_APP_RESOURCE.mimeType!, text: appHtml }] }
+    }
     const locator = store === undefined ? undefined : (links.locator(uri) ?? (await locateInStore(store, uri)))
     if (locator === undefined || store === undefined) {
       throw new ResourceNotFoundError(

@@ -26,6 +26,8 @@ export interface ToolHandlerDeps {
   links: SpillLinks
   /** Tells the host the tool list changed, when it did (a call loaded deferred tools). */
   announceToolList: () => Promise<void>
+  /** Whether the search card's MCP App page is served, which tools with a result view then declare. */
+  app: boolean
 }
 
 /**
@@ -38,7 +40,7 @@ export function registerToolHandlers(server: Server, deps: ToolHandlerDeps): () 
   const running = new Set<Promise<unknown>>()
   const list = { params: specTypeSchemas.PaginatedRequestParams, result: specTypeSchemas.ListToolsResult }
   server.setRequestHandler('tools/list', list, () => ({
-    tools: deps.registry.listFor(deps.session).map(toMcpTool),
+    tools: deps.registry.listFor(deps.session).map((listing) => toMcpTool(listing, deps.app)),
   }))
   // The SDK runs each request's handler as it arrives, so calls overlap; nothing here serializes them.
   server.setRequestHandler('tools/call', (request, ctx) => {

@@ -1,9 +1,13 @@
 // How a registered tool appears in tools/list: its schema, its description with prompt sections, its hints.
 import type { ToolListing } from '@dsh/core'
 import type { Tool, ToolAnnotations } from '@modelcontextprotocol/server'
+import { searchCardAppToolMeta } from './search-card-app.js'
 
-/** One registry listing as an MCP tool. */
-export function toMcpTool(listing: ToolListing): Tool {
+/**
+ * One registry listing as an MCP tool; with `app`, a tool whose calls return a search card
+ * declares the card's MCP App page.
+ */
+export function toMcpTool(listing: ToolListing, app = false): Tool {
   return {
     name: listing.name,
     title: toolTitle(listing.name),
@@ -13,6 +17,7 @@ export function toMcpTool(listing: ToolListing): Tool {
     annotations: toolAnnotations(listing),
     // The view a call's structuredContent carries, for a tool that builds one for every success.
     ...(listing.resultViewSchema === undefined ? {} : { outputSchema: listing.resultViewSchema }),
+    ...(app && listing.resultViewSchema !== undefined ? { _meta: searchCardAppToolMeta() } : {}),
   }
 }
 

@@ -91,6 +91,22 @@ describe('spilled results as resources', () => {
   })
 })
 
+describe("the search card's MCP App page", () => {
+  it('is listed first and read as the MCP App type when the server has it, and is no resource otherwise', async () => {
+    const test = await testHarness()
+    connection = await connect(test.harness, { searchCardAppHtml: '<!doctype html><p>card</p>' })
+    const uri = 'ui://dsh/search-card.html'
+    expect((await connection.client.listResources()).resources[0]).toMatchObject({ uri, mimeType: 'text/html;profile=mcp-app' })
+    expect((await connection.client.readResource({ uri })).contents).toEqual([
+      { uri, mimeType: 'text/html;profile=mcp-app', text: '<!doctype html><p>card</p>' },
+    ])
+    await connection.close()
+    connection = await connect(test.harness)
+    expect((await connection.client.listResources()).resources).toEqual([])
+    await expect(connection.client.readResource({ uri })).rejects.toBeInstanceOf(ResourceNotFoundError)
+  })
+})
+
 describe('wrongly typed resource requests', () => {
   it('answers them with Invalid params (-32602) naming the field, and answers the next request', async () => {
     const session = await rawSession((await testHarness()).harness)
