@@ -36,15 +36,16 @@ export function registerSpillResources(server: Server, links: SpillLinks, store:
     if (uri === SEARCH_CARD_APP_URI && appHtml !== undefined) {
       return { contents: [{ uri, mimeType: SEARCH_CARD_APP_RESOURCE.mimeType!, text: appHtml }] }
     }
-    const locator = store === undefined ? undefined : (links.locator(uri) ?? (await locateInStore(store, uri)))
-    if (locator === undefined || store === undefined) {
+    const locator = await locateLink(links, store, uri)
+    if (locator === undefined) {
       throw new ResourceNotFoundError(
         uri,
         `no result is saved under ${uri} in this server's spill store (retention may have removed it); use a resource_link a tool call returned`,
       )
     }
     try {
-      return { contents: [{ uri, mimeType: 'text/plain', text: await store.readText(locator) }] }
+      // A locator exists only where a store does.
+      return { contents: [{ uri, mimeType: 'text/plain', text: await store!.readText(locator) }] }
     } catch (error) {
       // The store words what went wrong (retention removed the file, say) and what to do next.
       const message = errorMessage(error)
@@ -54,8 +55,11 @@ export function registerSpillResources(server: Server, links: SpillLinks, store:
   })
 }
 
-/** The locator of a link another process issued, when its result is in this store. */
-function locateInStore(store: SpillStore, uri: string): Promise<string | undefined> {
+/** The locator behind a link this server issued, else one another process issued whose result is in this store. */
+async function locateLink(links: SpillLinks, store: SpillStore | undefined, uri: string): Promise<string | undefined> {
+  if (store === undefined) return undefined
+  const issued = links.locator(uri)
+  if (issued !== undefined) return issued
   const named = parseSpillUri(uri)
-  return named === undefined ? Promise.resolve(undefined) : store.locate(named.owner, named.name)
+  return named === undefined ? undefined : store.locate(named.owner, named.name)
 }
