@@ -9,6 +9,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs'
 import { dirname, join, relative, sep } from 'node:path'
@@ -161,6 +162,9 @@ describe('saveStream', () => {
     const root = freshRoot()
     const store = createLocalSpillStore({ root, maxBytesPerOwner: 1_000, minAgeMs: 0 })
     const older = await store.saveText(request({ text: 'a'.repeat(600) }))
+    // File times tick coarsely (a few ms): two saves in one tick would tie, and the tie goes by the random name.
+    const past = new Date(Date.now() - 60_000)
+    utimesSync(older.locator, past, past)
     await store.saveStream({ owner: 'session-1', source, filename: 'grep-results.txt', blocks: [Buffer.alloc(600, 0x62)] })
     expect(existsSync(older.locator)).toBe(false)
   })
