@@ -19,7 +19,7 @@
 //
 // So the package needs nothing at run time but @vscode/ripgrep: one tarball installs the command
 // (docs/design.md#one-tarball-installs-the-command). The search card's bundle is copied beside the
-// program, where the CLI reads it before looking for @dsh/search-card. The man page, dist/dsh.1, is
+// program, where the CLI reads it before looking for @dsh/search-card, and so is its MCP App view. The man page, dist/dsh.1, is
 // written here too.
 import { spawnSync } from 'node:child_process'
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -27,6 +27,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
+import { englishOnly } from './zod-english-only.mjs'
 
 const repo = fileURLToPath(new URL('..', import.meta.url))
 const dist = path.join(repo, 'packages', 'cli', 'dist')
@@ -34,22 +35,9 @@ const PROGRAM = 'chunks/dsh-program.cjs'
 const CACHE = 'chunks/dsh-program.cache'
 const MCP = 'chunks/dsh-mcp.cjs'
 const MCP_CLIENT = 'chunks/dsh-mcp-client.cjs'
-const CARD_BUNDLE = 'search-card.bundle.js'
+const CARD_BUNDLES = ['search-card.bundle.js', 'search-card-app.bundle.js']
 // The modules the MCP chunk takes from the program instead of bundling its own copies.
 const SHARED_WITH_MCP = ['@dsh/core', 'zod', 'zod/v4']
-
-// zod re-exports every one of its ~60 message locales (`z.locales`); dsh uses only English, which
-// zod imports itself. Parsing the rest cost every call ~40 ms here; they stay out of the bundle.
-const englishOnly = {
-  name: 'zod-english-only',
-  setup(build) {
-    build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => ({
-      contents: "export { default as en } from './en.js'",
-      resolveDir: path.dirname(args.path),
-      loader: 'js',
-    }))
-  },
-}
 
 // What bin.ts imports, served from the program script instead of bundled into the module.
 const LOAD_PROGRAM = `
@@ -223,7 +211,9 @@ await build({
   external: ['zod', 'zod/v4'],
   supported: { 'dynamic-import': false },
 })
-copyFileSync(path.join(repo, 'packages', 'search-card', 'dist', CARD_BUNDLE), path.join(dist, 'chunks', CARD_BUNDLE))
+for (const bundle of CARD_BUNDLES) {
+  copyFileSync(path.join(repo, 'packages', 'search-card', 'dist', bundle), path.join(dist, 'chunks', bundle))
+}
 await build({
   ...shared,
   entryPoints: [path.join(repo, 'packages', 'cli', 'src', 'bin.ts')],

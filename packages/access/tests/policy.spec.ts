@@ -33,6 +33,7 @@ const store: SpillStore = {
   saveStream: () => Promise.reject(new Error('unused')),
   readText: () => Promise.reject(new Error('unused')),
   holds: (path, owner) => Promise.resolve(owner === 'cli' && path.startsWith(`${spillRoot}/cli/`)),
+  locate: () => Promise.reject(new Error('unused')),
 }
 const fs = createLocalFileSystem()
 const policy = (roots: string[] = ['.'], deny: string[] = ['**/.env', 'id_*', 'config/prod/'], spill: SpillStore | null = store) =>

@@ -176,6 +176,13 @@ export interface SpillStore {
    * is judged like any other path.
    */
   holds(path: string, owner: string): Promise<boolean>
+  /**
+   * The locator of the result this store saved for `owner` under the file name `name` (the last
+   * segment of a locator it issued), or undefined when it holds no such result. Another process using
+   * the same store finds a result by it (an MCP `dsh-spill://` link read through a second server);
+   * a name that is no name of the store's making, or another owner's file, is undefined, never a path.
+   */
+  locate(owner: string, name: string): Promise<string | undefined>
 }
 
 /** What kind of thing a path names, after following symbolic links. */

@@ -1,4 +1,5 @@
 // The mcp plugin: the MCP server's own settings, read from the `mcp` key of a harness's config.
+import { isAbsolute } from 'node:path'
 import { z } from 'zod'
 import type { PluginContext } from '@dsh/core'
 
@@ -34,6 +35,11 @@ export interface McpTransportSettings {
   httpSessionIdleMs: number
   /** Milliseconds a client has to send one HTTP request (headers and body); a slower one gets 408. */
   httpRequestTimeoutMs: number
+  /**
+   * The directory calls run in when `--cwd` is not given and the client names none (no roots, no
+   * `_meta["dsh/cwd"]`); an absolute path, or undefined.
+   */
+  workspace?: string | undefined
 }
 
 /** The settings a harness without the mcp plugin is served with: each one's default. */
@@ -108,6 +114,13 @@ export const Config = z.strictObject({
     .default(true)
     .describe(
       "Whether `dsh mcp --upstream` lists call_tool(name, arguments), which calls any deferred tool tool_search loaded: a host that keeps the first tool list it fetched (LangChain's MultiServerMCPClient) reaches loaded tools through it. Turn it off for hosts that fetch the list again on notifications/tools/list_changed, to keep one tool out of every listing. @default true",
+    ),
+  workspace: z
+    .string()
+    .refine(isAbsolute, 'must be an absolute path')
+    .optional()
+    .describe(
+      'The directory `dsh mcp` searches when `--cwd` is not given and the client names none: a 2025 client that sends no roots, a 2026-07-28 request without `_meta["dsh/cwd"]`. An absolute path. Without it, over HTTP such a call fails with Invalid params saying how to name one; over stdio it runs in the directory the host started `dsh mcp` in. @default (unset)',
     ),
 })
 

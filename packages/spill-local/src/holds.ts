@@ -25,3 +25,16 @@ export async function holdsResult(root: string, path: string, owner: string): Pr
     return false
   }
 }
+
+/**
+ * The locator (`<root>/<owner dir>/<name>`, as `saveText` returns it) of the result `name` saved for
+ * `owner`, when `holdsResult` says the store holds it; undefined for any other name, which therefore
+ * never leaves the owner's directory.
+ */
+export async function locateResult(root: string, owner: string, name: string): Promise<string | undefined> {
+  if (!SPILL_FILE_NAME.test(name)) return undefined
+  const realRoot = await realpath(root).catch(() => undefined)
+  if (realRoot === undefined) return undefined
+  const held = await holdsResult(root, join(realRoot, ownerDirName(owner), name), owner)
+  return held ? join(root, ownerDirName(owner), name) : undefined
+}

@@ -6,7 +6,7 @@ import { writeFileAtomic, type SpillContent } from './atomic-write.js'
 import { parseLocalSpillOptions, type LocalSpillOptions, type LocalSpillSettings } from './config.js'
 import { ensureOwnerDir } from './directories.js'
 import { SpillError } from './errors.js'
-import { holdsResult } from './holds.js'
+import { holdsResult, locateResult } from './holds.js'
 import { assertInsideRoot, ownerDirName, spillFileName } from './names.js'
 import { pruneOwnerDir } from './prune.js'
 import { openScratch } from './scratch.js'
@@ -34,6 +34,7 @@ export function createLocalSpillStore(options: LocalSpillStoreOptions = {}): Spi
     openScratch: () => openScratch(settings.root),
     readText: (locator) => readText(locator, settings),
     holds: (path, owner) => holdsResult(settings.root, path, owner),
+    locate: (owner, name) => locateResult(settings.root, owner, name),
   }
 }
 

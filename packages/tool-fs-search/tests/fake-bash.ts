@@ -146,6 +146,11 @@ export class MemorySpill implements SpillStore {
     return Promise.resolve(path.startsWith(`/spill/${owner}/`))
   }
 
+  locate(owner: string, name: string): Promise<string | undefined> {
+    const locator = `/spill/${owner}/${name}`
+    return Promise.resolve(this.saved.some((r) => this.locatorOf(r) === locator) ? locator : undefined)
+  }
+
   private locatorOf(request: SpillSaveRequest): string {
     return `/spill/${request.owner}/0001-${request.filename}`
   }
