@@ -7,7 +7,6 @@ import { splitToolTime } from './breakdown.js'
 import { CLAUDE_CODE_CASES, claudeGrepCase, loadClaudeHarness } from './claude-code.js'
 import { benchCacheDir } from './cache-dir.js'
 import {
-  cliCase,
   cliGrepCase,
   globCase,
   grepCase,
@@ -28,6 +27,7 @@ import type { Rounds } from './measure.js'
 import { CASE_HEADER, formatCase, formatSplits, formatTargets, ratioOf } from './report.js'
 import { mcpCase } from './mcp.js'
 import { measurePeakRss } from './rss.js'
+import { startCases } from './start.js'
 import { checkTargets } from './targets.js'
 import { warmPageCache } from './warm.js'
 
@@ -138,8 +138,9 @@ export async function runBench(quick: boolean): Promise<void> {
     }
 
     print(`\n== per-call fixed cost (processes; tool vs it = median of per-round differences)\n${CASE_HEADER}`)
-    const cli = await cliCase(ctx, tiny, spillRoot, rounds.cli)
-    report(results, cli)
+    const start = await startCases(ctx, tiny, spillRoot, rounds.cli)
+    report(results, start.warm)
+    report(results, start.first)
     const mcp = await mcpCase(ctx, tiny, spillRoot, rounds.mcp)
     report(results, mcp)
 
@@ -155,7 +156,7 @@ export async function runBench(quick: boolean): Promise<void> {
     )
     print(formatSplits(await splitToolTime(ctx, main, GLOB_PATTERNS, many, 3)))
 
-    const checks = checkTargets((corpus, name) => results.get(`${corpus ?? main.name}/${name}`)!, rss, cli, mcp, many.length > 0, links)
+    const checks = checkTargets((corpus, name) => results.get(`${corpus ?? main.name}/${name}`)!, rss, start, mcp, many.length > 0, links)
     if (anySize.size > 0) checks.push(...anySizeTargets(anySize))
     print(
       `\n== targets (${main.name}${quick ? '; --quick: indicative only, the targets are for the npm tree' : ''})\n${formatTargets(checks)}`,

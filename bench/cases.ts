@@ -145,16 +145,6 @@ export async function globCase(ctx: BenchContext, corpus: Corpus, pattern: strin
   }
 }
 
-/**
- * `dsh grep` as a process vs rg as a process on a tiny tree: the per-call fixed cost. Node running an
- * empty script is measured beside them, the floor under any Node program's start on this machine.
- */
-export async function cliCase(ctx: BenchContext, corpus: Corpus, spillRoot: string, rounds: Rounds): Promise<CaseResult> {
-  const search = { corpus: corpus.name, root: corpus.root, name: 'cli grep (process)', pattern: corpus.patterns.narrow }
-  const node = { label: 'node -e 0', run: async () => (await drainProcess([process.execPath, '-e', '0'])).ms }
-  return cliGrepCase(ctx, search, spillRoot, rounds, `\`${search.pattern}\` on ${corpus.name}`, [node])
-}
-
 /** `dsh grep` as a process vs rg as a process: what a person who types the command waits for. */
 export async function cliGrepCase(
   ctx: BenchContext,

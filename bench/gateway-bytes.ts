@@ -94,8 +94,9 @@ try {
 
   const host = await connect(process.execPath, [dsh, 'mcp', '--cwd', dir, '--upstream', config])
   for (const deadline = Date.now() + 60_000; ;) {
-    const search = (await host.listTools()).tools.find((t) => t.name === 'tool_search')
-    if ((search?.description?.match(/mcp__/g) ?? []).length >= count) break
+    const description = (await host.listTools()).tools.find((t) => t.name === 'tool_search')?.description ?? ''
+    // The names shown, and the count after them once the names pass the listing's bound.
+    if ((description.match(/mcp__/g) ?? []).length + Number(/(\d+) more/.exec(description)?.[1] ?? 0) >= count) break
     if (Date.now() > deadline) throw new Error('the upstreams did not all connect within 60 s')
     await new Promise((resolve) => setTimeout(resolve, 100))
   }

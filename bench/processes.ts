@@ -5,6 +5,11 @@ import { once } from 'node:events'
 export interface ProcessOptions {
   cwd?: string
   env?: NodeJS.ProcessEnv
+  /**
+   * Starts it in a session of its own (setsid), as a shell starts a command: then it is scheduled as a
+   * user's command is, not in this process's group (the start case times every contender so).
+   */
+  ownSession?: boolean
 }
 
 /** What a finished child printed, counted rather than kept. */
@@ -21,7 +26,8 @@ export interface Drained {
  */
 export async function drainProcess(argv: readonly string[], options: ProcessOptions = {}): Promise<Drained> {
   const started = process.hrtime.bigint()
-  const child = spawn(argv[0]!, argv.slice(1), { ...options, stdio: ['ignore', 'pipe', 'pipe'] })
+  const { ownSession = false, ...where } = options
+  const child = spawn(argv[0]!, argv.slice(1), { ...where, detached: ownSession, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdoutBytes = 0
   let stdoutLines = 0
   let stderr = ''

@@ -8,6 +8,9 @@ if (unknown.length > 0) {
   process.stderr.write(`bench: unknown argument ${unknown.join(' ')}; usage: npm run bench [-- --quick]\n`)
   process.exit(2)
 }
+// Every dsh process the bench starts runs in process unless its case says otherwise (the start case
+// measures the warm server in a runtime directory of its own): no server outlives the run.
+process.env.DSH_NO_DAEMON = '1'
 ensureBuilt()
 const { runBench } = await import('./bench.js')
 await runBench(args.includes('--quick'))

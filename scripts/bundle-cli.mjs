@@ -19,7 +19,7 @@
 //
 // So the package needs nothing at run time but @vscode/ripgrep: one tarball installs the command
 // (docs/design.md#one-tarball-installs-the-command). The search card's bundle is copied beside the
-// program, where the CLI reads it before looking for @dsh/search-card. The man page, dist/dsh.1, is
+// program, where the CLI reads it before looking for @dsh/search-card, and so is its MCP App view. The man page, dist/dsh.1, is
 // written here too.
 import { spawnSync } from 'node:child_process'
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -27,6 +27,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
+import { englishOnly } from './zod-english-only.mjs'
 
 const repo = fileURLToPath(new URL('..', import.meta.url))
 const dist = path.join(repo, 'packages', 'cli', 'dist')
@@ -34,22 +35,9 @@ const PROGRAM = 'chunks/dsh-program.cjs'
 const CACHE = 'chunks/dsh-program.cache'
 const MCP = 'chunks/dsh-mcp.cjs'
 const MCP_CLIENT = 'chunks/dsh-mcp-client.cjs'
-const CARD_BUNDLE = 'search-card.bundle.js'
+const CARD_BUNDLES = ['search-card.bundle.js', 'search-card-app.bundle.js']
 // The modules the MCP chunk takes from the program instead of bundling its own copies.
 const SHARED_WITH_MCP = ['@dsh/core', 'zod', 'zod/v4']
-
-// zod re-exports every one of its ~60 message locales (`z.locales`); dsh uses only English, which
-// zod imports itself. Parsing the rest cost every call ~40 ms here; they stay out of the bundle.
-const englishOnly = {
-  name: 'zod-english-only',
-  setup(build) {
-    build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => ({
-      contents: "export { default as en } from './en.js'",
-      resolveDir: path.dirname(args.path),
-      loader: 'js',
-    }))
-  },
-}
 
 // What bin.ts imports, served from the program script instead of bundled into the module.
 const LOAD_PROGRAM = `
@@ -181,6 +169,7 @@ const programShim = {
 
 rmSync(path.join(dist, 'chunks'), { recursive: true, force: true })
 rmSync(path.join(dist, 'dsh.mjs'), { force: true })
+rmSync(path.join(dist, 'dsh-client.mjs'), { force: true })
 const shared = { bundle: true, platform: 'node', target: 'node20', logLevel: 'warning', absWorkingDir: repo }
 await build({
   ...shared,
@@ -222,13 +211,24 @@ await build({
   external: ['zod', 'zod/v4'],
   supported: { 'dynamic-import': false },
 })
-copyFileSync(path.join(repo, 'packages', 'search-card', 'dist', CARD_BUNDLE), path.join(dist, 'chunks', CARD_BUNDLE))
+for (const bundle of CARD_BUNDLES) {
+  copyFileSync(path.join(repo, 'packages', 'search-card', 'dist', bundle), path.join(dist, 'chunks', bundle))
+}
 await build({
   ...shared,
   entryPoints: [path.join(repo, 'packages', 'cli', 'src', 'bin.ts')],
   outfile: path.join(dist, 'dsh.mjs'),
   format: 'esm',
   plugins: [programShim],
+})
+
+// The thin client (docs/design.md#a-warm-server): bin/dsh.js loads it first, and the program only when
+// the warm server does not take the call. Node builtins only, so it loads in a millisecond or two.
+await build({
+  ...shared,
+  entryPoints: [path.join(repo, 'packages', 'cli', 'src', 'daemon', 'entry.ts')],
+  outfile: path.join(dist, 'dsh-client.mjs'),
+  format: 'esm',
 })
 
 // dsh(1), from the tools a default harness registers (as `dsh --help` lists them): npm links it into
@@ -250,7 +250,8 @@ const tree = mkdtempSync(path.join(os.tmpdir(), 'dsh-code-cache-'))
 try {
   for (let i = 0; i < 20; i += 1) writeFileSync(path.join(tree, `f${i}.ts`), `const value${i} = ${i}\n// needle ${i}\n`)
   const run = spawnSync(path.join(repo, 'packages', 'cli', 'bin', 'dsh.js'), ['grep', 'needle', '--cwd', tree, '--spill-dir', tree], {
-    env: { ...process.env, DSH_WRITE_CODE_CACHE: '1' },
+    // In this process: the warm server would compile the code, not this run.
+    env: { ...process.env, DSH_WRITE_CODE_CACHE: '1', DSH_NO_DAEMON: '1' },
     encoding: 'utf8',
   })
   if (run.status !== 0)

@@ -46,6 +46,8 @@ export async function runCliCall(call: SoakCall, setup: CliCallSetup, random: Ra
     HOME: user === 'nobody' ? '/nonexistent' : (process.env.HOME ?? '/root'),
     LANG: 'C.UTF-8',
     DSH_SOAK_SECRET: tree.outsideMarker,
+    // In process: a warm server would outlive the soak and serve calls of several users' trees.
+    DSH_NO_DAEMON: '1',
   }
   const started = performance.now()
   // Its own process group, so a Ctrl-C meant for the soak reaches no call as a signal the soak did not send.

@@ -33,6 +33,7 @@ const store: SpillStore = {
   saveStream: () => Promise.reject(new Error('unused')),
   readText: () => Promise.reject(new Error('unused')),
   holds: (path, owner) => Promise.resolve(owner === 'cli' && path.startsWith(`${spillRoot}/cli/`)),
+  locate: () => Promise.reject(new Error('unused')),
 }
 const fs = createLocalFileSystem()
 const policy = (roots: string[] = ['.'], deny: string[] = ['**/.env', 'id_*', 'config/prod/'], spill: SpillStore | null = store) =>
@@ -148,5 +149,60 @@ describe('a file system that fails', () => {
     const empty: FileSystem = { ...fs, realpath: (path) => Promise.reject(new FsError('FS_NOT_FOUND', `${path} does not exist`)) }
     const p = createAccessPolicy({ roots: ['/w'], deny: [] }, { fs: empty, spillStore: () => undefined })
     await expect(p.check({ path: 'x', cwd: '/w', purpose: 'read' })).resolves.toMatchObject({ realPath: '/w/x' })
+  })
+})
+
+describe('checks side by side (docs/design.md#symbolic-links)', () => {
+  /** fs-local, counting the real paths asked of it. */
+  function countingFs(): FileSystem & { asked: string[] } {
+    const asked: string[] = []
+    return { ...fs, asked, realpath: (path) => (asked.push(path), fs.realpath(path)) }
+  }
+
+  it('resolves the roots once for checks that overlap, and again for a check that comes after them', async () => {
+    const counting = countingFs()
+    const p = createAccessPolicy({ roots: ['.', '../outside'], deny: [] }, { fs: counting, spillStore: () => undefined })
+    const paths = Array.from({ length: 20 }, (_, i) => `src/f${i}.ts`)
+    await Promise.all(paths.map((path) => p.check({ path, cwd: work, purpose: 'search' })))
+    const rootsAsked = () => counting.asked.filter((path) => path === work || path === outside).length
+    expect(rootsAsked()).toBe(2)
+    await p.check({ path: 'src/a.ts', cwd: work, purpose: 'search' })
+    expect(rootsAsked()).toBe(4)
+  })
+
+  it('resolves the roots anew for a check from another cwd while others run', async () => {
+    const p = createAccessPolicy({ roots: ['.'], deny: [] }, { fs, spillStore: () => undefined })
+    const [inWork, inOutside, inWorkAgain] = await Promise.all([
+      p.check({ path: 'src/a.ts', cwd: work, purpose: 'search' }),
+      p.check({ path: 'secret.txt', cwd: outside, purpose: 'search' }),
+      p.check({ path: 'notes.txt', cwd: work, purpose: 'search' }),
+    ])
+    expect([inWork.realPath, inOutside.realPath, inWorkAgain.realPath]).toEqual([
+      join(work, 'src/a.ts'),
+      join(outside, 'secret.txt'),
+      join(work, 'notes.txt'),
+    ])
+    await expect(p.check({ path: join(outside, 'secret.txt'), cwd: work, purpose: 'search' })).rejects.toMatchObject({
+      code: 'ACCESS_OUTSIDE_ROOTS',
+    })
+  })
+
+  it('judges the real path a caller resolved without resolving it again, and the name it was given too', async () => {
+    const counting = countingFs()
+    const p = createAccessPolicy({ roots: ['.'], deny: ['**/.env'] }, { fs: counting, spillStore: () => undefined })
+    const link = join(work, 'innocent.txt')
+    await expect(p.check({ path: link, cwd: work, purpose: 'search', realPath: join(outside, 'secret.txt') })).rejects.toMatchObject({
+      code: 'ACCESS_OUTSIDE_ROOTS',
+    })
+    await expect(p.check({ path: 'alias/.env', cwd: work, purpose: 'search', realPath: join(work, 'notes.txt') })).rejects.toMatchObject({
+      code: 'ACCESS_DENIED',
+    })
+    await expect(p.check({ path: link, cwd: work, purpose: 'search', realPath: join(work, 'src/a.ts') })).resolves.toMatchObject({
+      realPath: join(work, 'src/a.ts'),
+    })
+    await expect(p.check({ path: link, cwd: work, purpose: 'search', realPath: `${work}/src/../notes.txt/` })).resolves.toMatchObject({
+      realPath: join(work, 'notes.txt'),
+    })
+    expect(counting.asked).not.toContain(link)
   })
 })

@@ -22,7 +22,13 @@ export async function resolveRequest(request: BashRequest, settings: LocalBashSe
     command,
     workdir: await resolveWorkdir(request.workdir, settings.cwd),
     timeoutMs: limit('timeoutMs', request.timeoutMs, settings.defaultTimeoutMs, settings.maxTimeoutMs),
-    stdoutMaxBytes: limit('stdoutMaxBytes', request.stdoutMaxBytes, settings.defaultStdoutMaxBytes, settings.maxStdoutMaxBytes),
+    // The maximum bounds memory; a sink keeps nothing here, so its consumer's own bound stands.
+    stdoutMaxBytes: limit(
+      'stdoutMaxBytes',
+      request.stdoutMaxBytes,
+      settings.defaultStdoutMaxBytes,
+      request.stdoutSink === undefined ? settings.maxStdoutMaxBytes : Number.MAX_SAFE_INTEGER,
+    ),
     stderrMaxBytes: limit('stderrMaxBytes', request.stderrMaxBytes, settings.defaultStderrMaxBytes, settings.maxStderrMaxBytes),
     onStdoutOverflow,
     env: Object.freeze(scrubEnvironment(process.env, settings.env, settings.envSet)),

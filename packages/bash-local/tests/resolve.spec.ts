@@ -43,6 +43,13 @@ describe('resolve', () => {
     expect((await bash.resolve({ command: 'true', stdoutSink: sink })).stdoutSink).toBe(sink)
   })
 
+  it('lets a request with a stdout sink ask for more stdout than the maximum, which bounds only what is kept', async () => {
+    const sink = (): void => undefined
+    const spec = await bash.resolve({ command: 'true', stdoutSink: sink, stdoutMaxBytes: Number.MAX_SAFE_INTEGER })
+    expect(spec.stdoutMaxBytes).toBe(Number.MAX_SAFE_INTEGER)
+    expect((await bash.resolve({ command: 'true', stdoutSink: sink })).stdoutMaxBytes).toBe(100)
+  })
+
   it('caps requested limits at the configured maxima and keeps smaller ones', async () => {
     const capped = await bash.resolve({ command: 'true', timeoutMs: 60_000, stdoutMaxBytes: 20_000_000, stderrMaxBytes: 51 })
     expect(capped).toMatchObject({ timeoutMs: 5_000, stdoutMaxBytes: 1_000, stderrMaxBytes: 50 })

@@ -57,6 +57,25 @@ describe('run', () => {
     expect(result).toMatchObject({ exitCode: 0, stop: 'exit', stdout: { text: '', truncated: true, totalBytes: 17 } })
   })
 
+  it('hands a sink more stdout than the maximum a request may keep, every byte in order', async () => {
+    const small = createLocalBash({ killGraceMs: GRACE_MS, defaultStdoutMaxBytes: 1_000, maxStdoutMaxBytes: 1_000 })
+    let bytes = 0
+    let last = 0
+    const result = await small.run(
+      await small.resolve({
+        command: "seq 1 100000 | tr '\\n' ' '",
+        stdoutMaxBytes: Number.MAX_SAFE_INTEGER,
+        stdoutSink: (chunk) => {
+          bytes += chunk.length
+          last = chunk.at(-1)!
+        },
+      }),
+    )
+    expect(result).toMatchObject({ exitCode: 0, stop: 'exit', stdout: { text: '', truncated: false, totalBytes: 588_895 } })
+    expect(bytes).toBe(588_895)
+    expect(last).toBe(0x20)
+  })
+
   it('stops the group when the stdout sink throws, calls it no more, and rejects with its error once the group is gone', async () => {
     const failure = new Error('the sink is full')
     const chunks: string[] = []

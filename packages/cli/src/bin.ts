@@ -1,7 +1,15 @@
-// The `dsh` executable: everything else lives in runCli, which tests drive directly.
+// The `dsh` executable: everything else lives in runCli, which tests drive directly. Started with
+// DSH_DAEMON_SOCKET set (by the thin client, daemon/client.ts spawnServer), it is the warm server instead.
+import { mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { errorMessage } from '@dsh/core'
 import { runCli } from './cli.js'
+import { SERVER_IDLE_ENV, SERVER_SOCKET_ENV } from './daemon/client.js'
+import { buildIdentity, dirInfo, distrust } from './daemon/place.js'
+import { serveDaemon } from './daemon/server.js'
 import { firstInvalidArgument } from './raw-argv.js'
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string }
@@ -12,37 +20,83 @@ function fail(what: string, error: unknown): never {
   process.exit(2)
 }
 
-// A reader that closes early (`dsh grep x | head -1`) is not an error: stop quietly, as other tools do.
-// Any other write failure (a full disk, /dev/full) is, and says so in one line.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code === 'EPIPE') process.exit()
-  fail('cannot write the output', error)
-})
-
-// Node hands an argument whose bytes are not UTF-8 over with U+FFFD in their place: refuse it, not search for U+FFFD.
-const invalid = firstInvalidArgument(process.argv.length - 2)
-if (invalid !== undefined) {
-  process.stderr.write(`dsh: argument ${invalid + 1} is not valid UTF-8 (the shell passed raw bytes); pass text as UTF-8\n`)
-  process.exit(2)
-}
-
-let cwd: string
-try {
-  cwd = process.cwd()
-} catch (error) {
-  fail('the current directory cannot be read (was it deleted?); cd to another directory', error)
-}
-try {
-  process.exitCode = await runCli(process.argv.slice(2), {
-    stdout: process.stdout,
-    stderr: process.stderr,
-    cwd,
-    version,
-    stdio: { stdin: process.stdin, stdout: process.stdout },
-    terminal: { isTTY: process.stdout.isTTY === true, env: process.env },
+async function runOnce(): Promise<void> {
+  // A reader that closes early (`dsh grep x | head -1`) is not an error: stop quietly, as other tools do.
+  // Any other write failure (a full disk, /dev/full) is, and says so in one line.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit()
+    fail('cannot write the output', error)
   })
-} catch (error) {
-  // A file as stdout writes synchronously, so its failure arrives here rather than as an event.
-  if ((error as NodeJS.ErrnoException).syscall === 'write') fail('cannot write the output', error)
-  throw error
+
+  // Node hands an argument whose bytes are not UTF-8 over with U+FFFD in their place: refuse it, not search for U+FFFD.
+  const invalid = firstInvalidArgument(process.argv.length - 2)
+  if (invalid !== undefined) {
+    process.stderr.write(`dsh: argument ${invalid + 1} is not valid UTF-8 (the shell passed raw bytes); pass text as UTF-8\n`)
+    process.exit(2)
+  }
+
+  let cwd: string
+  try {
+    cwd = process.cwd()
+  } catch (error) {
+    fail('the current directory cannot be read (was it deleted?); cd to another directory', error)
+  }
+  try {
+    process.exitCode = await runCli(process.argv.slice(2), {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      cwd,
+      version,
+      stdio: { stdin: process.stdin, stdout: process.stdout },
+      terminal: { isTTY: process.stdout.isTTY === true, env: process.env },
+    })
+  } catch (error) {
+    // A file as stdout writes synchronously, so its failure arrives here rather than as an event.
+    if ((error as NodeJS.ErrnoException).syscall === 'write') fail('cannot write the output', error)
+    throw error
+  }
 }
+
+/** The warm server (docs/design.md#a-warm-server): serves calls at `socket` until idle or replaced, then exits. */
+async function runServer(socket: string): Promise<void> {
+  const idleMs = Number(process.env[SERVER_IDLE_ENV])
+  delete process.env[SERVER_SOCKET_ENV]
+  delete process.env[SERVER_IDLE_ENV]
+  // Its own check of the directory the client checked: a socket anyone else can reach is never opened.
+  const program = path.join(path.dirname(fileURLToPath(import.meta.url)), 'chunks', 'dsh-program.cjs')
+  const build = buildIdentity(version, program)
+  if (distrust(dirInfo(path.dirname(socket)), process.getuid!()) !== undefined || build === undefined) process.exit(2)
+  process.chdir(os.tmpdir())
+  // SIGTERM (a shutdown, a user's kill) stops it as idleness does: its socket file removed.
+  const stop = new AbortController()
+  process.once('SIGTERM', () => stop.abort())
+  await serveDaemon({
+    signal: stop.signal,
+    socket,
+    build,
+    version,
+    idleMs: Number.isFinite(idleMs) && idleMs > 0 ? idleMs : 300_000,
+    run: runCli,
+    // One grep of a small tree compiles what calls run (as the build's code-cache run does).
+    warmUp: async () => {
+      const tree = mkdtempSync(path.join(os.tmpdir(), 'dsh-warm-'))
+      const quiet = { write: () => true }
+      try {
+        await runCli(['grep', 'dsh-warm-up', '--cwd', tree, '--spill-dir', tree], {
+          stdout: quiet,
+          stderr: quiet,
+          cwd: tree,
+          version,
+          stdio: { stdin: process.stdin, stdout: process.stdout },
+          signal: new AbortController().signal,
+        })
+      } finally {
+        rmSync(tree, { recursive: true, force: true })
+      }
+    },
+  })
+  process.exit(0)
+}
+
+const socket = process.env[SERVER_SOCKET_ENV]
+await (socket === undefined ? runOnce() : runServer(socket))

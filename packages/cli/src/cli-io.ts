@@ -16,6 +16,11 @@ export interface CliIo {
    * (`NO_COLOR`, `TERM`). @default no terminal: a host that embeds the command gets no colour unless asked.
    */
   terminal?: { isTTY: boolean; env: Readonly<Record<string, string | undefined>> }
+  /**
+   * Cancels the call. When given, runCli listens for no process signal: the warm server's calls are
+   * each cancelled by their own client. @default Ctrl-C, SIGTERM or SIGHUP to this process
+   */
+  signal?: AbortSignal
 }
 
 /**

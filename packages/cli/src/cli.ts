@@ -39,9 +39,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const controller = new AbortController()
   const cancel = (): void => controller.abort()
   // SIGTERM and SIGHUP too: a host or a closed terminal stopping dsh must not orphan rg.
-  for (const signal of CANCEL_SIGNALS) process.once(signal, cancel)
+  const signals = io.signal === undefined ? CANCEL_SIGNALS : []
+  for (const signal of signals) process.once(signal, cancel)
   try {
-    return await runInvocation(argv, io, controller.signal)
+    return await runInvocation(argv, io, io.signal ?? controller.signal)
   } catch (error) {
     // A config file or a plugin that cannot load: the message says what to fix, usage would not help.
     if (error instanceof HarnessError) {
@@ -58,7 +59,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.stderr.write(`dsh: ${error.message}\nRun ${help} for usage.\n`)
     return EXIT.usage
   } finally {
-    for (const signal of CANCEL_SIGNALS) process.removeListener(signal, cancel)
+    for (const signal of signals) process.removeListener(signal, cancel)
   }
 }
 

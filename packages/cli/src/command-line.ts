@@ -78,6 +78,8 @@ export const COMMON_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
   // -V as rg and fd have it: rg users mean -v as invert-match.
   version: { type: 'boolean', short: 'V' },
+  // Read by the thin client (daemon/route.ts); runCli only accepts it.
+  'no-daemon': { type: 'boolean' },
 } as const
 
 /**

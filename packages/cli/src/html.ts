@@ -1,4 +1,4 @@
-// `--format html`: one self-contained page that renders a result's search card, with <dsh-search-card> inlined.
+// `--format html`: one self-contained page that renders a result's search card; and the card's MCP App page that `dsh mcp` serves.
 import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
@@ -17,20 +17,51 @@ export interface HtmlPage {
   bundle: string | undefined
 }
 
-const CARD_BUNDLE = 'search-card.bundle.js'
+/** The card's bundle, which defines `<dsh-search-card>`. */
+export const CARD_BUNDLE = 'search-card.bundle.js'
+/** The card as an MCP App view: the card, and the MCP Apps `App` connected to the host window. */
+export const CARD_APP_BUNDLE = 'search-card-app.bundle.js'
 
 /**
- * Reads the card's bundle: the copy the dsh build puts beside its program (`near`, the module's own
- * URL), so the command needs no @dsh/search-card installed; else, for the library entry, the installed
- * `@dsh/search-card`'s, beside the entry its package exports.
+ * Reads one of the card's bundles: the copy the dsh build puts beside its program (`near`, the
+ * module's own URL), so the command needs no @dsh/search-card installed; else, for the library entry,
+ * the installed `@dsh/search-card`'s, beside the entry its package exports.
  */
-export async function readSearchCardBundle(near: string = import.meta.url): Promise<string> {
+export async function readSearchCardBundle(near: string = import.meta.url, bundle: string = CARD_BUNDLE): Promise<string> {
   try {
-    return await readFile(new URL(CARD_BUNDLE, near), 'utf8')
+    return await readFile(new URL(bundle, near), 'utf8')
   } catch {
     const entry = createRequire(near).resolve('@dsh/search-card')
-    return readFile(path.join(path.dirname(entry), CARD_BUNDLE), 'utf8')
+    return readFile(path.join(path.dirname(entry), bundle), 'utf8')
   }
+}
+
+/**
+ * The search card's MCP App page (`dsh mcp` serves it as grep's and glob's `ui://` resource): the
+ * App bundle inlined, allowed by its hash as the only script, and nothing fetched. The host sends the
+ * call's result over postMessage; no data is in the page.
+ */
+export function renderSearchCardAppPage(bundle: string): string {
+  const module = scriptSafe(bundle)
+  const csp = [
+    "default-src 'none'",
+    `script-src 'sha256-${createHash('sha256').update(module).digest('base64')}'`,
+    "style-src 'unsafe-inline'",
+  ]
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp.join('; '))}">
+<meta name="color-scheme" content="light dark">
+<title>dsh search</title>
+<style>${APP_STYLE}</style>
+</head>
+<body>
+<script type="module">${module}</script>
+</body>
+</html>
+`
 }
 
 /**
@@ -108,6 +139,13 @@ h1 { font-size: 1.1rem; font-family: ui-monospace, SFMono-Regular, Menlo, Consol
 .error { color: #cf222e; font-weight: 600; margin: 0; }
 .spill, details { font-size: 0.9rem; }
 summary { cursor: pointer; }
+`
+
+const APP_STYLE = `
+:root { color-scheme: light dark; font-family: system-ui, sans-serif; }
+body { margin: 0; padding: 0.5rem; background: Canvas; color: CanvasText; }
+pre.read { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 0.85rem; margin: 0.75rem 0 0; }
+pre.read[data-state='error'] { color: #cf222e; }
 `
 
 /** Text as HTML text or an attribute value. */

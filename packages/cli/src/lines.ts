@@ -32,14 +32,21 @@ export const LINES_FORMATS: Readonly<Record<string, LinesFormat>> = {
   grep: {
     takesNul: true,
     print: (value, nul, paint) => {
-      const { matches, incomplete } = value as GrepValue
+      const { matches, matchesCut, total, incomplete } = value as GrepValue
+      // A result larger than memory lists its first files' matches; the rest is in the spill, which the page names.
+      const cut =
+        matchesCut === true
+          ? [
+              `incomplete: only the first ${matches.length} of ${total} matches are listed; the complete result is in the spill the text names`,
+            ]
+          : []
       const records = matches
         .map(
           (match) =>
             `${paint.path(match.path)}${nul ? '\0' : ':'}${paint.lineNumber(String(match.lineNumber))}:${paint.line(match.line)}\n`,
         )
         .join('')
-      return { records, notes: incompleteNotes(incomplete) }
+      return { records, notes: [...cut, ...incompleteNotes(incomplete)] }
     },
   },
   read: {

@@ -3,6 +3,7 @@ import { readFile, stat } from 'node:fs/promises'
 import { errorMessage, type Harness, type Logger } from '@dsh/core'
 import type { CliIo } from './cli-io.js'
 import { UsageError } from './command-line.js'
+import { CARD_APP_BUNDLE, readSearchCardBundle, renderSearchCardAppPage } from './html.js'
 
 /** What `dsh mcp` runs with. */
 export interface McpRun {
@@ -17,6 +18,10 @@ export interface McpRun {
   envToken: string | undefined
   /** `--cwd`, when given: client roots are ignored then. */
   cwd: string | undefined
+  /**
+   * The process cwd: over stdio the host started `dsh mcp` there, so calls that name no workspace run
+   * in it; over HTTP it is nobody's choice, and such a call fails saying how to name one.
+   */
   fallbackCwd: string
   session: string
   logger: Logger
@@ -53,11 +58,15 @@ export async function runMcpCommand(run: McpRun, io: CliIo): Promise<void> {
           registry: run.harness.registry,
           logger: run.logger,
           clientInfo: { name: 'dsh', version: io.version },
+          // The mcp plugin is one of DSH_PLUGINS, so its settings are always there.
+          callTool: run.harness.get('mcpGateway')!.callTool,
+          stderr: (text) => void io.stderr.write(text),
         })
   const server = {
     harness: run.harness,
+    searchCardAppHtml: await searchCardAppPage(run.logger),
     ...(run.cwd === undefined ? {} : { cwd: run.cwd }),
-    fallbackCwd: run.fallbackCwd,
+    ...(http === undefined ? { fallbackCwd: run.fallbackCwd } : {}),
     session: run.session,
     name: 'dsh',
     version: io.version,
@@ -73,6 +82,19 @@ export async function runMcpCommand(run: McpRun, io: CliIo): Promise<void> {
     }
   } finally {
     await gateway?.close()
+  }
+}
+
+/**
+ * The search card's MCP App page, its bundle found from `near` as `readSearchCardBundle` finds it;
+ * without the bundle (a broken install) the tools are served without the App, and stderr says so.
+ */
+export async function searchCardAppPage(logger: Logger, near?: string): Promise<string | undefined> {
+  try {
+    return renderSearchCardAppPage(await readSearchCardBundle(near, CARD_APP_BUNDLE))
+  } catch (error) {
+    logger.warn(`mcp: the search card's MCP App is not served: ${errorMessage(error)}`)
+    return undefined
   }
 }
 

@@ -46,6 +46,7 @@ export const OPTIONS = `Options (any command, anywhere before "--"):
   --color WHEN       auto (on a terminal, unless NO_COLOR is set), always or never: colour paths,
                      line numbers and matches in text and lines, as rg does
   -0, --null         with lines: end each path with NUL (grep: NUL after the path); alone, it selects lines
+  --no-daemon        run in this process, not in the warm server (as DSH_NO_DAEMON=1 does)
   -h, --help         this text; dsh COMMAND --help describes one command
   -V, --version      the version`
 

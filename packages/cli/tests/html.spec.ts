@@ -5,7 +5,16 @@ import { runInNewContext } from 'node:vm'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { SearchResultView, ToolResult } from '@dsh/core'
 import { EXIT } from '@dsh/cli'
-import { escapeHtml, jsonInHtml, readSearchCardBundle, renderHtmlPage, scriptSafe } from '../src/html.js'
+import {
+  CARD_APP_BUNDLE,
+  escapeHtml,
+  jsonInHtml,
+  readSearchCardBundle,
+  renderHtmlPage,
+  renderSearchCardAppPage,
+  scriptSafe,
+} from '../src/html.js'
+import { searchCardAppPage } from '../src/mcp-command.js'
 import { dsh, scratchDir, writeTree } from './io.js'
 
 const XSS = '</script><img src=x onerror=alert(1)><!--<script>'
@@ -94,6 +103,29 @@ describe('renderHtmlPage', () => {
     const html = page({ result: { isError: true, errorCode: 'SEARCH_INVALID_PATTERN', content: 'bad <regex>' }, view: undefined })
     expect(html).toContain('<p class="error">SEARCH_INVALID_PATTERN</p>\n<pre class="text">bad &#60;regex&#62;</pre>')
     expect(html).not.toContain('<script')
+  })
+})
+
+describe('the search card MCP App page', () => {
+  it('inlines the App bundle as the only script its policy allows, by hash, safe inside the element', async () => {
+    const bundle = await readSearchCardBundle(undefined, CARD_APP_BUNDLE)
+    expect(bundle).toContain('dsh-search-card')
+    expect(bundle).not.toMatch(/^import |\bimport\s*\(/m)
+    const page = renderSearchCardAppPage('const s = "</script><!--"')
+    const module = /<script type="module">([^]*)<\/script>/.exec(page)![1]!
+    expect(module).toBe('const s = "\\x3C/script>\\x3C!--"')
+    const hash = createHash('sha256').update(module).digest('base64')
+    expect(page).toContain(`script-src &#39;sha256-${hash}&#39;`)
+    expect(page).toContain('default-src &#39;none&#39;')
+  })
+
+  it('is served without the App, saying so on stderr, when the bundle cannot be found', async () => {
+    const lines: string[] = []
+    const logger = { warn: (line: string) => void lines.push(line), info: () => undefined }
+    const nowhere = pathToFileURL(join(scratchDir('no-card'), 'x.js')).href
+    expect(await searchCardAppPage(logger, nowhere)).toBeUndefined()
+    expect(lines).toEqual([expect.stringMatching(/^mcp: the search card's MCP App is not served: /)])
+    expect(await searchCardAppPage(logger)).toContain('<script type="module">')
   })
 })
 

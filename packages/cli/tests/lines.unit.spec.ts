@@ -34,6 +34,20 @@ describe('LINES_FORMATS', () => {
     expect(LINES_FORMATS.grep!.print(value, true, PLAIN).records).toBe('a.ts\x003:x: y\n')
   })
 
+  it('grep: says when a result larger than memory lists only its first files', () => {
+    const value: GrepValue = {
+      matches: [{ path: 'a.ts', lineNumber: 3, line: 'x', lineCut: false }],
+      matchesCut: true,
+      total: 5_000_000,
+      truncated: true,
+      incomplete: [],
+    }
+    expect(LINES_FORMATS.grep!.print(value, false, PLAIN)).toEqual({
+      records: 'a.ts:3:x\n',
+      notes: ['incomplete: only the first 1 of 5000000 matches are listed; the complete result is in the spill the text names'],
+    })
+  })
+
   it('read: the raw lines, and where the file continues', () => {
     const value: ReadValue = { path: '/w/a.txt', offset: 1, lines: 2, lineTexts: ['one', ''], nextOffset: 3 }
     expect(LINES_FORMATS.read!.print(value, false, PLAIN)).toEqual({

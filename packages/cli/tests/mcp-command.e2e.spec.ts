@@ -7,7 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio'
 import { describe, expect, it } from 'vitest'
 import { EXIT } from '@dsh/cli'
-import { NOTES_SCRIPT } from '../../mcp/tests/upstream/servers.js'
+import { MANY_SCRIPT, NOTES_SCRIPT } from '../../mcp/tests/upstream/servers.js'
 import { budgetMs, dsh, processesMentioning, scratchDir, waitUntil, writeTree } from './io.js'
 
 const dir = scratchDir('mcp-upstream')
@@ -50,7 +50,7 @@ describe('dsh mcp --upstream, in process', () => {
     await client.connect(new StdioServerTransport(stdout, stdin))
     await untilConnected(client)
     expect(processesMentioning(tag)).toHaveLength(1)
-    expect(names((await client.listTools()).tools)).toEqual(['glob', 'grep', 'read', 'tool_search', 'mcp__notes__pinned'])
+    expect(names((await client.listTools()).tools)).toEqual(['glob', 'grep', 'read', 'tool_search', 'call_tool', 'mcp__notes__pinned'])
     expect(text(await client.callTool({ name: 'tool_search', arguments: { query: 'select:mcp__notes__add_note' } }))).toMatch(
       /^Loaded 1 tool/,
     )
@@ -62,6 +62,23 @@ describe('dsh mcp --upstream, in process', () => {
     stdin.end()
     expect(await done).toEqual({ code: EXIT.ok, stdout: '', stderr: '' })
     expect(processesMentioning(tag)).toEqual([])
+  })
+
+  it("relays an upstream's stderr on dsh's, each line under the server's name", async () => {
+    const file = join(dir, `servers-${++files}.json`)
+    writeFileSync(file, JSON.stringify({ mcpServers: { many: { command: process.execPath, args: [MANY_SCRIPT] } } }))
+    const stdin = new PassThrough()
+    const stdout = new PassThrough()
+    const done = dsh(['--spill-dir', spill, 'mcp', '--upstream', file], dir, { stdio: { stdin, stdout } })
+    const client = new Client({ name: 'host', version: '1' })
+    await client.connect(new StdioServerTransport(stdout, stdin))
+    expect(text(await client.callTool({ name: 'tool_search', arguments: { query: 'select:mcp__many__grow' } }))).toMatch(/^Loaded 1 tool/)
+    stdin.end()
+    const { code, stderr } = await done
+    expect(code).toBe(EXIT.ok)
+    expect(stderr.split('\n')).toEqual(
+      expect.arrayContaining(['[many] many started with 3 tools', '[many] half a line, then [other] forged']),
+    )
   })
 
   it.each([

@@ -33,8 +33,12 @@ afterEach(() => {
 })
 
 /** Spawns `dsh mcp --http ARGS` and resolves once it printed where it serves. */
-async function dshHttp(args: readonly string[], env: Record<string, string> = {}): Promise<Served> {
-  const child = spawn(process.execPath, [bin, 'mcp', '--spill-dir', spill, '--cwd', tree, ...args], {
+async function dshHttp(
+  args: readonly string[],
+  env: Record<string, string> = {},
+  cwd: readonly string[] = ['--cwd', tree],
+): Promise<Served> {
+  const child = spawn(process.execPath, [bin, 'mcp', '--spill-dir', spill, ...cwd, ...args], {
     cwd: files,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -128,6 +132,33 @@ describe('dsh mcp --http, the built command', () => {
     const result = await client.callTool({ name: 'grep', arguments: { pattern: 'needle' }, _meta: { 'dsh/session': 'agent' } })
     expect(text(result)).toContain('a.txt')
     await expect(connect(url, null, true)).rejects.toThrow(/requires authorization \(HTTP 401\)/)
+  })
+
+  it('without --cwd, fails a call that names no workspace, never searching its own cwd, and serves one that does', async () => {
+    const { url } = await dshHttp(['--http', '127.0.0.1:0', '--token-file', tokenFile], {}, [])
+    const legacy = await connect(url, TOKEN)
+    await expect(legacy.callTool({ name: 'grep', arguments: { pattern: 'token' } })).rejects.toThrow(
+      /no workspace to search: dsh mcp was started without --cwd, the config sets no mcp\.workspace, and the client named no file:\/\/ root/,
+    )
+    const modern = await connect(url, TOKEN, true)
+    await expect(modern.callTool({ name: 'grep', arguments: { pattern: 'token' } })).rejects.toThrow(/send _meta\["dsh\/cwd"\]/)
+    const named = await modern.callTool({ name: 'grep', arguments: { pattern: 'needle' }, _meta: { 'dsh/cwd': tree } })
+    expect(text(named)).toContain('a.txt')
+    await legacy.close()
+  })
+
+  it("serves a link another process's session returned, over the same store", async () => {
+    const config = join(files, 'capped.json')
+    writeFileSync(config, JSON.stringify({ 'tool-fs-search': { grepMaxMatches: 1 } }))
+    const maker = await dshHttp(['--http', '127.0.0.1:0', '--token-file', tokenFile, '--config', config])
+    const client = await connect(maker.url, TOKEN)
+    const result = await client.callTool({ name: 'grep', arguments: { pattern: 'needle' } })
+    const link = (result.content as { type: string; uri?: string }[]).find((block) => block.type === 'resource_link')!
+    await client.close()
+    const reader = await dshHttp(['--http', '127.0.0.1:0', '--token-file', tokenFile])
+    const other = await connect(reader.url, TOKEN, true)
+    const { contents } = await other.readResource({ uri: link.uri! })
+    expect(contents).toEqual([{ uri: link.uri, mimeType: 'text/plain', text: expect.stringMatching(/needle one[^]*needle two/) }])
   })
 
   it('serves on [::1] too, with the token from DSH_MCP_TOKEN', async () => {

@@ -53,7 +53,7 @@ afterEach(async () => {
 /** Spawns `dsh mcp ARGS` and connects; with `roots`, the client declares the capability and answers roots/list. */
 async function dshMcp(
   args: readonly string[],
-  options: { cwd?: string; env?: Record<string, string>; roots?: Root[] } = {},
+  options: { cwd?: string; env?: Record<string, string>; roots?: Root[]; modern?: boolean } = {},
 ): Promise<Running> {
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -67,7 +67,11 @@ async function dshMcp(
   const roots = options.roots
   const client = new Client(
     { name: 'e2e', version: '1.0.0' },
-    roots === undefined ? {} : { capabilities: { roots: { listChanged: true } } },
+    {
+      ...(roots === undefined ? {} : { capabilities: { roots: { listChanged: true } } }),
+      // 'auto' probes with server/discover and speaks 2026-07-28 when the server does.
+      ...(options.modern === true ? { versionNegotiation: { mode: 'auto' as const } } : {}),
+    },
   )
   if (roots !== undefined) client.setRequestHandler('roots/list', () => ({ roots }))
   const errors: Error[] = []
@@ -162,6 +166,30 @@ describe('dsh mcp', () => {
     expect(errors).toEqual([])
   })
 
+  it('serves a link one dsh mcp process returned through another over the same store, never a path outside it', async () => {
+    const capped = configFile('capped-links.json', { 'tool-fs-search': { grepMaxMatches: 2 } })
+    const first = await dshMcp(['--config', capped, '--cwd', tree, '--session', 'one-shot'])
+    const result = await first.client.callTool({ name: 'grep', arguments: { pattern: 'needle' } })
+    const link = result.content[1] as ResourceLink
+    expect(link.uri).toMatch(/^dsh-spill:\/\/one-shot\/[0-9a-f]{12}-grep-results\.txt$/)
+    await first.client.close()
+    await first.closed
+    // A second process, as a one-shot client's next run or another server behind a load balancer is.
+    const second = await dshMcp(['--cwd', elsewhere, '--session', 'another'])
+    const { contents } = await second.client.readResource({ uri: link.uri })
+    const complete = contents[0] !== undefined && 'text' in contents[0] ? contents[0].text : ''
+    for (let i = 1; i <= 5; i++) expect(complete).toContain(`needle ${i}`)
+    const name = link.uri.split('/').at(-1)!
+    for (const uri of [
+      `dsh-spill://another/${name}`,
+      `dsh-spill://one-shot/..%2F..%2F..%2Fetc%2Fpasswd`,
+      `dsh-spill://..%2F..%2Fetc/passwd`,
+      `dsh-spill://one-shot/000000000000-grep-results.txt`,
+    ]) {
+      await expect(second.client.readResource({ uri }), uri).rejects.toThrow(/no result is saved under/)
+    }
+  })
+
   it('puts SEARCH_INVALID_PATTERN in _meta for an invalid regex', async () => {
     const { client } = await dshMcp([])
     const result = await client.callTool({ name: 'grep', arguments: { pattern: 'a(' } })
@@ -184,6 +212,26 @@ describe('dsh mcp', () => {
     expect(text(await rooted.client.callTool({ name: 'grep', arguments: { pattern: 'needle' } }))).toContain('a.txt')
     const chosen = await dshMcp(['--cwd', elsewhere], { cwd: tree, roots })
     expect(text(await chosen.client.callTool({ name: 'grep', arguments: { pattern: 'needle' } }))).toContain('elsewhere.txt')
+  })
+
+  it('serves a 2026-07-28 client over stdio: server/discover, then lists and calls the tools', async () => {
+    const { client, errors } = await dshMcp([], { cwd: elsewhere, modern: true })
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28')
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(registered)
+    // No roots in this revision: the request names its workspace, else the directory the host started dsh in.
+    const named = await client.callTool({ name: 'grep', arguments: { pattern: 'needle' }, _meta: { 'dsh/cwd': tree } })
+    expect(text(named)).toContain('a.txt')
+    expect(named.structuredContent).toMatchObject({ card: 'search', shape: 'matches', total: 5 })
+    expect(text(await client.callTool({ name: 'grep', arguments: { pattern: 'needle' } }))).toContain('elsewhere.txt')
+    expect(errors).toEqual([])
+  })
+
+  it("runs a call that names no workspace in the config's mcp.workspace before the directory it started in", async () => {
+    const config = configFile('workspace.json', { mcp: { workspace: tree } })
+    for (const modern of [false, true]) {
+      const { client } = await dshMcp(['--config', config], { cwd: elsewhere, modern })
+      expect(text(await client.callTool({ name: 'grep', arguments: { pattern: 'needle' } }))).toContain('a.txt')
+    }
   })
 
   const stops: [string, (server: Running) => Promise<void>][] = [

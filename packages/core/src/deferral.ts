@@ -18,13 +18,44 @@ export function isDeferredTool(tool: Pick<ToolDefinition, 'name' | 'alwaysLoad' 
   return tool.shouldDefer
 }
 
-/** The prompt section, about tool_search, that names the deferred tools a session has not loaded. */
-export function unloadedToolsSection(names: readonly string[]): PromptSection {
-  return {
-    id: 'core/deferred-tools',
-    tool: TOOL_SEARCH_TOOL_NAME,
-    text: `Deferred tools not loaded yet (names only; load one with ${TOOL_SEARCH_TOOL_NAME} before calling it): ${names.join(', ')}.`,
+/**
+ * How many bytes of deferred tools' names tool_search's listing carries, unless configured: about 60
+ * names, enough to show a model what kinds of tool there are, while 10,000 upstream tools' names would
+ * be 227 KB of every first tools/list (docs/design.md#the-listing-of-deferred-tools-is-bounded).
+ */
+export const UNLOADED_NAMES_MAX_BYTES = 2048
+
+/** The most MCP servers named after the names that did not fit; the rest are counted. */
+const SERVERS_NAMED_MAX = 20
+
+/**
+ * The prompt section, about tool_search, that names the deferred tools a session has not loaded: names
+ * until the next would pass `maxBytes`, then how many more there are and which MCP servers they come
+ * from (`mcp__<server>__…`), so a model knows to search rather than guess.
+ */
+export function unloadedToolsSection(names: readonly string[], maxBytes = UNLOADED_NAMES_MAX_BYTES): PromptSection {
+  const shown: string[] = []
+  let bytes = 0
+  for (const name of names) {
+    bytes += new TextEncoder().encode(name).length + 2
+    if (bytes > maxBytes) break
+    shown.push(name)
   }
+  const rest = names.slice(shown.length)
+  const intro = `Deferred tools not loaded yet (names only; load one with ${TOOL_SEARCH_TOOL_NAME} before calling it)`
+  const text =
+    rest.length === 0
+      ? `${intro}: ${shown.join(', ')}.`
+      : `${intro}: ${[...shown, `${shown.length === 0 ? '' : 'and '}${rest.length} more${fromServers(rest)}`].join(', ')}; ${TOOL_SEARCH_TOOL_NAME} finds them by keyword.`
+  return { id: 'core/deferred-tools', tool: TOOL_SEARCH_TOOL_NAME, text }
+}
+
+/** Which MCP servers (`mcp__<server>__…`) the names not shown come from, for the model to search by. */
+function fromServers(rest: readonly string[]): string {
+  const servers = [...new Set(rest.flatMap((name) => /^mcp__(.+?)__/.exec(name)?.[1] ?? []))]
+  if (servers.length === 0) return ''
+  const others = servers.length > SERVERS_NAMED_MAX ? ` and ${servers.length - SERVERS_NAMED_MAX} more` : ''
+  return ` from the MCP servers ${servers.slice(0, SERVERS_NAMED_MAX).join(', ')}${others}`
 }
 
 /** The error for a call to a deferred tool its session has not loaded: it says how to load it. */

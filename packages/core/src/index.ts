@@ -39,7 +39,7 @@ export {
   type ToolDefinition,
 } from './tool.js'
 export { ToolRegistry, type ToolListing, type ExecuteOptions, type BatchStep } from './registry.js'
-export { TOOL_SEARCH_TOOL_NAME } from './deferral.js'
+export { TOOL_SEARCH_TOOL_NAME, UNLOADED_NAMES_MAX_BYTES } from './deferral.js'
 export { runWithDeadline, type DeadlineOptions } from './timeout.js'
 export type { PromptSection, ToolRegistrar, ToolCatalog, SystemPromptRegistrar, Logger, Services, ServiceName } from './services.js'
 export { asPlugin, describeIssues, type Plugin, type PluginContext, type PluginModule } from './plugin.js'
@@ -65,6 +65,7 @@ export type {
   SpillSaveRequest,
   SpillStreamRequest,
   SpillSaveResult,
+  SpillScratch,
   SpillStore,
   FileKind,
   FileInfo,

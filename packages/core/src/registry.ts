@@ -1,7 +1,7 @@
 // ToolRegistry: tools and prompt sections, the tools each session has loaded, and execution that turns every failure into a result.
 import { randomUUID } from 'node:crypto'
 import type { z } from 'zod'
-import { isDeferredTool, notLoadedError, TOOL_SEARCH_TOOL_NAME, unloadedToolsSection } from './deferral.js'
+import { isDeferredTool, notLoadedError, TOOL_SEARCH_TOOL_NAME, UNLOADED_NAMES_MAX_BYTES, unloadedToolsSection } from './deferral.js'
 import { CoreError, errorMessage, isHarnessError } from './errors.js'
 import { describeIssues } from './plugin.js'
 import type { ToolResultView } from './presentation.js'
@@ -48,7 +48,8 @@ export class ToolRegistry implements ToolRegistrar, SystemPromptRegistrar, ToolC
   /** Session id → the deferred tools it loaded, in load order. */
   readonly #loaded = new Map<string, Set<string>>()
   /** One entry per `awaitServer` call still connecting. */
-  readonly #connecting = new Set<{ server: string }>()
+  readonly #connecting = new Set<{ server: string; connecting: Promise<unknown> }>()
+  #unloadedNamesMaxBytes = UNLOADED_NAMES_MAX_BYTES
 
   register(tool: ToolDefinition): void {
     if (this.#tools.has(tool.name)) throw new CoreError('TOOL_DUPLICATE', `a tool named ${tool.name} is already registered`)
@@ -98,7 +99,7 @@ export class ToolRegistry implements ToolRegistrar, SystemPromptRegistrar, ToolC
     const unloaded = this.deferred()
       .map((tool) => tool.name)
       .filter((name) => loaded?.has(name) !== true)
-    const extra = unloaded.length === 0 ? [] : [unloadedToolsSection(unloaded)]
+    const extra = unloaded.length === 0 ? [] : [unloadedToolsSection(unloaded, this.#unloadedNamesMaxBytes)]
     return [...this.#tools.values()]
       .filter((tool) => !this.#defers(tool) || loaded?.has(tool.name) === true)
       .map((tool) => this.#listing(tool, tool.name === TOOL_SEARCH_TOOL_NAME ? extra : []))
@@ -134,12 +135,34 @@ export class ToolRegistry implements ToolRegistrar, SystemPromptRegistrar, ToolC
     return [...this.#loaded.keys()]
   }
 
-  /** Counts an MCP server as connecting until `connecting` settles, so a search that finds nothing can name it. */
+  /** Sets how many bytes of unloaded deferred tools' names tool_search's listing carries (`unloadedToolsSection`). */
+  limitUnloadedNames(maxBytes: number): void {
+    this.#unloadedNamesMaxBytes = maxBytes
+  }
+
+  /** Counts an MCP server as connecting until `connecting` settles, so a search that finds nothing can name it, or wait. */
   awaitServer(server: string, connecting: PromiseLike<unknown>): void {
-    const entry = { server }
-    this.#connecting.add(entry)
     const settle = (): void => void this.#connecting.delete(entry)
-    Promise.resolve(connecting).then(settle, settle)
+    const entry = { server, connecting: Promise.resolve(connecting).then(settle, settle) }
+    this.#connecting.add(entry)
+  }
+
+  /** Resolves once no MCP server is connecting, after `timeoutMs`, or when `signal` aborts, whichever comes first. */
+  async serversConnected(timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    if (this.#connecting.size === 0) return
+    let timer: NodeJS.Timeout | undefined
+    let onAbort: (() => void) | undefined
+    const stopped = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs)
+      onAbort = resolve
+      signal?.addEventListener('abort', onAbort, { once: true })
+    })
+    try {
+      await Promise.race([Promise.all([...this.#connecting].map((entry) => entry.connecting)), stopped])
+    } finally {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', onAbort!)
+    }
   }
 
   /** The MCP servers still connecting, sorted, each once. */

@@ -11,7 +11,11 @@ export interface BashRequest {
   workdir?: string
   /** Wall-clock limit; the backend's default when omitted, capped by its maximum. */
   timeoutMs?: number
-  /** Bytes of stdout to keep (the head); the backend's default when omitted, capped by its maximum. */
+  /**
+   * Bytes of stdout to keep (the head); the backend's default when omitted, capped by its maximum. With
+   * `stdoutSink` nothing is kept, so the maximum (a bound on memory) does not apply: the request's
+   * value stands, and a consumer that bounds its own memory may take output of any size.
+   */
   stdoutMaxBytes?: number
   /** Bytes of stderr to keep (the tail); the backend's default when omitted, capped by its maximum. */
   stderrMaxBytes?: number
@@ -126,6 +130,24 @@ export interface SpillSaveResult {
   retrievalHint: string
 }
 
+/**
+ * A scratch file a producer appends to and reads back in any order, gone once closed (or once the
+ * process ends). Synchronous, because it is written from a stdout sink, which is.
+ */
+export interface SpillScratch {
+  /** Appends `bytes` (done with them on return); returns the offset they start at. */
+  append(bytes: Uint8Array): number
+  /**
+   * `length` bytes from `offset`: read into `into` when it is large enough (a reader that refills one
+   * buffer allocates nothing per read), else into a buffer of their own.
+   */
+  read(offset: number, length: number, into?: Uint8Array): Uint8Array
+  /** Bytes appended so far. */
+  readonly size: number
+  /** Deletes the file; safe to call again. */
+  close(): void
+}
+
 /** Keeps oversized tool results so a model can page through them later. */
 export interface SpillStore {
   /** Saves the text; fails with a typed error (never partially writes a file the locator names). */
@@ -135,6 +157,12 @@ export interface SpillStore {
    * time (docs/design.md#streamed-spills).
    */
   saveStream(request: SpillStreamRequest): Promise<SpillSaveResult>
+  /**
+   * A private scratch file for a result larger than memory while it is produced
+   * (docs/design.md#results-bigger-than-memory); optional, since a store that cannot give one still
+   * saves what fits in memory.
+   */
+  openScratch?(): SpillScratch
   /**
    * The text saved under a locator this store issued, for a host that serves it to a client that
    * cannot open the path (MCP's `resources/read`). A locator outside the store fails with a typed error.
@@ -148,6 +176,13 @@ export interface SpillStore {
    * is judged like any other path.
    */
   holds(path: string, owner: string): Promise<boolean>
+  /**
+   * The locator of the result this store saved for `owner` under the file name `name` (the last
+   * segment of a locator it issued), or undefined when it holds no such result. Another process using
+   * the same store finds a result by it (an MCP `dsh-spill://` link read through a second server);
+   * a name that is no name of the store's making, or another owner's file, is undefined, never a path.
+   */
+  locate(owner: string, name: string): Promise<string | undefined>
 }
 
 /** What kind of thing a path names, after following symbolic links. */
@@ -234,6 +269,12 @@ export interface AccessRequest {
   /** The session asking: the owner whose spilled results it may reach wherever the store keeps them. */
   session?: string | undefined
   signal?: AbortSignal
+  /**
+   * The path's real path, when the calling tool has resolved it already (a search's link scan,
+   * docs/design.md#symbolic-links): the policy judges it rather than resolve `path` again, and still
+   * judges `path` by its own name.
+   */
+  realPath?: string | undefined
 }
 
 /** What the policy allows for one path. */

@@ -30,6 +30,10 @@ export interface ToolCatalog {
   loadDeferred(sessionId: string, names: readonly string[]): void
   /** MCP servers still connecting, whose tools may not be registered yet; sorted. */
   pendingServers(): string[]
+  /** Resolves once no MCP server is connecting, after `timeoutMs`, or when `signal` aborts, whichever comes first. */
+  serversConnected(timeoutMs: number, signal?: AbortSignal): Promise<void>
+  /** Sets how many bytes of unloaded deferred tools' names tool_search's listing carries. */
+  limitUnloadedNames(maxBytes: number): void
 }
 
 /** Where plugins add system-prompt sections. */

@@ -24,6 +24,23 @@ describe('unloadedToolsSection', () => {
       text: 'Deferred tools not loaded yet (names only; load one with tool_search before calling it): a, b.',
     })
   })
+
+  it('names tools until the bytes run out, then counts the rest and names their MCP servers', () => {
+    const names = ['mcp__a__one', 'mcp__b__two', 'plain', 'mcp__c__three']
+    // 'mcp__a__one, ' is 13 bytes: one name fits in 13, two in 26.
+    expect(unloadedToolsSection(names, 13).text).toBe(
+      'Deferred tools not loaded yet (names only; load one with tool_search before calling it): mcp__a__one, and 3 more from the MCP servers b, c; tool_search finds them by keyword.',
+    )
+    expect(unloadedToolsSection(['plain', 'other'], 7).text).toMatch(/: plain, and 1 more; tool_search finds them by keyword\.$/)
+    expect(unloadedToolsSection(names, 1000).text).toMatch(/: mcp__a__one, mcp__b__two, plain, mcp__c__three\.$/)
+  })
+
+  it('names at most 20 servers and counts the others, so the tail stays bounded too', () => {
+    const names = Array.from({ length: 25 }, (_, at) => `mcp__s${at}__tool`)
+    const { text } = unloadedToolsSection(names, 0)
+    expect(text).toContain(': 25 more from the MCP servers s0, s1,')
+    expect(text).toContain('s19 and 5 more; tool_search')
+  })
 })
 
 describe('notLoadedError', () => {

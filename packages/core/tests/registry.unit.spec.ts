@@ -307,6 +307,37 @@ describe('ToolRegistry deferred tools', () => {
     await new Promise((resolve) => setTimeout(resolve, 0))
     expect(r.pendingServers()).toEqual(['slack'])
   })
+
+  it('waits for the servers still connecting, at most the time given, and no longer once the caller aborts', async () => {
+    const r = new ToolRegistry()
+    await r.serversConnected(60_000)
+    let connect!: () => void
+    r.awaitServer('slack', new Promise<void>((resolve) => (connect = resolve)))
+    const waited = r.serversConnected(60_000)
+    connect()
+    await waited
+    expect(r.pendingServers()).toEqual([])
+
+    r.awaitServer('hung', new Promise<void>(() => undefined))
+    const started = Date.now()
+    await r.serversConnected(20)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(15)
+    const controller = new AbortController()
+    const aborted = r.serversConnected(60_000, controller.signal)
+    controller.abort()
+    await aborted
+    expect(r.pendingServers()).toEqual(['hung'])
+  })
+
+  it("bounds the names tool_search's listing carries to the bytes set", () => {
+    const r = deferring()
+    r.limitUnloadedNames(0)
+    const section = r
+      .listFor('s1')
+      .find((tool) => tool.name === 'tool_search')!
+      .promptSections.at(-1)!
+    expect(section.text).toMatch(/: 2 more from the MCP servers slack; tool_search finds them by keyword\.$/)
+  })
 })
 
 describe('ToolRegistry sessions and removed tools', () => {

@@ -1,4 +1,5 @@
 // The mcp plugin: the MCP server's own settings, read from the `mcp` key of a harness's config.
+import { isAbsolute } from 'node:path'
 import { z } from 'zod'
 import type { PluginContext } from '@dsh/core'
 
@@ -34,6 +35,11 @@ export interface McpTransportSettings {
   httpSessionIdleMs: number
   /** Milliseconds a client has to send one HTTP request (headers and body); a slower one gets 408. */
   httpRequestTimeoutMs: number
+  /**
+   * The directory calls run in when `--cwd` is not given and the client names none (no roots, no
+   * `_meta["dsh/cwd"]`); an absolute path, or undefined.
+   */
+  workspace?: string | undefined
 }
 
 /** The settings a harness without the mcp plugin is served with: each one's default. */
@@ -44,10 +50,18 @@ export const MCP_TRANSPORT_DEFAULTS: McpTransportSettings = {
   httpRequestTimeoutMs: MCP_HTTP_REQUEST_TIMEOUT_MS,
 }
 
+/** What the mcp plugin provides as the `mcpGateway` service, and what `dsh mcp --upstream` reads from it. */
+export interface McpGatewaySettings {
+  /** Whether the gateway lists call_tool, for hosts that keep the first tool list they fetched. */
+  callTool: boolean
+}
+
 declare module '@dsh/core' {
   interface Services {
     /** The MCP server's transport settings, which the mcp plugin provides from its config. */
     mcpTransport: McpTransportSettings
+    /** The upstream gateway's settings, which the mcp plugin provides from its config. */
+    mcpGateway: McpGatewaySettings
   }
 }
 
@@ -95,9 +109,24 @@ export const Config = z.strictObject({
     .describe(
       'Milliseconds a client has to send one HTTP request to `dsh mcp --http`, headers and body; a client that stalls or trickles past it is answered 408 and disconnected. Responses (a long search, a standing event stream) are not limited by it: each tool call has its own timeout. @default 30000',
     ),
+  gatewayCallTool: z
+    .boolean()
+    .default(true)
+    .describe(
+      "Whether `dsh mcp --upstream` lists call_tool(name, arguments), which calls any deferred tool tool_search loaded: a host that keeps the first tool list it fetched (LangChain's MultiServerMCPClient) reaches loaded tools through it. Turn it off for hosts that fetch the list again on notifications/tools/list_changed, to keep one tool out of every listing. @default true",
+    ),
+  workspace: z
+    .string()
+    .refine(isAbsolute, 'must be an absolute path')
+    .optional()
+    .describe(
+      'The directory `dsh mcp` searches when `--cwd` is not given and the client names none: a 2025 client that sends no roots, a 2026-07-28 request without `_meta["dsh/cwd"]`. An absolute path. Without it, over HTTP such a call fails with Invalid params saying how to name one; over stdio it runs in the directory the host started `dsh mcp` in. @default (unset)',
+    ),
 })
 
-/** Provides the settings as the `mcpTransport` service. */
+/** Provides the settings as the `mcpTransport` and `mcpGateway` services. */
 export function apply(ctx: PluginContext, config: z.output<typeof Config>): void {
-  ctx.provide('mcpTransport', { ...config })
+  const { gatewayCallTool, ...transport } = config
+  ctx.provide('mcpTransport', transport)
+  ctx.provide('mcpGateway', { callTool: gatewayCallTool })
 }

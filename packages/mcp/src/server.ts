@@ -1,7 +1,7 @@
 // createDshMcpServer: a loaded harness's tools, and the results they spill, as one MCP server.
 import type { Harness, Logger } from '@dsh/core'
 import { Server } from '@modelcontextprotocol/server'
-import { fixedCwd, followClientRoots, type SessionCwd } from './session-cwd.js'
+import { fixedCwd, followClientRoots, requestCwd } from './session-cwd.js'
 import { SpillLinks } from './spill-links.js'
 import { registerSpillResources } from './spill-resources.js'
 import { registerToolHandlers } from './tool-call.js'
@@ -13,8 +13,13 @@ export interface DshMcpOptions {
   harness: Harness
   /** The session cwd the host chose (`--cwd`); when given, client roots are ignored. */
   cwd?: string
-  /** The cwd when none is given and the client names no usable root: the process cwd. */
-  fallbackCwd: string
+  /**
+   * Where calls run when `cwd` is not given, the client names no workspace and the config sets no
+   * `mcp.workspace`: over stdio, the directory the host started the server in, which the host chose.
+   * Undefined (over HTTP, where the process's cwd is nobody's choice): such a call fails with Invalid
+   * params saying how to name one.
+   */
+  fallbackCwd?: string | undefined
   /** The session id; it owns the results calls spill. */
   session: string
   /** The server's name and version, as `initialize` reports them. */
@@ -23,11 +28,20 @@ export interface DshMcpOptions {
   /** Where the server reports trouble: stderr, since stdout carries JSON-RPC only. */
   logger: Logger
   /**
+   * The search card's MCP App page (the CLI's `renderSearchCardAppPage`). Given, it is served as
+   * `ui://dsh/search-card.html` and every tool whose calls return a search card declares it.
+   */
+  searchCardAppHtml?: string | undefined
+  /**
    * Tools that come and go while the server runs (an upstream gateway's): on each change the server
    * sends notifications/tools/list_changed when its session's listing differs from the one it last
    * announced.
    */
-  toolChanges?: { onToolsChanged(listener: () => void): () => void }
+  toolChanges?: {
+    onToolsChanged(listener: () => void): () => void
+    /** Told of this server, so the gateway's upstreams can reach its host between calls (roots/list); returns the detach. */
+    attachHost?(server: Server): () => void
+  }
 }
 
 /**
@@ -42,12 +56,13 @@ export interface DshMcpServerParts {
 
 /**
  * What a serving entry may hand a server besides the public options: a spill-link table that outlives
- * the server (a 2026-07-28 session's, whose every request has a server of its own), and where its
- * calls run when neither `cwd` nor client roots can say.
+ * the server (a 2026-07-28 session's, whose every request has a server of its own), and the protocol
+ * era it serves: a 2026-07-28 (`modern`) server has no roots to follow, so its requests name their
+ * workspace in `_meta`. @default era 'legacy'
  */
 export interface DshMcpServerInternals {
   links?: SpillLinks
-  sessionCwd?: SessionCwd
+  era?: 'legacy' | 'modern'
 }
 
 /** Builds the server with the hook `serveMcpStdio` needs to let no call outlive it. */
@@ -61,18 +76,23 @@ export function buildDshMcpServer(options: DshMcpOptions & DshMcpServerInternals
   )
   server.onerror = (error) => options.logger.warn(`mcp: ${error.message}`)
   const links = options.links ?? new SpillLinks(options.session)
+  const fallbackCwd = options.harness.get('mcpTransport')?.workspace ?? options.fallbackCwd
   const cwd =
-    options.sessionCwd ??
-    (options.cwd === undefined
-      ? followClientRoots(server, { fallbackCwd: options.fallbackCwd, logger: options.logger })
-      : fixedCwd(options.cwd))
+    options.cwd !== undefined
+      ? fixedCwd(options.cwd)
+      : options.era === 'modern'
+        ? requestCwd(fallbackCwd)
+        : followClientRoots(server, { fallbackCwd, logger: options.logger })
   const { registry } = options.harness
   const announceToolList = toolListAnnouncer(server, registry, options.session, options.logger)
-  const callsSettled = registerToolHandlers(server, { registry, session: options.session, cwd, links, announceToolList })
-  registerSpillResources(server, links, options.harness.get('spillStore'))
+  const app = options.searchCardAppHtml !== undefined
+  const callsSettled = registerToolHandlers(server, { registry, session: options.session, cwd, links, announceToolList, app })
+  registerSpillResources(server, links, options.harness.get('spillStore'), options.searchCardAppHtml)
   const unsubscribe = options.toolChanges?.onToolsChanged(() => void announceToolList())
+  const detachHost = options.toolChanges?.attachHost?.(server)
   const release = (): void => {
     unsubscribe?.()
+    detachHost?.()
     registry.forgetSession(options.session)
   }
   return { server, callsSettled, release }

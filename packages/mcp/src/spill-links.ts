@@ -1,12 +1,28 @@
 // The spilled results this server produced, each under a dsh-spill:// URI that resources/read serves.
 import type { ResourceLink } from '@modelcontextprotocol/server'
 
-/** The URI template the spill resources follow, as `resources/templates/list` shows it. */
+/**
+ * The URI template the spill resources follow, as `resources/templates/list` shows it: the spill
+ * owner and the store's name for the file, which any process using the same store can look up.
+ */
 export const SPILL_URI_TEMPLATE = 'dsh-spill://{session}/{name}'
 
+/** The owner and file name a `dsh-spill://` URI names, decoded, or undefined for any other URI. */
+export function parseSpillUri(uri: string): { owner: string; name: string } | undefined {
+  const match = /^dsh-spill:\/\/([^/?#]+)\/([^/?#]+)$/.exec(uri)
+  if (match === null) return undefined
+  try {
+    return { owner: decodeURIComponent(match[1]!), name: decodeURIComponent(match[2]!) }
+  } catch {
+    // A malformed percent escape names nothing.
+    return undefined
+  }
+}
+
 /**
- * Maps the URIs this server issued to spill-store locators. Only a URI found here is read, so a client
- * can name a result it was handed but never a path of its choosing.
+ * Maps the URIs this server issued to spill-store locators. A URI not found here is looked up in the
+ * store by its owner and name (`parseSpillUri`), so a client can name a result some server handed it
+ * but never a path of its choosing.
  */
 export class SpillLinks {
   readonly #session: string

@@ -27,6 +27,9 @@ export class StdioJsonRpcTransport implements Transport {
   readonly #messageMaxBytes: number
   readonly #splitter: JsonLineSplitter
   #closed = false
+  #markClosed!: () => void
+  /** Resolves once the transport has closed (stdin ended, or `close` was called). */
+  readonly closed = new Promise<void>((resolve) => (this.#markClosed = resolve))
 
   constructor(stdin: Readable, stdout: Writable, options: StdioTransportOptions) {
     this.#stdin = stdin
@@ -71,7 +74,11 @@ export class StdioJsonRpcTransport implements Transport {
     this.#stdin.off('close', this.#onStdinEnd)
     this.#stdin.pause()
     this.#splitter.clear()
-    this.onclose?.()
+    try {
+      this.onclose?.()
+    } finally {
+      this.#markClosed()
+    }
     return Promise.resolve()
   }
 

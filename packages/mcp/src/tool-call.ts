@@ -6,12 +6,15 @@ import {
   specTypeSchemas,
   type CallToolResult,
   type ContentBlock,
+  type RequestId,
   type Server,
 } from '@modelcontextprotocol/server'
 import type { SessionCwd } from './session-cwd.js'
 import type { SpillLinks } from './spill-links.js'
 import { toMcpTool } from './tool-listing.js'
 import { forwardedCallResult } from './upstream/forwarded.js'
+import { hostCallOf, withHostCall } from './upstream/host.js'
+import { frontedToolFields } from './upstream/upstream-tool.js'
 
 /** The `_meta` key a failed call's error code rides under, e.g. `{ "dsh/errorCode": "SEARCH_INVALID_PATTERN" }`. */
 export const ERROR_CODE_META = 'dsh/errorCode'
@@ -25,6 +28,8 @@ export interface ToolHandlerDeps {
   links: SpillLinks
   /** Tells the host the tool list changed, when it did (a call loaded deferred tools). */
   announceToolList: () => Promise<void>
+  /** Whether the search card's MCP App page is served, which tools with a result view then declare. */
+  app: boolean
 }
 
 /**
@@ -37,11 +42,17 @@ export function registerToolHandlers(server: Server, deps: ToolHandlerDeps): () 
   const running = new Set<Promise<unknown>>()
   const list = { params: specTypeSchemas.PaginatedRequestParams, result: specTypeSchemas.ListToolsResult }
   server.setRequestHandler('tools/list', list, () => ({
-    tools: deps.registry.listFor(deps.session).map(toMcpTool),
+    tools: deps.registry
+      .listFor(deps.session)
+      .map((listing) => toMcpTool(listing, deps.app, frontedToolFields(deps.registry.get(listing.name)))),
   }))
   // The SDK runs each request's handler as it arrives, so calls overlap; nothing here serializes them.
   server.setRequestHandler('tools/call', (request, ctx) => {
-    const call = callTool(deps, request.params.name, request.params.arguments ?? {}, ctx.mcpReq.signal).then(async (result) => {
+    const { name, arguments: args = {}, _meta: meta } = request.params
+    // A forwarded call finds the host through this: its progress and its upstream's requests go back to it.
+    const host = hostCallOf(server, request.params, ctx)
+    const forward = () => callTool(deps, { name, args, meta, requestId: ctx.mcpReq.id }, ctx.mcpReq.signal)
+    const call = withHostCall(host, forward).then(async (result) => {
       await deps.announceToolList()
       return result
     })
@@ -54,13 +65,21 @@ export function registerToolHandlers(server: Server, deps: ToolHandlerDeps): () 
   }
 }
 
-async function callTool(deps: ToolHandlerDeps, name: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
+/** A tools/call's params: the tool, its arguments, and the request's `_meta` (a 2026-07-28 request's names its workspace). */
+interface ToolCall {
+  name: string
+  args: unknown
+  meta: Record<string, unknown> | undefined
+  requestId: RequestId
+}
+
+async function callTool(deps: ToolHandlerDeps, { name, args, meta, requestId }: ToolCall, signal: AbortSignal): Promise<CallToolResult> {
   if (deps.registry.get(name) === undefined) {
     // MCP makes an unknown tool a protocol error; the registry's message names the tools there are.
     const { content } = await deps.registry.execute(name, args)
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, content, { [ERROR_CODE_META]: 'TOOL_NOT_FOUND' })
   }
-  const cwd = await deps.cwd.current(signal)
+  const cwd = await deps.cwd.current({ signal, meta, requestId })
   const result = await deps.registry.execute(name, args, { signal, agent: { session: { header: { id: deps.session, cwd } } } })
   return forwardedCallResult(result) ?? toCallToolResult(result, deps.links, deps.registry.present(name, args, result))
 }

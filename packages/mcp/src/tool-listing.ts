@@ -1,10 +1,16 @@
 // How a registered tool appears in tools/list: its schema, its description with prompt sections, its hints.
 import type { ToolListing } from '@dsh/core'
 import type { Tool, ToolAnnotations } from '@modelcontextprotocol/server'
+import { searchCardAppToolMeta } from './search-card-app.js'
+import type { FrontedToolFields } from './upstream/upstream-tool.js'
 
-/** One registry listing as an MCP tool. */
-export function toMcpTool(listing: ToolListing): Tool {
-  return {
+/**
+ * One registry listing as an MCP tool. With `app`, a tool whose calls return a search card declares
+ * the card's MCP App page; a tool the gateway fronts keeps its upstream's title, icons, annotations,
+ * `_meta` and `outputSchema` (docs/design.md#the-gateway).
+ */
+export function toMcpTool(listing: ToolListing, app = false, fronted?: FrontedToolFields): Tool {
+  const own: Tool = {
     name: listing.name,
     title: toolTitle(listing.name),
     description: toolDescription(listing),
@@ -13,7 +19,9 @@ export function toMcpTool(listing: ToolListing): Tool {
     annotations: toolAnnotations(listing),
     // The view a call's structuredContent carries, for a tool that builds one for every success.
     ...(listing.resultViewSchema === undefined ? {} : { outputSchema: listing.resultViewSchema }),
+    ...(app && listing.resultViewSchema !== undefined ? { _meta: searchCardAppToolMeta() } : {}),
   }
+  return fronted === undefined ? own : { ...own, ...fronted }
 }
 
 /** An MCP host gives the model a tool's description and nothing else, so the prompt sections about it ride along. */

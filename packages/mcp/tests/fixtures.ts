@@ -35,6 +35,11 @@ export async function testHarness(options: { spillStore?: SpillStore | false; mc
     saveText: () => Promise.reject(new Error('not used')),
     saveStream: () => Promise.reject(new Error('not used')),
     holds: (path) => Promise.resolve(path.startsWith('/spill/')),
+    // Results another process saved: texts under /spill/<owner>/<name>.
+    locate: (owner, name) => {
+      const locator = `/spill/${owner}/${name}`
+      return Promise.resolve(texts.has(locator) ? locator : undefined)
+    },
     readText: async (locator) => {
       const text = texts.get(locator)
       if (text === undefined) throw new HarnessError('SPILL_NOT_FOUND', `no saved result at ${locator}; run the search again`)

@@ -78,7 +78,7 @@ describe('the gateway end to end', () => {
     await gateway.settled
     // Only the tool its upstream marks alwaysLoad is listed beside ours.
     const initial = await client.listTools()
-    expect(names(initial.tools)).toEqual(['echo', 'tool_search', 'mcp__notes__pinned'])
+    expect(names(initial.tools)).toEqual(['echo', 'tool_search', 'call_tool', 'mcp__notes__pinned'])
     const search = initial.tools.find((t) => t.name === 'tool_search')!
     expect(search.description).toContain('mcp__notes__add_note, mcp__notes__list_notes, mcp__notes__show_image')
     expect(search.description).toContain('mcp__docs__docs_search, mcp__docs__wait')
@@ -178,7 +178,7 @@ describe('the gateway end to end', () => {
     )
     expect(alive(pid)).toBe(false)
     expect(changes(connection)).toBe(before + 1)
-    expect(names((await client.listTools()).tools)).toEqual(['echo', 'tool_search'])
+    expect(names((await client.listTools()).tools)).toEqual(['echo', 'tool_search', 'call_tool'])
     expect(harness.registry.loadedDeferred('mcp')).toEqual([])
     await expect(client.callTool({ name: 'mcp__notes__whoami', arguments: {} })).rejects.toThrow(/no tool named mcp__notes__whoami/)
   })

@@ -65,17 +65,29 @@ describe('the session cwd over MCP', () => {
     const { harness } = await testHarness()
     connection = await connect(harness, {}, { roots: () => Promise.reject(new Error('no roots today')) })
     expect(await echoCwd(connection.client)).toBe('/fallback')
+    // Asked when the client initialized, and again by the call, since no answer had come.
     expect(connection.logger.lines).toEqual([
       expect.stringMatching(/^warn: mcp: roots\/list failed \(.*no roots today.*\); tools run in \/fallback$/),
+      expect.stringMatching(/^warn: mcp: roots\/list failed \(.*no roots today.*\); tools run in \/fallback$/),
     ])
+  })
+
+  it('fails a call with Invalid params saying how to name a workspace, when nothing names one', async () => {
+    const { harness } = await testHarness()
+    connection = await connect(harness, { fallbackCwd: undefined })
+    await expect(echoCwd(connection.client)).rejects.toThrow(/^no workspace to search: .*start dsh mcp with --cwd DIR/)
+    await connection.close()
+    connection = await connect(harness, { fallbackCwd: undefined }, { roots: () => Promise.reject(new Error('none')) })
+    await expect(echoCwd(connection.client)).rejects.toMatchObject({ code: -32602 })
+    expect(connection.logger.lines[0]).toMatch(/tools run in no workspace until one is named$/)
   })
 })
 
 /** A server that only follows roots, and a client whose roots/list answers are the test's to release. */
-async function rootsPair(rootsWaitMs: number) {
+async function rootsPair(rootsWaitMs: number, fallbackCwd: string | undefined = '/fallback') {
   const server = new Server({ name: 's', version: '1' }, { capabilities: {} })
   const logger = silentLogger()
-  const cwd: SessionCwd = followClientRoots(server, { fallbackCwd: '/fallback', logger, rootsWaitMs })
+  const cwd: SessionCwd = followClientRoots(server, { fallbackCwd, logger, rootsWaitMs })
   const answers: ((roots: Root[]) => void)[] = []
   const client = new Client({ name: 'c', version: '1' }, { capabilities: { roots: { listChanged: true } } })
   client.setRequestHandler('roots/list', () => new Promise((resolve) => answers.push((roots) => resolve({ roots }))))
@@ -89,16 +101,16 @@ describe('followClientRoots', () => {
   it('lets a call wait for an unanswered roots/list only so long, then later calls see the answer', async () => {
     const { cwd, client, answers } = await rootsPair(50)
     expect(await waitUntil(() => answers.length === 1, 5000)).toBe(true)
-    expect(await cwd.current(new AbortController().signal)).toBe('/fallback')
+    expect(await cwd.current({ signal: new AbortController().signal })).toBe('/fallback')
     answers[0]!([root('/late')])
-    expect(await cwd.current(new AbortController().signal)).toBe('/late')
+    expect(await cwd.current({ signal: new AbortController().signal })).toBe('/late')
     await client.close()
   })
 
   it('waits for the answer when it comes in time', async () => {
     const { cwd, client, answers } = await rootsPair(60_000)
     expect(await waitUntil(() => answers.length === 1, 5000)).toBe(true)
-    const current = cwd.current(new AbortController().signal)
+    const current = cwd.current({ signal: new AbortController().signal })
     answers[0]!([root('/in-time')])
     expect(await current).toBe('/in-time')
     await client.close()
@@ -108,9 +120,22 @@ describe('followClientRoots', () => {
     const { cwd, client, answers } = await rootsPair(60_000)
     expect(await waitUntil(() => answers.length === 1, 5000)).toBe(true)
     const controller = new AbortController()
-    const current = cwd.current(controller.signal)
+    const current = cwd.current({ signal: controller.signal })
     controller.abort()
     expect(await current).toBe('/fallback')
+    await client.close()
+  })
+
+  it("asks again, with the call's request id, when the first question was never answered", async () => {
+    const { cwd, client, answers } = await rootsPair(60_000, undefined)
+    expect(await waitUntil(() => answers.length === 1, 5000)).toBe(true)
+    const current = cwd.current({ signal: new AbortController().signal, requestId: 7 })
+    expect(await waitUntil(() => answers.length === 2, 5000)).toBe(true)
+    answers[1]!([root('/asked-again')])
+    expect(await current).toBe('/asked-again')
+    // Answered now: a later call does not ask.
+    expect(await cwd.current({ signal: new AbortController().signal, requestId: 8 })).toBe('/asked-again')
+    expect(answers).toHaveLength(2)
     await client.close()
   })
 
@@ -120,11 +145,11 @@ describe('followClientRoots', () => {
     await client.sendRootsListChanged()
     expect(await waitUntil(() => answers.length === 2, 5000)).toBe(true)
     answers[1]!([root('/newer')])
-    expect(await cwd.current(new AbortController().signal)).toBe('/newer')
+    expect(await cwd.current({ signal: new AbortController().signal })).toBe('/newer')
     answers[0]!([root('/older')])
     // Let the older answer arrive: it is the one that must not win.
     await new Promise((resolve) => setTimeout(resolve, budgetMs(50)))
-    expect(await cwd.current(new AbortController().signal)).toBe('/newer')
+    expect(await cwd.current({ signal: new AbortController().signal })).toBe('/newer')
     await client.close()
   })
 })

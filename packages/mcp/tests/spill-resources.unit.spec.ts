@@ -38,9 +38,22 @@ describe('spilled results as resources', () => {
     expect(resources).toEqual([{ uri: link.uri, name: link.name, description: link.description, mimeType: 'text/plain' }])
   })
 
-  it('answers a URI it never issued with resource-not-found, even one the template matches', async () => {
+  it('reads a link another process issued when the store holds its result, by owner and name', async () => {
+    const { client, texts } = await spilled()
+    texts.set('/spill/other session/0123456789ab-grep.txt', 'from elsewhere\n')
+    const uri = 'dsh-spill://other%20session/0123456789ab-grep.txt'
+    expect((await client.readResource({ uri })).contents).toEqual([{ uri, mimeType: 'text/plain', text: 'from elsewhere\n' }])
+  })
+
+  it('answers a URI whose result the store does not hold with resource-not-found, even one the template matches', async () => {
     const { client } = await spilled()
-    for (const uri of ['dsh-spill://mcp/0002-grep-results.txt', 'dsh-spill://mcp/..%2F..%2Fetc%2Fpasswd', 'file:///etc/passwd']) {
+    for (const uri of [
+      'dsh-spill://mcp/0002-grep-results.txt',
+      'dsh-spill://mcp/..%2F..%2Fetc%2Fpasswd',
+      'dsh-spill://mcp/%E0%A4%A',
+      'dsh-spill://mcp/a/b',
+      'file:///etc/passwd',
+    ]) {
       const error = await client.readResource({ uri }).catch((e: unknown) => e)
       expect(error, uri).toBeInstanceOf(ResourceNotFoundError)
       expect(error).toMatchObject({ code: -32602, data: { uri } })
@@ -65,6 +78,7 @@ describe('spilled results as resources', () => {
       saveStream: () => Promise.reject(new Error('unused')),
       readText: () => Promise.reject('disk on fire'),
       holds: () => Promise.resolve(false),
+      locate: () => Promise.resolve(undefined),
     }
     const { client, link } = await spilled({ spillStore: broken })
     const error = await client.readResource({ uri: link.uri }).catch((e: unknown) => e)
@@ -74,6 +88,22 @@ describe('spilled results as resources', () => {
   it('serves nothing when the harness has no spill store', async () => {
     const { client, link } = await spilled({ spillStore: false })
     await expect(client.readResource({ uri: link.uri })).rejects.toBeInstanceOf(ResourceNotFoundError)
+  })
+})
+
+describe("the search card's MCP App page", () => {
+  it('is listed first and read as the MCP App type when the server has it, and is no resource otherwise', async () => {
+    const test = await testHarness()
+    connection = await connect(test.harness, { searchCardAppHtml: '<!doctype html><p>card</p>' })
+    const uri = 'ui://dsh/search-card.html'
+    expect((await connection.client.listResources()).resources[0]).toMatchObject({ uri, mimeType: 'text/html;profile=mcp-app' })
+    expect((await connection.client.readResource({ uri })).contents).toEqual([
+      { uri, mimeType: 'text/html;profile=mcp-app', text: '<!doctype html><p>card</p>' },
+    ])
+    await connection.close()
+    connection = await connect(test.harness)
+    expect((await connection.client.listResources()).resources).toEqual([])
+    await expect(connection.client.readResource({ uri })).rejects.toBeInstanceOf(ResourceNotFoundError)
   })
 })
 

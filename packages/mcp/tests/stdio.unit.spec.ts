@@ -80,6 +80,72 @@ describe('serveMcpStdio', () => {
   })
 })
 
+describe('serveMcpStdio, 2026-07-28 clients', () => {
+  it('negotiates the modern revision through server/discover, and runs calls where _meta names, else in the fallback', async () => {
+    const test = await testHarness()
+    const stdin = new PassThrough()
+    const stdout = new PassThrough()
+    const serving = serveMcpStdio({
+      harness: test.harness,
+      fallbackCwd: '/fallback',
+      session: 'mcp',
+      name: 'dsh',
+      version: '9',
+      logger: silentLogger(),
+      stdin,
+      stdout,
+    })
+    const client = new Client({ name: 'modern', version: '1' }, { versionNegotiation: { mode: 'auto' } })
+    await client.connect(new StdioServerTransport(stdout, stdin))
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28')
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('echo')
+    const call = (meta: Record<string, unknown>) =>
+      client.callTool({ name: 'echo', arguments: { text: 'hi' }, _meta: meta }).then((r) => (r.content as { text: string }[])[0]!.text)
+    expect(await call({ 'dsh/cwd': '/named' })).toBe('hi (session mcp, cwd /named)')
+    expect(await call({})).toBe('hi (session mcp, cwd /fallback)')
+    stdin.end()
+    await serving
+  })
+
+  it('serves a 2025 client that probed with server/discover first, logging the probe once', async () => {
+    const test = await testHarness()
+    const stdin = new PassThrough()
+    const stdout = new PassThrough()
+    const logger = silentLogger()
+    const received: JSONRPCMessage[] = []
+    stdout.on('data', (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n')) if (line !== '') received.push(JSON.parse(line) as JSONRPCMessage)
+    })
+    const serving = serveMcpStdio({ harness: test.harness, session: 'mcp', name: 'dsh', version: '9', logger, stdin, stdout })
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    }
+    stdin.write(request('discover', 'server/discover', { _meta: envelope }))
+    expect(await waitUntil(() => received.some((m) => 'id' in m && m.id === 'discover'), 10_000)).toBe(true)
+    stdin.write('not json\n')
+    stdin.write(
+      request('init', 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } }),
+    )
+    expect(await waitUntil(() => received.some((m) => 'id' in m && m.id === 'init'), 10_000)).toBe(true)
+    stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+    stdin.write('still not json\n')
+    stdin.write(request('call', 'tools/call', { name: 'echo', arguments: { text: 'hi' } }))
+    expect(await waitUntil(() => received.some((m) => 'id' in m && m.id === 'call'), 10_000)).toBe(true)
+    // No --cwd, no roots, no workspace, no fallback: the call says how to name one.
+    expect(received.find((m) => 'id' in m && m.id === 'call')).toMatchObject({
+      error: { code: -32602, message: expect.stringMatching(/^no workspace to search/) },
+    })
+    expect(received.find((m) => 'id' in m && m.id === 'discover')).toMatchObject({
+      result: { supportedVersions: expect.arrayContaining(['2026-07-28']) },
+    })
+    expect(logger.lines.filter((line) => line.includes('Parse error'))).toHaveLength(2)
+    stdin.end()
+    await serving
+  })
+})
+
 describe('serveMcpStdio sessions', () => {
   it('forgets what a session loaded once its server closes, so many sessions over one harness leave nothing behind', async () => {
     const harness = await deferringHarness()

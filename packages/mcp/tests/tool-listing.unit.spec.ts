@@ -27,6 +27,14 @@ describe('toMcpTool', () => {
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     })
   })
+
+  it("declares the search card's App page, in both forms hosts read, only for a tool with a result view when the App is served", () => {
+    const viewed = { ...listing, resultViewSchema: { type: 'object' } }
+    const uri = 'ui://dsh/search-card.html'
+    expect(toMcpTool(viewed, true)._meta).toEqual({ ui: { resourceUri: uri }, 'ui/resourceUri': uri })
+    expect(toMcpTool(viewed)).not.toHaveProperty('_meta')
+    expect(toMcpTool(listing, true)).not.toHaveProperty('_meta')
+  })
 })
 
 describe('toolDescription', () => {

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { ToolRegistry } from '@dsh/core'
 import { ForwardedAnswer } from '../src/upstream/forwarded.js'
-import { defineUpstreamTool, hidesText, UPSTREAM_CALL_TIMEOUT_MS, type UpstreamCaller } from '../src/upstream/upstream-tool.js'
+import {
+  defineUpstreamTool,
+  frontedToolFields,
+  hidesText,
+  UPSTREAM_CALL_TIMEOUT_MS,
+  type UpstreamCaller,
+} from '../src/upstream/upstream-tool.js'
 
 class FakeProtocolError extends Error {
   constructor(
@@ -94,5 +100,41 @@ describe('hidesText', () => {
     expect(hidesText({ name: 'a', description: '\u001b[31mred', inputSchema: schema })).toBe(true)
     expect(hidesText({ name: 'a', title: 'A\u202e', inputSchema: schema })).toBe(true)
     expect(hidesText({ name: 'a', inputSchema: schema, _meta: { 'anthropic/searchHint': 'x\u2066' } })).toBe(true)
+  })
+})
+
+describe('frontedToolFields', () => {
+  it("keeps an upstream tool's title, icons, annotations, _meta and outputSchema, their words cleaned", () => {
+    const { fake } = caller(() => Promise.resolve({ content: [] }))
+    const tool = defineUpstreamTool(
+      's',
+      'mcp__s__a',
+      {
+        name: 'a',
+        title: 'The \u202eA',
+        icons: [{ src: 'https://example.com/a.png', mimeType: 'image/png' }],
+        annotations: { title: 'Annotated\u001b[2J', readOnlyHint: true, openWorldHint: true },
+        _meta: { 'vendor/x': 1 },
+        inputSchema: schema,
+        outputSchema: { type: 'object', properties: { n: { type: 'number', description: 'A count\u200b.' } } },
+      },
+      fake,
+    )
+    expect(frontedToolFields(tool)).toEqual({
+      title: 'The \\u202eA',
+      icons: [{ src: 'https://example.com/a.png', mimeType: 'image/png' }],
+      annotations: { title: 'Annotated', readOnlyHint: true, openWorldHint: true },
+      _meta: { 'vendor/x': 1 },
+      outputSchema: { type: 'object', properties: { n: { type: 'number', description: 'A count\\u200b.' } } },
+    })
+  })
+
+  it('keeps only what the upstream sent, and knows no other tool', () => {
+    const { fake } = caller(() => Promise.resolve({ content: [] }))
+    const bare = defineUpstreamTool('s', 'mcp__s__a', { name: 'a', inputSchema: schema, annotations: { destructiveHint: false } }, fake)
+    expect(frontedToolFields(bare)).toEqual({ annotations: { destructiveHint: false } })
+    expect(frontedToolFields(undefined)).toBeUndefined()
+    const registry = new ToolRegistry()
+    expect(frontedToolFields(registry.get('nothing'))).toBeUndefined()
   })
 })

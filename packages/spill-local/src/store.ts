@@ -6,9 +6,10 @@ import { writeFileAtomic, type SpillContent } from './atomic-write.js'
 import { parseLocalSpillOptions, type LocalSpillOptions, type LocalSpillSettings } from './config.js'
 import { ensureOwnerDir } from './directories.js'
 import { SpillError } from './errors.js'
-import { holdsResult } from './holds.js'
+import { holdsResult, locateResult } from './holds.js'
 import { assertInsideRoot, ownerDirName, spillFileName } from './names.js'
 import { pruneOwnerDir } from './prune.js'
+import { openScratch } from './scratch.js'
 
 /** Options for `createLocalSpillStore`: the plugin's config fields, plus a clock for tests. */
 export interface LocalSpillStoreOptions extends LocalSpillOptions {
@@ -30,8 +31,10 @@ export function createLocalSpillStore(options: LocalSpillStoreOptions = {}): Spi
   return {
     saveText: ({ text, ...request }) => save({ ...request, content: text }, settings, now),
     saveStream: ({ blocks, ...request }) => save({ ...request, content: blocks }, settings, now),
+    openScratch: () => openScratch(settings.root),
     readText: (locator) => readText(locator, settings),
     holds: (path, owner) => holdsResult(settings.root, path, owner),
+    locate: (owner, name) => locateResult(settings.root, owner, name),
   }
 }
 

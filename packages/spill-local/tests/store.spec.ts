@@ -9,6 +9,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs'
 import { dirname, join, relative, sep } from 'node:path'
@@ -161,6 +162,9 @@ describe('saveStream', () => {
     const root = freshRoot()
     const store = createLocalSpillStore({ root, maxBytesPerOwner: 1_000, minAgeMs: 0 })
     const older = await store.saveText(request({ text: 'a'.repeat(600) }))
+    // File times tick coarsely (a few ms): two saves in one tick would tie, and the tie goes by the random name.
+    const past = new Date(Date.now() - 60_000)
+    utimesSync(older.locator, past, past)
     await store.saveStream({ owner: 'session-1', source, filename: 'grep-results.txt', blocks: [Buffer.alloc(600, 0x62)] })
     expect(existsSync(older.locator)).toBe(false)
   })
@@ -280,5 +284,39 @@ describe('holds', () => {
     symlinkSync(real, alias)
     const viaAlias = createLocalSpillStore({ root: alias })
     expect(await viaAlias.holds(saved.locator, 'session-1')).toBe(true)
+  })
+})
+
+describe('locate', () => {
+  it("finds a result by its owner and name from another store over the same root, as readText's locator", async () => {
+    const root = freshRoot()
+    const saved = await createLocalSpillStore({ root }).saveText(request({ owner: 'a/b' }))
+    const other = createLocalSpillStore({ root })
+    const name = saved.locator.split(sep).at(-1)!
+    const located = await other.locate('a/b', name)
+    expect(located).toBe(saved.locator)
+    expect(await other.readText(located!)).toBe('line 1\nline 2\n')
+  })
+
+  it('finds nothing for another owner, a name of no result, a path, or a root that does not exist', async () => {
+    const root = freshRoot()
+    const store = createLocalSpillStore({ root })
+    const saved = await store.saveText(request())
+    const name = saved.locator.split(sep).at(-1)!
+    writeFileSync(join(dirname(saved.locator), 'planted.txt'), 'x')
+    for (const [owner, asked] of [
+      ['session-2', name],
+      ['a_b', name],
+      ['session-1', 'planted.txt'],
+      ['session-1', '.dsh-spill-owner'],
+      ['session-1', `../session-1/${name}`],
+      ['session-1', '0123456789ab-missing.txt'],
+      ['..', name],
+      ['', name],
+    ] as const) {
+      expect(await store.locate(owner, asked), `${owner} ${asked}`).toBeUndefined()
+    }
+    const unmade = freshRoot()
+    expect(await createLocalSpillStore({ root: unmade }).locate('session-1', name)).toBeUndefined()
   })
 })

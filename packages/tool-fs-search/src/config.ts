@@ -36,7 +36,14 @@ export const Config = z.strictObject({
     // bash-local's ceiling on captured stdout; a larger cap could never be honoured.
     .max(256 * 1024 * 1024)
     .default(20_000_000)
-    .describe("rg output parsed at most; past it rg is stopped and the search fails (Claude Code's raw buffer). @default 20000000"),
+    .describe(
+      "Bytes of rg output held in memory (Claude Code's raw buffer). dsh's grep moves what passes it to the spill store's scratch file and keeps going, so it bounds memory, not the answer; the other searches stop rg past it and fail. @default 20000000",
+    ),
+  spillMaxBytes: positiveInt()
+    .default(1024 * 1024 * 1024)
+    .describe(
+      'Bytes of one saved result at most: past it the spill keeps the head of the result and both it and the page say how much of the true total it holds. @default 1073741824',
+    ),
   searchMetaMaxBytes: positiveInt()
     .max(64 * 1024 * 1024)
     .default(65_536)

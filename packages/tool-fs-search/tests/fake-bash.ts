@@ -1,4 +1,13 @@
-import type { BashExecutor, BashRequest, BashRunResult, BashSpec, SpillSaveRequest, SpillStore, SpillStreamRequest } from '@dsh/core'
+import type {
+  BashExecutor,
+  BashRequest,
+  BashRunResult,
+  BashSpec,
+  SpillSaveRequest,
+  SpillScratch,
+  SpillStore,
+  SpillStreamRequest,
+} from '@dsh/core'
 
 /** What a scripted run returns; unspecified fields are a clean exit 0 with no output. */
 export interface Scripted {
@@ -85,6 +94,33 @@ export class FakeBash implements BashExecutor {
 export class MemorySpill implements SpillStore {
   readonly saved: SpillSaveRequest[] = []
   failWith: Error | undefined
+  /** Scratch files handed out, each with whether it was closed. */
+  readonly scratches: { bytes: () => Buffer; closed: boolean }[] = []
+
+  /** A scratch file in memory: what a store's disk file does, for a test to look into. */
+  openScratch(): SpillScratch {
+    let chunks: Buffer[] = []
+    let size = 0
+    const entry = { bytes: () => Buffer.concat(chunks), closed: false }
+    this.scratches.push(entry)
+    return {
+      get size() {
+        return size
+      },
+      append(bytes) {
+        chunks.push(Buffer.from(bytes))
+        size += bytes.length
+        return size - bytes.length
+      },
+      read(offset, length) {
+        chunks = [Buffer.concat(chunks)]
+        return Buffer.from(chunks[0]!.subarray(offset, offset + length))
+      },
+      close() {
+        entry.closed = true
+      },
+    }
+  }
 
   async saveText(request: SpillSaveRequest) {
     if (this.failWith !== undefined) throw this.failWith
@@ -108,6 +144,11 @@ export class MemorySpill implements SpillStore {
 
   holds(path: string, owner: string): Promise<boolean> {
     return Promise.resolve(path.startsWith(`/spill/${owner}/`))
+  }
+
+  locate(owner: string, name: string): Promise<string | undefined> {
+    const locator = `/spill/${owner}/${name}`
+    return Promise.resolve(this.saved.some((r) => this.locatorOf(r) === locator) ? locator : undefined)
   }
 
   private locatorOf(request: SpillSaveRequest): string {

@@ -86,7 +86,14 @@ function benchCatalog(rows: readonly (SearchableTool & { searchHint?: string })[
   const parameters = z.strictObject({})
   const tools: ToolDefinition[] = rows.map((row) => defineTool({ ...row, parameters, execute: () => Promise.resolve({ content: '' }) }))
   const byName = new Map(tools.map((tool) => [tool.name, tool]))
-  return { get: (name) => byName.get(name), deferred: () => [...tools], loadDeferred: () => {}, pendingServers: () => [] }
+  return {
+    get: (name) => byName.get(name),
+    deferred: () => [...tools],
+    loadDeferred: () => {},
+    pendingServers: () => [],
+    serversConnected: () => Promise.resolve(),
+    limitUnloadedNames: () => {},
+  }
 }
 
 async function callToolSearch(tool: ReturnType<typeof createToolSearchTool>, query: string, maxResults = 5): Promise<ToolSearchValue> {

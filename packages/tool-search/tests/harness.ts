@@ -7,7 +7,7 @@ import { catalogTools, CATALOG_ROWS, type CatalogRow } from './catalog.js'
 /** A harness of the catalog's tools (or the rows given) and tool_search, configured as given. */
 export async function catalogHarness(
   rows: readonly (CatalogRow & { isMcp?: boolean })[] = CATALOG_ROWS,
-  config: toolSearch.ToolSearchConfig = { scoring: 'rarity' },
+  config: z.input<typeof toolSearch.Config> = {},
 ): Promise<Harness> {
   const catalog = {
     name: 'catalog',

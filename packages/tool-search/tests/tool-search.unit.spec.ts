@@ -126,8 +126,8 @@ describe('tool_search keywords', () => {
     expect(registry.loadedDeferred('s1')).toEqual([])
   })
 
-  it('names the MCP servers still connecting when nothing matched', async () => {
-    const { registry } = await catalogHarness()
+  it('names the MCP servers still connecting when nothing matched, once it waited for them as configured', async () => {
+    const { registry } = await catalogHarness(undefined, { connectingWaitMs: 0 })
     let connect!: () => void
     registry.awaitServer('figma', new Promise<void>((resolve) => (connect = resolve)))
     const result = await registry.execute('tool_search', { query: 'figma frame' })
@@ -140,6 +140,28 @@ describe('tool_search keywords', () => {
     connect()
     await Promise.resolve()
     expect((await registry.execute('tool_search', { query: 'figma frame' })).content).toBe('No matching deferred tools found.')
+  })
+
+  it('waits for a server still connecting when nothing matched, and finds its tools once it is up', async () => {
+    const { registry } = await catalogHarness(undefined, { connectingWaitMs: 60_000 })
+    let connect!: () => void
+    registry.awaitServer('figma', new Promise<void>((resolve) => (connect = resolve)))
+    const searching = registry.execute('tool_search', { query: 'figma frame' })
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    registry.register(catalogTools([{ name: 'mcp__figma__get_frame', description: 'Get a Figma frame.', isMcp: true }])[0]!)
+    connect()
+    const result = await searching
+    expect(result.content).toBe('Loaded 1 tool; its schema is in your tool list now:\n- mcp__figma__get_frame: Get a Figma frame.')
+    expect(result.value).toMatchObject({ pendingServers: [] })
+  })
+
+  it('answers at most the configured wait after a search that finds nothing, naming the server that is still connecting', async () => {
+    const { registry } = await catalogHarness(undefined, { connectingWaitMs: 30 })
+    registry.awaitServer('hung', new Promise<void>(() => undefined))
+    const started = Date.now()
+    const result = await registry.execute('tool_search', { query: 'select:mcp__hung__x' })
+    expect(Date.now() - started).toBeGreaterThanOrEqual(25)
+    expect(result.content).toMatch(/MCP servers still connecting: hung\./)
   })
 })
 

@@ -1,10 +1,8 @@
 // 2026-07-28 requests: no handshake and no session header; each request carries its own `_meta`, and a server of its own.
 import { createHash, randomBytes } from 'node:crypto'
-import { isAbsolute } from 'node:path'
 import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server'
 import type { McpTransportSettings } from '../plugin.js'
 import { buildDshMcpServer, type DshMcpOptions, type DshMcpServerParts } from '../server.js'
-import { fixedCwd, unnamedCwd, type SessionCwd } from '../session-cwd.js'
 import { SpillLinks } from '../spill-links.js'
 
 /**
@@ -13,9 +11,6 @@ import { SpillLinks } from '../spill-links.js'
  * and the deferred tools tool_search loaded. A request that names none is a session of its own.
  */
 export const SESSION_META = 'dsh/session'
-
-/** The `_meta` key a request names its workspace under (an absolute path), when `dsh mcp` was given no `--cwd`. */
-export const CWD_META = 'dsh/cwd'
 
 /** A session that 2026-07-28 requests named: what outlives each request's server. */
 interface StatedSession {
@@ -28,7 +23,6 @@ interface StatedSession {
 interface RequestPlan {
   owner: string
   links: SpillLinks
-  sessionCwd: SessionCwd
 }
 
 /**
@@ -69,10 +63,10 @@ export class ModernEndpoint {
       if (session === undefined) {
         return refusal(body, -32603, `Service Unavailable: ${this.#stated.size} sessions are named, the most this server holds`)
       }
-      plan = { owner: session.owner, links: session.links, sessionCwd: this.#cwd(meta[CWD_META]) }
+      plan = { owner: session.owner, links: session.links }
     } else {
       const owner = `${this.#serverOptions.session}-${randomBytes(6).toString('hex')}`
-      plan = { owner, links: new SpillLinks(owner), sessionCwd: this.#cwd(meta[CWD_META]) }
+      plan = { owner, links: new SpillLinks(owner) }
     }
     this.#plans.set(request, plan)
     const before = this.#listing(plan.owner)
@@ -121,19 +115,10 @@ export class ModernEndpoint {
     return session
   }
 
-  /** `--cwd`, else the request's `dsh/cwd`, else none: a call then says how to name one. */
-  #cwd(named: unknown): SessionCwd {
-    if (this.#serverOptions.cwd !== undefined) return fixedCwd(this.#serverOptions.cwd)
-    if (typeof named === 'string' && isAbsolute(named)) return fixedCwd(named)
-    return unnamedCwd(
-      `no workspace to search: dsh mcp was started without --cwd, and a 2026-07-28 request has no roots; send _meta["${CWD_META}"] with an absolute path, or start dsh mcp with --cwd DIR`,
-    )
-  }
-
   #build(request: Request): DshMcpServerParts['server'] {
     const plan = this.#plans.get(request)!
     const { toolChanges: _, ...options } = this.#serverOptions
-    const parts = buildDshMcpServer({ ...options, session: plan.owner, links: plan.links, sessionCwd: plan.sessionCwd })
+    const parts = buildDshMcpServer({ ...options, session: plan.owner, links: plan.links, era: 'modern' })
     this.#live.add(parts)
     parts.server.onclose = () => void parts.callsSettled().then(() => this.#live.delete(parts))
     return parts.server

@@ -4,6 +4,7 @@ import { cleanUntrustedText, defineTool, errorMessage, escapeHiddenCharacters, t
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server'
 import { UpstreamError } from './errors.js'
 import { ForwardedAnswer } from './forwarded.js'
+import { currentHostCall, type HostCall } from './host.js'
 import { cleanSchemaText } from './schema-text.js'
 
 /** `_meta` keys an upstream sets on a tool, as Claude Code reads them: never defer it; words to find it by. */
@@ -21,10 +22,20 @@ export interface UpstreamCaller {
   /** The client's `callTool`. */
   callTool(
     params: { name: string; arguments: Record<string, unknown> },
-    options: { signal: AbortSignal; timeout: number },
+    options: { signal: AbortSignal; timeout: number; host?: HostCall },
   ): Promise<CallToolResult>
   /** Whether an error came from the upstream's JSON-RPC answer (the SDK's `ProtocolError`), rather than from the connection. */
   isProtocolError(error: unknown): error is { code: number; message: string; data?: unknown }
+}
+
+/** What a host's tools/list shows of an upstream tool besides its name, description and input schema: the upstream's own, kept. */
+export type FrontedToolFields = Pick<Tool, 'title' | 'icons' | 'annotations' | '_meta' | 'outputSchema'>
+
+const frontedFields = new WeakMap<ToolDefinition, FrontedToolFields>()
+
+/** The upstream's own fields of a tool the gateway fronts; undefined for any other tool. */
+export function frontedToolFields(tool: ToolDefinition | undefined): FrontedToolFields | undefined {
+  return tool === undefined ? undefined : frontedFields.get(tool)
 }
 
 /**
@@ -38,7 +49,7 @@ export interface UpstreamCaller {
 export function defineUpstreamTool(server: string, name: string, tool: Tool, caller: UpstreamCaller): ToolDefinition {
   const hint = tool._meta?.[SEARCH_HINT_META]
   const readOnly = tool.annotations?.readOnlyHint === true
-  return defineTool({
+  const definition = defineTool({
     name,
     description: cleanUntrustedText(tool.description ?? tool.title ?? ''),
     parameters: z.looseObject({}),
@@ -49,11 +60,13 @@ export function defineUpstreamTool(server: string, name: string, tool: Tool, cal
     isReadOnly: readOnly,
     isConcurrencySafe: readOnly,
     execute: async (args, exec): Promise<ToolOutput> => {
+      const host = currentHostCall()
       try {
         const result = await caller.callTool(
           { name: tool.name, arguments: args },
-          { signal: exec.signal, timeout: UPSTREAM_CALL_TIMEOUT_MS },
+          { signal: exec.signal, timeout: UPSTREAM_CALL_TIMEOUT_MS, ...(host === undefined ? {} : { host }) },
         )
+        await host?.progressSent()
         return { content: resultText(result), value: new ForwardedAnswer({ result }) }
       } catch (error) {
         // The upstream answered with an error: it is the host's to see, as sent.
@@ -69,6 +82,22 @@ export function defineUpstreamTool(server: string, name: string, tool: Tool, cal
       }
     },
   })
+  frontedFields.set(definition, frontedFieldsOf(tool))
+  return definition
+}
+
+/** The fields kept as the upstream sent them, their words cleaned as its description is. */
+function frontedFieldsOf(tool: Tool): FrontedToolFields {
+  const { title, icons, annotations, _meta, outputSchema } = tool
+  return {
+    ...(title === undefined ? {} : { title: cleanUntrustedText(title) }),
+    ...(icons === undefined ? {} : { icons }),
+    ...(annotations === undefined
+      ? {}
+      : { annotations: { ...annotations, ...(annotations.title === undefined ? {} : { title: cleanUntrustedText(annotations.title) }) } }),
+    ...(_meta === undefined ? {} : { _meta }),
+    ...(outputSchema === undefined ? {} : { outputSchema: cleanSchemaText(outputSchema) }),
+  }
 }
 
 /** Whether the cleaning changes the tool's name, description, title or search hint: what hid there is shown. */

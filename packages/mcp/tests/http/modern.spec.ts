@@ -15,6 +15,7 @@ afterEach(async () => {
 
 interface ServeOptions {
   cwd?: string
+  fallbackCwd?: string
   toolChanges?: { onToolsChanged(listener: () => void): () => void }
 }
 
@@ -28,8 +29,8 @@ async function serve(harness: Harness, options: ServeOptions = {}) {
   const stopped = serveMcpHttp({
     harness,
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    ...(options.fallbackCwd === undefined ? {} : { fallbackCwd: options.fallbackCwd }),
     ...(options.toolChanges === undefined ? {} : { toolChanges: options.toolChanges }),
-    fallbackCwd: '/server-cwd',
     session: 'mcp',
     name: 'dsh',
     version: '9.9.9',
@@ -75,10 +76,19 @@ describe('serveMcpHttp, 2026-07-28 clients', () => {
     expect(text(await call('echo', { text: 'hi' }))).toMatch(/cwd \/named\/by\/request\)$/)
     const unnamed = await modernClient(url)
     await expect(unnamed.call('echo', { text: 'hi' })).rejects.toThrow(
-      /no workspace to search: dsh mcp was started without --cwd, and a 2026-07-28 request has no roots; send _meta\["dsh\/cwd"\] with an absolute path, or start dsh mcp with --cwd DIR/,
+      /^no workspace to search: dsh mcp was started without --cwd, the config sets no mcp.workspace, and a 2026-07-28 request has no roots, and this one sent no _meta\["dsh\/cwd"\]; send _meta\["dsh\/cwd"\] with an absolute path, start dsh mcp with --cwd DIR, or set \{"mcp": \{"workspace": "\/abs\/dir"\}\} in its --config file$/,
     )
     const relative = await modernClient(url, { 'dsh/cwd': 'relative/dir' })
     await expect(relative.call('echo', { text: 'hi' })).rejects.toThrow(/no workspace to search/)
+  })
+
+  it('runs a request that names no workspace in mcp.workspace, else in the directory the host chose', async () => {
+    const configured = await serve((await testHarness({ mcp: { workspace: '/configured' } })).harness)
+    expect(text(await (await modernClient(configured.url)).call('echo', { text: 'hi' }))).toMatch(/cwd \/configured\)$/)
+    const chosen = await serve((await testHarness()).harness, { fallbackCwd: '/host/chose' })
+    const { call } = await modernClient(chosen.url)
+    expect(text(await call('echo', { text: 'hi' }))).toMatch(/cwd \/host\/chose\)$/)
+    expect(text(await (await modernClient(chosen.url, { 'dsh/cwd': '/request' })).call('echo', { text: 'r' }))).toMatch(/cwd \/request\)$/)
   })
 
   it('keeps what a named session loaded across its requests, and to itself', async () => {

@@ -90,6 +90,26 @@ describe('serveMcpHttp', () => {
     await second.close()
   })
 
+  it("fails a call that names no workspace, never running it in the server's own cwd, unless mcp.workspace or roots name one", async () => {
+    const { url } = await serve({ fallbackCwd: undefined })
+    const bare = await client(url)
+    await expect(bare.callTool({ name: 'echo', arguments: { text: 'hi' } })).rejects.toThrow(
+      /^no workspace to search: dsh mcp was started without --cwd, the config sets no mcp\.workspace, and the client named no file:\/\/ root \(MCP roots\); use a client that sends roots, start dsh mcp with --cwd DIR, or set \{"mcp": \{"workspace": "\/abs\/dir"\}\} in its --config file$/,
+    )
+    const rooted = new Client({ name: 'rooted', version: '1' }, { capabilities: { roots: {} } })
+    rooted.setRequestHandler('roots/list', () => ({ roots: [{ uri: 'file:///the/root', name: 'root' }] }))
+    await rooted.connect(
+      new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }),
+    )
+    const echoed = await rooted.callTool({ name: 'echo', arguments: { text: 'hi' } })
+    expect((echoed.content as { text: string }[])[0]!.text).toMatch(/cwd \/the\/root\)$/)
+    const configured = await serve({ fallbackCwd: undefined, mcp: { workspace: '/configured' } })
+    const plain = await client(configured.url)
+    const answer = await plain.callTool({ name: 'echo', arguments: { text: 'hi' } })
+    expect((answer.content as { text: string }[])[0]!.text).toMatch(/cwd \/configured\)$/)
+    await Promise.all([bare.close(), rooted.close(), plain.close()])
+  })
+
   it('refuses a request without the token with 401 and a Bearer challenge, and the official client cannot connect', async () => {
     const { url } = await serve()
     const { Authorization: _, ...headers } = postHeaders(TOKEN)

@@ -18,8 +18,8 @@ export interface HttpUpstream {
   close(): Promise<void>
 }
 
-/** Starts the docs server; with `hold`, its answer to `initialize` waits for `release()`. */
-export async function startHttpUpstream(options: { hold?: boolean } = {}): Promise<HttpUpstream> {
+/** Starts the docs server, on `port` when given (a server coming back); with `hold`, its answer to `initialize` waits for `release()`. */
+export async function startHttpUpstream(options: { hold?: boolean; port?: number } = {}): Promise<HttpUpstream> {
   let release!: () => void
   const released = options.hold === true ? new Promise<void>((resolve) => (release = resolve)) : Promise.resolve()
   release ??= () => undefined
@@ -89,7 +89,7 @@ export async function startHttpUpstream(options: { hold?: boolean } = {}): Promi
       res.end(error.message)
     })
   })
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => http.listen(options.port ?? 0, '127.0.0.1', resolve))
   const { port } = http.address() as AddressInfo
   return {
     url: `http://127.0.0.1:${port}/mcp`,

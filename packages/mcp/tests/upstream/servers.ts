@@ -30,3 +30,11 @@ export function alive(pid: number): boolean {
     return false
   }
 }
+
+/** The many server's script: as many tools as asked, a list that changes on a call, and a noisy stderr. */
+export const MANY_SCRIPT = fileURLToPath(new URL('./many-upstream.mjs', import.meta.url))
+
+/** The many server as the gateway starts it, with `tools` tools besides grow and shrink. */
+export function manyServer(tools = 3, name = 'many'): UpstreamServer {
+  return { name, transport: 'stdio', command: process.execPath, args: [MANY_SCRIPT], env: { UPSTREAM_TOOLS: String(tools) } }
+}

@@ -34,9 +34,10 @@ function rowText(matches: ShownMatches, record: number, numbered: boolean): stri
  * it: the file's path when the row opens a file (or the page), a blank line between files, and `--`
  * where a file's rows skip lines. The first entry opens the page, so it names its file.
  */
-export function* contentEntries(matches: ShownMatches, start: number, style: RowStyle): Generator<string> {
+export function* contentEntries(matches: ShownMatches, start: number, style: RowStyle, after = false): Generator<string> {
   let skip = start
-  let first = true
+  // `after`: entries came before these (a streamed result's earlier files), so the first file is set off too.
+  let first = !after
   for (const file of matches.files) {
     if (skip >= file.size) {
       skip -= file.size

@@ -1,5 +1,8 @@
 // Claude Code's Grep on the dsh engine: one rg run through the seam, parsed as it arrives, then paged by offset and head_limit.
-import { defineTool, type BashRunResult, type SearchIndexUse, type ToolExecContext, type ToolOutput } from '@dsh/core'
+import path from 'node:path'
+import { defineTool, type BashRunResult, type SearchIndexUse, type SpillScratch, type ToolExecContext, type ToolOutput } from '@dsh/core'
+import { displayFrom } from '../engine/display-path.js'
+import { GrepPieces } from '../engine/grep/pieces.js'
 import { SearchError } from '../errors.js'
 import { timedOutGlobGaps, type GlobGaps } from '../engine/glob/classify.js'
 import { showWindows } from '../engine/grep/windows.js'
@@ -18,7 +21,7 @@ import { assertClaudeGrepRan, claudeGrepGaps, unknownType, type ClaudeGrepCall }
 import { buildClaudeGrepCommand } from './command.js'
 import { pageRecords } from './content.js'
 import { grepModeOf } from './modes.js'
-import type { ModeResult } from './modes/mode.js'
+import type { ModeResult, ModeStream } from './modes/mode.js'
 import { hasMore, pageRequest, pagingNote, pastEndNote, takePage, textBlocks, type Page } from './paging.js'
 import { GREP_TOOL_DESCRIPTION } from './prompts.js'
 import { planGlobList } from './globs.js'
@@ -72,77 +75,106 @@ export async function executeClaudeGrep(ctx: ListingContext, args: ClaudeGrepArg
     type: args.type,
     indexFlags: indexed.flags,
   })
-  const reader = grepMode.reader(args, config, target)
-  const searched = await runSearchCommand(ctx, exec, {
-    command,
-    narrow: 'pattern, path, glob or type',
-    stdoutSink: (chunk) => reader.push(chunk),
-    onTimeout: 'partial',
-  }).finally(indexed.release)
-  const { workdir, timedOut } = searched
-  const run = withoutSkippedLinks(searched.run, links)
-  const call: ClaudeGrepCall = { workdir, target, glob: args.glob, type: args.type, plan, lister: ctx.lister }
-  const missingType = unknownType(run)
-  if (missingType !== undefined) throw await unknownTypeError(ctx, exec, missingType)
-  // A run stopped at its time limit did not exit: what rg printed is the result (docs/design.md#a-timeout-returns-what-was-found).
-  if (timedOut === undefined) assertClaudeGrepRan(run, call)
-  const result = reader.finish(workdir, timedOut)
-  const gaps = timedOut === undefined ? claudeGrepGaps(run, result.found, call) : timedOutGlobGaps(run)
   const request = pageRequest(args)
-  const linksFooter = linksNote(links, linkDisplay(target))
-  // The footers that name paths are counted inside the page's byte budget; read again after windows, which can change them.
-  const take = () => {
-    const budget = config.inlineMaxBytes - Buffer.byteLength(namingFooters(result, gaps, run, linksFooter).join('\n\n'))
-    return takePage(result.entries(request.offset), result.total, request, Math.max(0, budget))
+  // A content result past what memory holds goes to a scratch file, when the store gives one and a
+  // spill could be saved (docs/design.md#results-bigger-than-memory).
+  const store = ctx.spillStore()
+  const canSave = store !== undefined && (exec.agent?.session.header.id ?? '') !== ''
+  const streams = mode === 'content'
+  let scratch: SpillScratch | undefined
+  let resolvedWorkdir = ''
+  // A page holds at most its limit, and no more entries than its bytes allow (each takes at least 2).
+  const pageCount = Math.min(request.limit, Math.ceil(config.inlineMaxBytes / 2) + 1)
+  const stream: ModeStream = {
+    pieces: (searched) => {
+      scratch = canSave ? store.openScratch?.() : undefined
+      // With a scratch file, the page is read back from it; without, the records up to the page's end stay in memory.
+      const keep = scratch === undefined ? request.offset + pageCount : pageCount
+      const base = searched === 'directory' ? path.resolve(resolvedWorkdir, target) : resolvedWorkdir
+      return new GrepPieces(scratch, { maxMatches: keep, maxPerFile: Number.POSITIVE_INFINITY }, displayFrom(resolvedWorkdir, base))
+    },
+    page: { offset: request.offset, count: pageCount },
   }
-  let page = take()
-  // After a timeout the call's time is spent: cut lines keep their heads.
-  if (result.content !== undefined && timedOut === undefined) {
-    // The page's long lines show their first match; the page is taken again, since its rows changed.
-    const { matches, base } = result.content
-    const search = {
-      rg: ctx.rg,
-      pattern: args.pattern,
-      patternFlags: [
-        ...(args['-i'] === true ? ['--ignore-case'] : []),
-        ...(args.multiline === true ? ['--multiline', '--multiline-dotall'] : []),
-      ],
-      multiline: args.multiline === true,
-      base,
-      maxLineBytes: config.grepMaxLineBytes,
-    }
-    if (await showWindows(ctx, exec, matches, pageRecords(matches, page.offset, page.kept), search)) {
-      page = take()
-    }
+  try {
+    return await searchAndPage()
+  } finally {
+    scratch?.close()
   }
-  const spill = hasMore(page)
-    ? await saveFormattedResult(
-        ctx.spillStore(),
-        exec,
-        () =>
-          textBlocks([
-            result.heading,
-            '\n\n',
-            ...result.entries(0),
-            '\n',
-            ...(timedOut === undefined ? [] : ['\n', timeoutNote(timedOut, result.tally), '\n']),
-          ]),
-        'grep-results.txt',
-      )
-    : undefined
-  return {
-    content: formatPage(result, page, spill, timedOut, namingFooters(result, gaps, run, linksFooter)),
-    value: {
-      mode,
-      total: result.total,
-      offset: page.offset,
-      shown: page.kept,
-      matches: result.matches,
-      truncated: hasMore(page),
-      incomplete: incompleteEntries(timedOut, [...listGaps(gaps.rg), ...gaps.unstatted]),
-      ...(indexed.use === undefined ? {} : { index: indexed.use }),
-    } satisfies ClaudeGrepValue,
-    ...(spill?.saved === true ? { spilledTo: spill.locator } : {}),
+
+  async function searchAndPage(): Promise<ToolOutput> {
+    const reader = grepMode.reader(args, config, target, streams ? stream : undefined)
+    const searched = await runSearchCommand(ctx, exec, {
+      command,
+      narrow: 'pattern, path, glob or type',
+      stdoutSink: (chunk) => reader.push(chunk),
+      streams,
+      onWorkdir: (workdir) => (resolvedWorkdir = workdir),
+      onTimeout: 'partial',
+    }).finally(indexed.release)
+    const { workdir, timedOut } = searched
+    const run = withoutSkippedLinks(searched.run, links)
+    const call: ClaudeGrepCall = { workdir, target, glob: args.glob, type: args.type, plan, lister: ctx.lister }
+    const missingType = unknownType(run)
+    if (missingType !== undefined) throw await unknownTypeError(ctx, exec, missingType)
+    // A run stopped at its time limit did not exit: what rg printed is the result (docs/design.md#a-timeout-returns-what-was-found).
+    if (timedOut === undefined) assertClaudeGrepRan(run, call)
+    const result = reader.finish(workdir, timedOut)
+    const gaps = timedOut === undefined ? claudeGrepGaps(run, result.found, call) : timedOutGlobGaps(run)
+    const linksFooter = linksNote(links, linkDisplay(target))
+    // The footers that name paths are counted inside the page's byte budget; read again after windows, which can change them.
+    const take = () => {
+      const budget = config.inlineMaxBytes - Buffer.byteLength(namingFooters(result, gaps, run, linksFooter).join('\n\n'))
+      return takePage(result.entries(request.offset), result.total, request, Math.max(0, budget))
+    }
+    let page = take()
+    // After a timeout the call's time is spent: cut lines keep their heads.
+    if (result.content !== undefined && timedOut === undefined) {
+      // The page's long lines show their first match; the page is taken again, since its rows changed.
+      const { matches, base, before } = result.content
+      const search = {
+        rg: ctx.rg,
+        pattern: args.pattern,
+        patternFlags: [
+          ...(args['-i'] === true ? ['--ignore-case'] : []),
+          ...(args.multiline === true ? ['--multiline', '--multiline-dotall'] : []),
+        ],
+        multiline: args.multiline === true,
+        base,
+        maxLineBytes: config.grepMaxLineBytes,
+      }
+      if (await showWindows(ctx, exec, matches, pageRecords(matches, page.offset - before, page.kept), search)) {
+        page = take()
+      }
+    }
+    const spill = hasMore(page)
+      ? await saveFormattedResult(
+          ctx.spillStore(),
+          exec,
+          () =>
+            textBlocks([
+              result.heading,
+              '\n\n',
+              ...(result.spillEntries?.() ?? result.entries(0)),
+              '\n',
+              ...(timedOut === undefined ? [] : ['\n', timeoutNote(timedOut, result.tally), '\n']),
+            ]),
+          'grep-results.txt',
+        )
+      : undefined
+    return {
+      content: formatPage(result, page, spill, timedOut, namingFooters(result, gaps, run, linksFooter)),
+      value: {
+        mode,
+        total: result.total,
+        offset: page.offset,
+        shown: page.kept,
+        matches: result.matches,
+        truncated: hasMore(page),
+        incomplete: incompleteEntries(timedOut, [...listGaps(gaps.rg), ...gaps.unstatted]),
+        ...(indexed.use === undefined ? {} : { index: indexed.use }),
+      } satisfies ClaudeGrepValue,
+      ...(spill?.saved === true ? { spilledTo: spill.locator } : {}),
+    }
   }
 }
 

@@ -30,6 +30,10 @@ export function incompleteNote(gaps: SearchGaps, stderrCut: boolean): string | u
 
 /** The footer sentence for a capped result: where the rest is, or that it could not be kept. */
 export function spillSentence(outcome: SpillOutcome, what: string): string {
+  const part = outcome.saved ? outcome.part : undefined
+  if (outcome.saved && part !== undefined) {
+    return `The first ${part.saved} of ${part.total} ${part.unit} stored at: ${outcome.locator}. ${outcome.retrievalHint} The rest is not saved: the complete result passes spillMaxBytes (${part.maxBytes} bytes); narrow the search to see it.`
+  }
   if (outcome.saved) return `${what} stored at: ${outcome.locator}. ${outcome.retrievalHint}`
   return `The complete result could not be saved (${outcome.reason}); narrow the search to see the rest.`
 }

@@ -57,6 +57,21 @@ const JUDGED_AT_ONCE = 16
 // The scan's exit status when the executor has no find.
 const EXIT_NO_FIND = 120
 
+/**
+ * What GNU find reported of a link's target (`%Y`, `%l`): its type after following (`d`, `f`, ..., `N`
+ * missing, `L` a loop, `?` unknown) and the link's own text, undefined when that is not UTF-8.
+ */
+interface TargetInfo {
+  type: string
+  text: string | undefined
+}
+
+/** One link a scan found: its path from the search root, and what find reported of its target when it could. */
+interface ScannedLink {
+  name: string
+  target?: TargetInfo
+}
+
 /** Where a link leads, resolved: what the walk would reach through it. */
 interface Resolved {
   /** The link's path from the search root, '/'-separated, no `./`. */
@@ -85,28 +100,49 @@ export async function planLinks(
   if (!(await mayHoldLinks(fs, exec, root))) return NO_LINKS
   const first = await scanLinks(ctx, exec, root, ['.'])
   if (typeof first === 'string') return { ...NO_LINKS, unfollowed: first }
-  if (first.names.length === 0) return NO_LINKS
+  if (first.links.length === 0) return NO_LINKS
   if (fs === undefined) return { ...NO_LINKS, unfollowed: 'no file system provider is loaded to resolve them' }
   const { workdir } = first
   const cwd = exec.agent?.session.header.cwd ?? workdir
   const rootAbsolute = path.resolve(workdir, root)
-  const rootReal = await fs.realpath(rootAbsolute).catch(() => rootAbsolute)
+  const rootResolved = await fs.realpath(rootAbsolute).then(
+    (real) => ({ real, known: true }),
+    () => ({ real: rootAbsolute, known: false }),
+  )
+  const rootReal = rootResolved.real
   const inside = access === undefined ? await ownRoots(fs, workdir, rootReal) : undefined
   const followed = new Map<string, string>()
   const plan: LinkPlan = { follow: false, followed: [], excludes: [], deny: [], skipped: [] }
-  const walked = [...first.names].sort()
+  const walked = first.links.map((link) => link.name).sort()
+  const targets = new Map<string, TargetInfo>()
+  const note = (links: readonly ScannedLink[]) => {
+    for (const link of links) if (link.target !== undefined) targets.set(link.name, link.target)
+  }
+  note(first.links)
+  // Every link in the walked tree, when the walk read every directory and find reported targets: a
+  // target path none of whose parts is one of them is already a real path (see resolvedInMemory).
+  const known = rootResolved.known && first.complete && targets.size === first.links.length ? new Set(walked) : undefined
   let starts: string[] = []
   let seen = 0
   for (let depth = 0; depth === 0 || starts.length > 0; depth++) {
-    let found = first.names
+    let found = first.links.map((link) => link.name)
     if (depth > 0) {
       // A target inside the tree the first scan walked has its links listed already, under its real
       // path: a pnpm store's 10,000 packages need no second walk. Only targets elsewhere are scanned.
-      const listed = starts.map((link) => linksListedBelow(walked, link, path.relative(rootReal, followed.get(link)!)))
+      const relatives = starts.map((link) => path.relative(rootReal, followed.get(link)!))
+      const listed = starts.map((link, i) => linksListedBelow(walked, link, relatives[i]!))
+      for (const [i, names] of listed.entries()) {
+        // What find reported of a link reached through a followed one is what it reported at its real path.
+        for (const name of names ?? []) {
+          const target = targets.get(`${relatives[i]}${name.slice(starts[i]!.length)}`)
+          if (target !== undefined) targets.set(name, target)
+        }
+      }
       const unlisted = starts.filter((_, i) => listed[i] === undefined)
-      const scanned = unlisted.length === 0 ? { names: [] } : await scanLinks(ctx, exec, root, unlisted)
+      const scanned = unlisted.length === 0 ? { links: [] } : await scanLinks(ctx, exec, root, unlisted)
       if (typeof scanned === 'string') return { ...NO_LINKS, unfollowed: scanned }
-      found = [...listed.flatMap((names) => names ?? []), ...scanned.names]
+      note(scanned.links)
+      found = [...listed.flatMap((names) => names ?? []), ...scanned.links.map((link) => link.name)]
     }
     seen += found.length
     if (seen > MAX_LINKS) return { ...NO_LINKS, unfollowed: `there are more than ${MAX_LINKS.toLocaleString('en')} of them` }
@@ -114,7 +150,7 @@ export async function planLinks(
     const next: string[] = []
     // One level's links lie below links of earlier levels only (find does not enter a link), so their
     // verdicts depend on nothing this loop adds to `followed` and may be reached side by side.
-    const context: JudgeContext = { fs, access, cwd, rootAbsolute, rootReal, inside, followed, exec }
+    const context: JudgeContext = { fs, access, cwd, rootAbsolute, rootReal, inside, followed, exec, targets, known, ancestors: new Map() }
     const verdicts = await mapInOrder(found, JUDGED_AT_ONCE, (link) => judge(link, context))
     for (const [index, link] of found.entries()) {
       const verdict = verdicts[index]!
@@ -205,6 +241,12 @@ interface JudgeContext {
   /** Followed directory links so far: path from the root to real path. */
   followed: Map<string, string>
   exec: ToolExecContext
+  /** What find reported of each link's target, by the link's path from the root. */
+  targets: ReadonlyMap<string, TargetInfo>
+  /** Every link below the root's real path outside VCS directories, when the first scan saw them all. */
+  known: ReadonlySet<string> | undefined
+  /** The real paths of the directories above a link, by its parent's path from the root (see ancestorsOf). */
+  ancestors: Map<string, string[]>
 }
 
 type Verdict = Resolved | { why: SkipReason | 'denied' }
@@ -213,22 +255,40 @@ type Verdict = Resolved | { why: SkipReason | 'denied' }
 async function judge(link: string, context: JudgeContext): Promise<Verdict> {
   const { fs, access } = context
   const lexical = path.resolve(context.rootAbsolute, link)
-  let real: string
+  const target = context.targets.get(link)
+  let real: string | undefined
   let directory: boolean
-  try {
-    real = await fs.realpath(lexical)
-    directory = (await fs.stat(real)).kind === 'directory'
-  } catch (error) {
-    if (!(error instanceof FsError)) throw error
-    // Not found: the target is missing; anything else is a chain of links that never ends (ELOOP).
-    const why = error.code === 'FS_NOT_FOUND' ? 'broken' : 'loop'
-    return { why: (await parentShown(link, context)) ? why : 'denied' }
+  // find followed the link already: a missing target or a loop needs no second look.
+  const unreachable = target?.type === 'N' ? 'broken' : target?.type === 'L' ? 'loop' : undefined
+  if (unreachable !== undefined) return { why: (await parentShown(link, context)) ? unreachable : 'denied' }
+  const inMemory = target === undefined ? undefined : resolvedInMemory(link, target, context)
+  if (inMemory !== undefined) {
+    real = inMemory
+    directory = target!.type === 'd'
+  } else {
+    try {
+      real = await fs.realpath(lexical)
+      directory = (await fs.stat(real)).kind === 'directory'
+    } catch (error) {
+      if (!(error instanceof FsError)) throw error
+      // Not found: the target is missing; anything else is a chain of links that never ends (ELOOP).
+      const why = error.code === 'FS_NOT_FOUND' ? 'broken' : 'loop'
+      return { why: (await parentShown(link, context)) ? why : 'denied' }
+    }
   }
   let deny: string[] = []
   if (access !== undefined) {
     try {
-      deny = (await access.check({ path: lexical, cwd: context.cwd, purpose: 'search', session: context.exec.agent?.session.header.id }))
-        .excludeGlobs
+      const session = context.exec.agent?.session.header.id
+      deny = (
+        await access.check({
+          path: lexical,
+          cwd: context.cwd,
+          purpose: 'search',
+          session,
+          ...(inMemory === undefined ? {} : { realPath: real }),
+        })
+      ).excludeGlobs
     } catch (error) {
       if (!(error instanceof AccessError)) throw error
       if (error.code === 'ACCESS_DENIED') return { why: 'denied' }
@@ -237,6 +297,30 @@ async function judge(link: string, context: JudgeContext): Promise<Verdict> {
   } else if (!context.inside!.some((root) => within(root, real))) return { why: 'outside' }
   if (directory && ancestorsOf(link, context).some((ancestor) => within(real, ancestor))) return { why: 'loop' }
   return { path: link, real, directory, deny }
+}
+
+/**
+ * The real path of a link's target from find's report, without a system call, when that can be proven:
+ * the link's parent is a real directory (the walk reached it through no link but followed ones, whose
+ * real paths are known), so its text resolved from there is real when no `..` comes after a name (it
+ * could climb out of a link), and the result lies inside the walked tree with none of its parts a link
+ * the walk found (or a VCS directory, which it did not walk). Undefined otherwise: the file system says.
+ */
+function resolvedInMemory(link: string, target: TargetInfo, context: JudgeContext): string | undefined {
+  const { known, rootReal } = context
+  if (known === undefined || target.text === undefined || target.type === '?') return undefined
+  const parts = target.text.split('/').filter((part) => part !== '' && part !== '.')
+  if (parts.some((part, i) => part === '..' && i > 0 && parts[i - 1] !== '..')) return undefined
+  const real = path.resolve(ancestorsOf(link, context).at(-1)!, target.text)
+  // Both absolute and normalized, so a prefix of whole names says where it lies.
+  const rootSlash = rootReal.endsWith('/') ? rootReal : `${rootReal}/`
+  if (real.length <= rootSlash.length || !real.startsWith(rootSlash)) return undefined
+  let walked = ''
+  for (const part of real.slice(rootSlash.length).split('/')) {
+    walked = walked === '' ? part : `${walked}/${part}`
+    if (known.has(walked) || (VCS_EXCLUDES as readonly string[]).includes(part)) return undefined
+  }
+  return real
 }
 
 /**
@@ -256,15 +340,20 @@ async function parentShown(link: string, { access, cwd, rootAbsolute, exec }: Ju
 }
 
 /** The real paths of the directories the walk passes through to reach `link`: the root, and each below it. */
-function ancestorsOf(link: string, { rootReal, followed }: JudgeContext): string[] {
+function ancestorsOf(link: string, { rootReal, followed, ancestors }: JudgeContext): string[] {
+  const parent = path.posix.dirname(link)
+  // Links share parents (a pnpm node_modules holds thousands): each parent's chain is made once a level.
+  let reals = ancestors.get(parent)
+  if (reals !== undefined) return reals
   const segments = link.split('/').slice(0, -1)
-  const reals = [rootReal]
+  reals = [rootReal]
   let real = rootReal
   for (let i = 0; i < segments.length; i++) {
     const lexical = segments.slice(0, i + 1).join('/')
     real = followed.get(lexical) ?? path.join(real, segments[i]!)
     reals.push(real)
   }
+  ancestors.set(parent, reals)
   return reals
 }
 
@@ -283,9 +372,10 @@ async function scanLinks(
   exec: ToolExecContext,
   root: string,
   starts: readonly string[],
-): Promise<{ names: string[]; workdir: string } | string> {
-  const names: string[] = []
+): Promise<{ links: ScannedLink[]; workdir: string; complete: boolean } | string> {
+  const links: ScannedLink[] = []
   let workdir = ''
+  let complete = true
   for (const batch of batches(starts)) {
     const bytes: Uint8Array[] = []
     let size = 0
@@ -304,11 +394,12 @@ async function scanLinks(
     // find exits 1 for a directory it cannot read, which rg cannot read either: the rest is listed.
     if (run.exitCode !== 0 && run.exitCode !== 1) return `listing them failed (find exited ${run.exitCode ?? run.signal})`
     if (size > MAX_SCAN_BYTES) return `there are more than ${MAX_LINKS.toLocaleString('en')} of them`
-    const decoded = decodeNames(Buffer.concat(bytes))
+    complete &&= run.exitCode === 0
+    const decoded = decodeScan(Buffer.concat(bytes))
     if (decoded === undefined) return 'a link name is not valid UTF-8, which rg globs cannot exclude exactly'
-    names.push(...decoded)
+    links.push(...decoded)
   }
-  return { names, workdir }
+  return { links, workdir, complete }
 }
 
 /** Start points in runs whose script stays below the command-line cap. */
@@ -327,31 +418,64 @@ function batches(starts: readonly string[]): string[][] {
   return runs
 }
 
-/** The scan script: find from inside the root, its absolute path looked up as the probes do. */
+/** The record a GNU find scan starts with: it prints each link as two records, `%Y%p` and `%l`. */
+const GNU_SCAN = 'G'
+
+/**
+ * The scan script: find from inside the root, its absolute path looked up as the probes do. A find
+ * with `-printf` (GNU) also reports each target's type after following and the link's text, which
+ * spares a system call or two a link (docs/design.md#symbolic-links); any other prints names. The C
+ * locale makes its name tests byte comparisons (a third of the scan's time in C.UTF-8, measured).
+ */
 export function scanCommand(root: string, starts: readonly string[]): string {
   const prune = VCS_EXCLUDES.flatMap((name, i) => [...(i === 0 ? [] : ['-o']), '-name', name])
   const points = starts.map((start) => (start === '.' ? '.' : `./${start}/`))
+  const walk = `LC_ALL=C "$dsh_path" "$@" '(' ${shellCommand(prune)} ')' -prune -o -type l`
   return [
     LOOKUP,
     `dsh_lookup find || exit ${EXIT_NO_FIND}`,
     `cd -- ${shellCommand([explicitPath(root)])} || exit 1`,
-    `"$dsh_path" ${shellCommand(points)} '(' ${shellCommand(prune)} ')' -prune -o -type l -print0 </dev/null`,
+    `set -- ${shellCommand(points)}`,
+    `if "$dsh_path" . -maxdepth 0 -printf '' </dev/null 2>/dev/null; then printf '${GNU_SCAN}\\0'; ${walk} -printf '%Y%p\\0%l\\0' </dev/null`,
+    `else ${walk} -print0 </dev/null; fi`,
   ].join('\n')
 }
 
-/** NUL-separated names as paths from the root (no `./`, no doubled `/`), or undefined when one is not UTF-8. */
-function decodeNames(bytes: Buffer): string[] | undefined {
-  const decoder = new TextDecoder('utf-8', { fatal: true })
-  let text: string
-  try {
-    text = decoder.decode(bytes)
-  } catch {
-    return undefined
+/**
+ * A scan's NUL-separated records as links (paths from the root: no `./`, no doubled `/`), or undefined
+ * when a name is not UTF-8. A link's text that is not UTF-8 leaves its target to the file system.
+ */
+export function decodeScan(bytes: Buffer): ScannedLink[] | undefined {
+  const records: Buffer[] = []
+  for (let start = 0; start < bytes.length;) {
+    const end = bytes.indexOf(0, start)
+    records.push(bytes.subarray(start, end === -1 ? bytes.length : end))
+    start = end === -1 ? bytes.length : end + 1
   }
-  return text
-    .split('\0')
-    .filter((name) => name !== '')
-    .map((name) => name.replace(/\/{2,}/g, '/').replace(/^\.\//, ''))
+  const decoder = new TextDecoder('utf-8', { fatal: true })
+  const utf8 = (record: Buffer): string | undefined => {
+    try {
+      return decoder.decode(record)
+    } catch {
+      return undefined
+    }
+  }
+  const name = (printed: string) => printed.replace(/\/{2,}/g, '/').replace(/^\.\//, '')
+  const links: ScannedLink[] = []
+  if (records[0]?.toString('latin1') === GNU_SCAN) {
+    for (let i = 1; i + 1 < records.length; i += 2) {
+      const printed = utf8(records[i]!)
+      if (printed === undefined) return undefined
+      links.push({ name: name(printed.slice(1)), target: { type: printed.slice(0, 1), text: utf8(records[i + 1]!) } })
+    }
+    return links
+  }
+  for (const record of records) {
+    const printed = utf8(record)
+    if (printed === undefined) return undefined
+    if (printed !== '') links.push({ name: name(printed) })
+  }
+  return links
 }
 
 /** An rg glob that matches exactly the path from the search root: anchored, every glob character escaped. */

@@ -26,6 +26,13 @@ export interface SearchScript {
   narrow: string
   /** Takes stdout as it arrives: the executor keeps none of it (docs/design.md#streamed-stdout). */
   stdoutSink: (chunk: Uint8Array) => void
+  /**
+   * The sink bounds its own memory (docs/design.md#results-bigger-than-memory): every byte rg prints
+   * reaches it, whatever `rawOutputMaxBytes` says. @default false
+   */
+  streams?: boolean
+  /** Told the resolved working directory before the script runs: what the sink's paths will be relative to. */
+  onWorkdir?: (workdir: string) => void
   /** A shorter limit than the configured `timeoutMs`, for a run that follows the search within one call. */
   timeoutMs?: number
   /**
@@ -51,14 +58,14 @@ const DIAGNOSIS_TIMEOUT_MS = 10_000
 export async function runSearchCommand(
   ctx: SearchContext,
   exec: ToolExecContext,
-  { command, narrow, stdoutSink, timeoutMs, onTimeout = 'fail' }: SearchScript,
+  { command, narrow, stdoutSink, streams = false, onWorkdir, timeoutMs, onTimeout = 'fail' }: SearchScript,
 ): Promise<SearchRun> {
   const cwd = exec.agent?.session.header.cwd
   const request = {
     command,
     ...(cwd === undefined ? {} : { workdir: cwd }),
     timeoutMs: Math.min(timeoutMs ?? ctx.config.timeoutMs, ctx.config.timeoutMs),
-    stdoutMaxBytes: ctx.config.rawOutputMaxBytes,
+    stdoutMaxBytes: streams ? Number.MAX_SAFE_INTEGER : ctx.config.rawOutputMaxBytes,
     stderrMaxBytes: STDERR_MAX_BYTES,
     // Output past the cap is discarded anyway: stop rg at once instead of paying for the whole search.
     onStdoutOverflow: 'kill' as const,
@@ -69,6 +76,7 @@ export async function runSearchCommand(
   let run: BashRunResult
   try {
     spec = await ctx.bash.resolve(request)
+    onWorkdir?.(spec.workdir)
     run = await ctx.bash.run(spec)
   } catch (error) {
     throw await runFailure(ctx.bash, exec, spec, error)

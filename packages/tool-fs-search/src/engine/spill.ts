@@ -2,8 +2,20 @@
 import { errorMessage, type SpillStore, type ToolExecContext } from '@dsh/core'
 import { throwIfAborted } from './abort.js'
 
-/** Whether the complete formatted result was saved, and where, or why not. */
-export type SpillOutcome = { saved: true; locator: string; retrievalHint: string } | { saved: false; reason: string }
+/**
+ * Whether the complete formatted result was saved, and where, or why not. `part`: only the head was
+ * saved, since the whole would pass `spillMaxBytes` (docs/design.md#results-bigger-than-memory).
+ */
+export type SpillOutcome = { saved: true; locator: string; retrievalHint: string; part?: SavedPart } | { saved: false; reason: string }
+
+/** How much of a result a spill cut at `spillMaxBytes` holds. */
+export interface SavedPart {
+  saved: number
+  total: number
+  /** What is counted: `matches`, `paths`. */
+  unit: string
+  maxBytes: number
+}
 
 /**
  * Saves a capped search's complete formatted result in the tool-owned spill, as blocks of its UTF-8

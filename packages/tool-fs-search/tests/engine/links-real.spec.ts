@@ -1,6 +1,6 @@
 // Symbolic links over real rg, find and files (docs/design.md#symbolic-links): followed inside the
 // workspace under the path given, named when they lead out, dangle or loop, and never a way past the policy.
-import { mkdirSync, realpathSync, symlinkSync } from 'node:fs'
+import { chmodSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import * as access from '@dsh/access'
@@ -43,10 +43,11 @@ function pnpmTree(): { work: string; outside: string } {
   return { work, outside }
 }
 
-async function policyHarness(profile: 'dsh' | 'claude-code', spillRoot: string): Promise<Harness> {
+async function policyHarness(profile: 'dsh' | 'claude-code', spillRoot: string, path?: string): Promise<Harness> {
   return loadHarness({
     plugins: [bashLocal, spillLocal, fsLocal, access, toolFsSearch],
     config: {
+      ...(path === undefined ? {} : { [bashLocal.name]: { envSet: { PATH: path } } }),
       'spill-local': { root: spillRoot },
       access: { deny: ['secrets', 'config/prod/'] },
       'tool-fs-search': { profile },
@@ -125,6 +126,24 @@ describe('links in a pnpm-style tree, with the access policy', () => {
   it('a file reached by two paths appears under each: the link and its target', async () => {
     const result = await callTool(dsh, 'glob', { pattern: '**/index.ts' }, work)
     expect(lines(result)).toEqual(['node_modules/pkg/src/index.ts', 'store/pkg@1/src/index.ts'])
+  })
+
+  it('a find without -printf, which reports no targets, leads to the same answers', async () => {
+    // A find that refuses -printf in a walk (as BusyBox's does), so every target is resolved through the
+    // file system; glob's mtime helper, which names no start point, still gets GNU find.
+    const bin = scratchDir('links-plain-find')
+    writeFileSync(join(bin, 'find'), '#!/bin/sh\ncase " $* " in " . "*" -printf "*) exit 1 ;; esac\nexec /usr/bin/find "$@"\n')
+    chmodSync(join(bin, 'find'), 0o755)
+    const plain = await policyHarness('dsh', scratchDir('links-plain-spill'), `${bin}:/usr/bin:/bin`)
+    for (const [tool, args] of [
+      ['grep', { pattern: 'needle' }],
+      ['glob', { pattern: '**' }],
+      ['grep', { pattern: 'needle', path: 'node_modules' }],
+    ] as const) {
+      const [reported, resolved] = await Promise.all([callTool(dsh, tool, args, work), callTool(plain, tool, args, work)])
+      expect(resolved.content).toBe(reported.content)
+      expect(resolved.content).toContain('node_modules/pkg/')
+    }
   })
 })
 

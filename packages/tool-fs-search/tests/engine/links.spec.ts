@@ -6,6 +6,7 @@ import type { SearchContext } from '../../src/engine/context.js'
 import {
   linkDisplay,
   linksListedBelow,
+  decodeScan,
   linksNote,
   NO_LINKS,
   planLinks,
@@ -23,6 +24,22 @@ const noSession = { name: 'grep', signal: new AbortController().signal } as neve
 
 /** Links as find prints them, NUL-terminated. */
 const found = (...names: string[]) => names.map((name) => `${name}\0`).join('')
+
+/** Links as GNU find reports them (`%Y%p`, `%l`): each a type, a path and the link's text. */
+const reported = (...links: [type: string, name: string, text: string][]) =>
+  `G\0${links.map(([type, name, text]) => `${type}${name}\0${text}\0`).join('')}`
+
+/** A file system that answers as `fakeFs`, and counts the calls it answers. */
+function countingFs(links: Record<string, string | Error>, files: readonly string[] = []): FileSystem & { calls: string[] } {
+  const inner = fakeFs(links, files)
+  const calls: string[] = []
+  return {
+    calls,
+    realpath: (path) => (calls.push(`realpath ${path}`), inner.realpath(path)),
+    stat: (path) => (calls.push(`stat ${path}`), inner.stat(path)),
+    readLines: inner.readLines,
+  }
+}
 
 /** A context whose executor answers each scan, in order, from `scans`. */
 function context(scans: (Scripted | ((command: string) => Scripted))[]): { ctx: SearchContext; bash: FakeBash } {
@@ -108,8 +125,8 @@ describe('planLinks', () => {
       ],
     })
     expect(bash.searches()).toEqual([])
-    expect(bash.specs[1]!.command).toContain(' ./in/ ')
-    expect(bash.specs[2]!.command).toContain(' ./in/deeper/ ')
+    expect(bash.specs[1]!.command).toContain('set -- ./in/\n')
+    expect(bash.specs[2]!.command).toContain('set -- ./in/deeper/\n')
   })
 
   it('calls a link a loop when it leads to a directory the walk passes through, through other links too', async () => {
@@ -234,7 +251,7 @@ describe('planLinks', () => {
     expect(plan).toMatchObject({ follow: true, excludes: [], skipped: [] })
     // One scan of the tree, then one of the VCS directory alone (find prunes those from the walk).
     expect(bash.specs).toHaveLength(2)
-    expect(bash.specs[1]!.command).toContain(' ./vcs/ ')
+    expect(bash.specs[1]!.command).toContain('set -- ./vcs/\n')
     expect(bash.specs[1]!.command).not.toContain('node_modules')
   })
 })
@@ -295,5 +312,108 @@ describe('linksNote and withoutSkippedLinks', () => {
     expect(withoutSkippedLinks(untouched, NO_LINKS)).toBe(untouched)
     const quiet = run(0, '')
     expect(withoutSkippedLinks(quiet, plan)).toBe(quiet)
+  })
+})
+
+describe('planLinks with what GNU find reports of each target', () => {
+  it('judges a pnpm tree without a system call a link: targets inside the walk are real paths already', async () => {
+    const { ctx } = context([
+      {
+        stdout: reported(
+          ['d', './node_modules/pkg', '../store/pkg@1'],
+          ['f', './node_modules/.bin/tool', '../../store/pkg@1/bin.js'],
+          ['d', './store/pkg@1/node_modules/dep', '../../dep@2'],
+          ['N', './node_modules/gone', '../store/gone'],
+          ['L', './loop', 'loop'],
+        ),
+      },
+    ])
+    const fs = countingFs({})
+    const checked: { path: string; realPath: string | undefined }[] = []
+    const access: AccessPolicy = {
+      check: async ({ path, realPath }) => {
+        checked.push({ path, realPath })
+        return { realPath: realPath ?? path, excludeGlobs: [] }
+      },
+    }
+    const plan = await planLinks(ctx, exec, '.', fs, access)
+    expect(plan).toEqual({
+      follow: true,
+      excludes: ['/node_modules/gone', '/loop'],
+      deny: [],
+      skipped: [
+        { path: 'node_modules/gone', why: 'broken' },
+        { path: 'loop', why: 'loop' },
+      ],
+    })
+    // The root's real path only: every target came from find's report, the one below a followed link too.
+    expect(fs.calls).toEqual(['stat /w', 'realpath /w'])
+    expect(checked).toEqual(
+      expect.arrayContaining([
+        { path: '/w/node_modules/pkg', realPath: '/w/store/pkg@1' },
+        { path: '/w/node_modules/.bin/tool', realPath: '/w/store/pkg@1/bin.js' },
+        { path: '/w/store/pkg@1/node_modules/dep', realPath: '/w/store/dep@2' },
+        { path: '/w/node_modules/pkg/node_modules/dep', realPath: '/w/store/dep@2' },
+      ]),
+    )
+  })
+
+  it.each([
+    ['leads outside the walked tree', ['d', './out', '../elsewhere'], '/elsewhere'],
+    ['leads to the root itself', ['d', './self', '.'], '/w/r'],
+    ['climbs out of a name with ..', ['d', './a', 'sub/../b'], '/w/r/b'],
+    ['passes through a link the walk found', ['d', './a', 'hop/x'], '/w/r/b/x'],
+    ['ends at a link the walk found', ['d', './a', 'hop'], '/w/r/b'],
+    ['lies in a VCS directory, which the walk does not enter', ['d', './a', '.git/modules'], '/w/r/.git/modules'],
+    ['has a text that is not UTF-8', ['d', './a', 'b\udcff'], '/w/r/b'],
+    ['has a type find could not tell', ['?', './a', 'b'], '/w/r/b'],
+  ] as const)('asks the file system about a target that %s', async (_case, [type, name, text], real) => {
+    const stdout =
+      text === 'b\udcff'
+        ? Buffer.concat([Buffer.from(`G\0${type}${name}\0b`), Buffer.from([0xff, 0]), Buffer.from('l./hop\0b\0')])
+        : reported([type, name, text], ['d', './hop', 'b'])
+    const { ctx } = context([{ stdout }, {}])
+    const fs = countingFs({ [`/w/r/${name.slice(2)}`]: real, '/w/r/hop': '/w/r/b' })
+    await planLinks(ctx, exec, 'r', fs, undefined)
+    expect(fs.calls).toContain(`realpath /w/r/${name.slice(2)}`)
+  })
+
+  it('resolves a target in memory below the file system root too', async () => {
+    const { ctx } = context([{ stdout: reported(['d', './a', 'b'], ['d', './c', '/w/d']) }, {}])
+    const atRoot = { name: 'grep', signal: new AbortController().signal, agent: { session: { header: { id: 's', cwd: '/' } } } } as never
+    const fs = countingFs({})
+    expect((await planLinks(ctx, atRoot, '.', fs, undefined)).follow).toBe(true)
+    expect(fs.calls).toEqual(['stat /', 'realpath /', 'realpath /'])
+  })
+
+  it('asks the file system when the walk was not whole: a directory find could not read, or a root it cannot resolve', async () => {
+    const { ctx } = context([{ stdout: reported(['d', './a', 'b']), exitCode: 1 }])
+    const fs = countingFs({})
+    await planLinks(ctx, exec, '.', fs, undefined)
+    expect(fs.calls).toContain('realpath /w/a')
+    const { ctx: again } = context([{ stdout: reported(['d', './a', 'b']) }, {}])
+    const unresolved = countingFs({ '/w': new FsError('FS_PERMISSION', 'no') })
+    await planLinks(again, exec, '.', unresolved, undefined)
+    expect(unresolved.calls).toContain('realpath /w/a')
+  })
+
+  it('names a missing target or a loop in a denied directory no more than the file system path does', async () => {
+    const { ctx } = context([{ stdout: reported(['N', './secret/gone', 'x'], ['L', './secret/loop', 'loop']) }])
+    const access: AccessPolicy = {
+      check: async ({ path }) => {
+        if (path === '/w/secret') throw new AccessError('ACCESS_DENIED', 'denied')
+        return { realPath: path, excludeGlobs: [] }
+      },
+    }
+    const plan = await planLinks(ctx, exec, '.', fakeFs({}), access)
+    expect(plan).toEqual({ ...NO_LINKS, excludes: ['/secret/gone', '/secret/loop'] })
+  })
+})
+
+describe('decodeScan', () => {
+  it('reads names, or GNU reports of a type, a name and a text; an empty or unpaired record is no link', () => {
+    expect(decodeScan(Buffer.from('./a\0\0.//b//c\0'))).toEqual([{ name: 'a' }, { name: 'b/c' }])
+    expect(decodeScan(Buffer.from('G\0d./a\0../b\0f./c'))).toEqual([{ name: 'a', target: { type: 'd', text: '../b' } }])
+    expect(decodeScan(Buffer.from([0x47, 0, 0x64, 0x2e, 0x2f, 0xff, 0, 0x62, 0]))).toBeUndefined()
   })
 })

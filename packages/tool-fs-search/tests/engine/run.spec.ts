@@ -7,6 +7,7 @@ import { FakeBash, isProbe, rgLines, type Scripted } from '../fake-bash.js'
 import { agent, fakeHarness, RG } from '../fake-harness.js'
 import { Config } from '../../src/config.js'
 import { runSearchCommand } from '../../src/engine/run.js'
+import { budgetMs } from '../../../../test-support/budget.js'
 import { callTool, canLock, loadRealHarness, nobodyHarness, scratchDirs, writeTree } from '../real-harness.js'
 
 const scratchDir = scratchDirs()
@@ -28,13 +29,35 @@ describe('a search run through the seam, faked', () => {
   it.each([
     ['the executor reports truncated stdout', { stdoutTruncated: true }],
     ['the executor stopped rg at the cap', { stop: 'overflow', exitCode: null, signal: 'SIGTERM' }],
-  ] satisfies [string, Scripted][])('answers SEARCH_RAW_OUTPUT_OVERFLOW when %s', async (_case, scripted) => {
-    const { grep } = await fakeHarness(() => scripted)
-    expect(await grep({ pattern: 'x' })).toMatchObject({
-      isError: true,
-      errorCode: 'SEARCH_RAW_OUTPUT_OVERFLOW',
-      content: 'grep stopped: rg produced more than 20000000 bytes of output. Narrow the pattern, path or include and search again.',
-    })
+  ] satisfies [string, Scripted][])(
+    'answers SEARCH_RAW_OUTPUT_OVERFLOW for a script that does not stream when %s',
+    async (_case, scripted) => {
+      const bash = new FakeBash(() => scripted)
+      const ctx = { bash, rg: RG, config: Config.parse({}), spillStore: () => undefined, access: () => undefined }
+      const exec = { signal: new AbortController().signal, name: 'Grep', callId: 'c', agent }
+      await expect(runSearchCommand(ctx, exec, { command: 'rg', narrow: 'pattern', stdoutSink: () => undefined })).rejects.toMatchObject({
+        code: 'SEARCH_RAW_OUTPUT_OVERFLOW',
+        message: 'Grep stopped: rg produced more than 20000000 bytes of output. Narrow the pattern and search again.',
+      })
+      expect(bash.requests.at(-1)).toMatchObject({ stdoutMaxBytes: 20_000_000, onStdoutOverflow: 'kill' })
+    },
+  )
+
+  it('asks for every byte of a script whose sink bounds its own memory, and names the workdir before it runs', async () => {
+    const bash = new FakeBash(() => ({ stdout: 'D\0' }))
+    const ctx = { bash, rg: RG, config: Config.parse({ rawOutputMaxBytes: 10 }), spillStore: () => undefined, access: () => undefined }
+    const exec = { signal: new AbortController().signal, name: 'grep', callId: 'c', agent }
+    const seen: string[] = []
+    const script = {
+      command: 'rg',
+      narrow: 'pattern',
+      stdoutSink: () => seen.push('chunk'),
+      streams: true,
+      onWorkdir: (dir: string) => seen.push(dir),
+    }
+    expect(await runSearchCommand(ctx, exec, script)).toMatchObject({ workdir: '/work/repo' })
+    expect(seen[0]).toBe('/work/repo')
+    expect(bash.requests.at(-1)).toMatchObject({ stdoutMaxBytes: Number.MAX_SAFE_INTEGER })
   })
 
   it.each([
@@ -157,27 +180,38 @@ describe('a search run through the real executor', () => {
     }
   })
 
-  it('raw output past rawOutputMaxBytes fails fast with SEARCH_RAW_OUTPUT_OVERFLOW', async () => {
+  it('glob output past rawOutputMaxBytes fails fast with SEARCH_RAW_OUTPUT_OVERFLOW', async () => {
     const capped = await loadRealHarness({ spillRoot, search: { rawOutputMaxBytes: 2000 } })
     const many = scratchDir('overflow')
-    writeTree(many, { 'lots.txt': 'needle needle needle needle\n'.repeat(50_000) })
+    writeTree(many, Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`file-${i}.txt`, ''])))
     const started = performance.now()
-    const result = await callTool(capped, 'grep', { pattern: 'needle' }, many)
-    expect(performance.now() - started).toBeLessThan(2000)
+    const result = await callTool(capped, 'glob', { pattern: '**/*' }, many)
+    expect(performance.now() - started).toBeLessThan(budgetMs(2000))
     expect(result).toMatchObject({ isError: true, errorCode: 'SEARCH_RAW_OUTPUT_OVERFLOW' })
+  })
+
+  it('grep output past rawOutputMaxBytes is a page with the true total, not an error', async () => {
+    const capped = await loadRealHarness({ spillRoot, search: { rawOutputMaxBytes: 2000 } })
+    const many = scratchDir('streamed')
+    writeTree(many, { 'lots.txt': 'needle needle needle needle\n'.repeat(50_000) })
+    const result = await callTool(capped, 'grep', { pattern: 'needle' }, many)
+    expect(result.content).toMatch(/^Found 250 of 50000 matches\n/)
   })
 })
 
 describe('budgets the executor can honour', () => {
   const tree = scratchDir('budgets')
-  beforeAll(() => writeTree(tree, { 'lots.txt': 'needle needle needle needle\n'.repeat(5000) }))
+  beforeAll(() =>
+    writeTree(tree, {
+      'lots.txt': 'needle needle needle needle\n'.repeat(5000),
+      ...Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`f-${i}.txt`, ''])),
+    }),
+  )
 
-  it('the overflow message quotes the cap the executor applied', async () => {
+  it("no search is bound by the executor's stdout maximum: each sink bounds what it keeps", async () => {
     const small = await loadRealHarness({ spillRoot, bash: { defaultStdoutMaxBytes: 1000, maxStdoutMaxBytes: 2000 } })
-    expect(await callTool(small, 'grep', { pattern: 'needle' }, tree)).toMatchObject({
-      errorCode: 'SEARCH_RAW_OUTPUT_OVERFLOW',
-      content: 'grep stopped: rg produced more than 2000 bytes of output. Narrow the pattern, path or include and search again.',
-    })
+    expect((await callTool(small, 'grep', { pattern: 'needle' }, tree)).content).toMatch(/^Found 250 of 5000 matches\n/)
+    expect((await callTool(small, 'glob', { pattern: '**/*' }, tree)).value).toMatchObject({ total: 301 })
   })
 })
 

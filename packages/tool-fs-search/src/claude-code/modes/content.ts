@@ -2,10 +2,11 @@
 import path from 'node:path'
 import { explicitPath, displayFrom } from '../../engine/display-path.js'
 import { nameSome } from '../../engine/footers.js'
-import { showMatches } from '../../engine/grep/matches.js'
+import { showMatches, type ShownMatches } from '../../engine/grep/matches.js'
+import type { StreamedRecords } from '../../engine/grep/pieces.js'
 import { RgOutputParser } from '../../engine/grep/parse.js'
 import { contextLines } from '../args.js'
-import { contentEntries, countContext } from '../content.js'
+import { contentEntries, countContext, type RowStyle } from '../content.js'
 import { lossyNote, plural, type GrepMode } from './mode.js'
 
 /** content: matching lines grouped by file, with the context lines asked for and `--` where lines are skipped. */
@@ -24,12 +25,13 @@ export const CONTENT: GrepMode = {
     ]
   },
   listsMtimes: false,
-  reader: (args, config, target) => {
+  reader: (args, config, target, stream) => {
     const context = contextLines(args)
     const style = { numbered: args['-n'] !== false, gaps: context.before + context.after > 0 }
     const parser = new RgOutputParser(config.grepMaxLineBytes, config.rawOutputMaxBytes, {
       fileTarget: explicitPath(target),
       context: style.gaps,
+      ...(stream === undefined ? {} : { pieces: stream.pieces }),
     })
     // The parser reads the head itself.
     return {
@@ -38,15 +40,22 @@ export const CONTENT: GrepMode = {
         const output = timedOut === undefined ? parser.finish() : parser.finishStopped()
         const base = output.searched === 'directory' ? path.resolve(workdir, target) : workdir
         const shownFrom = displayFrom(workdir, base)
-        const matches = showMatches(output, shownFrom)
-        const { matchLines, contextLines } = countContext(matches)
-        const files = plural(matches.files.length, 'file', 'files')
+        const { streamed } = output
+        const page = streamed === undefined ? undefined : streamedPage(streamed, shownFrom, stream!.page)
+        const matches = page?.matches ?? showMatches(output, shownFrom)
+        const { matchLines, contextLines } =
+          streamed === undefined
+            ? countContext(matches)
+            : { matchLines: streamed.total - streamed.contextLines, contextLines: streamed.contextLines }
+        const files = plural(matches.fileCount ?? matches.files.length, 'file', 'files')
         const withContext = contextLines > 0 ? `, with ${plural(contextLines, 'context line', 'context lines')}` : ''
         const tally = `${plural(matchLines, 'matching line', 'matching lines')} in ${files}`
         const binary = output.binaryFiles.map(shownFrom)
         const stopped = output.binaryStopped.map(shownFrom)
+        const before = page?.before ?? 0
         return {
-          entries: (start) => contentEntries(matches, start, style),
+          entries: (start) => contentEntries(matches, start - before, style),
+          ...(streamed === undefined ? {} : { spillEntries: () => streamedEntries(streamed, matches, shownFrom, style) }),
           total: matches.total,
           matches: matchLines,
           heading:
@@ -65,10 +74,43 @@ export const CONTENT: GrepMode = {
                 : []),
             ]
           },
-          found: output.records.count > 0 || output.binaryFiles.length > 0,
-          content: { matches, base },
+          found: matches.total > 0 || output.binaryFiles.length > 0,
+          content: { matches, base, before },
         }
       },
     }
   },
+}
+
+/**
+ * A streamed result's page: the files that hold the entries it asks for, read back (from the scratch
+ * file, or memory when there is none) without the records before them, shown with the whole
+ * result's counts.
+ */
+function streamedPage(
+  streamed: StreamedRecords,
+  shown: (file: string) => string,
+  { offset, count }: { offset: number; count: number },
+): { matches: ShownMatches; before: number } {
+  const { total, lossy, escaped, files } = streamed
+  const window = streamed.window(offset, count)
+  return { matches: { ...showMatches(window.records, shown), total, lossy, escaped, fileCount: files }, before: window.before }
+}
+
+/** Every entry of a streamed result, file by file; the page's files from the page, whose long lines show their windows. */
+function* streamedEntries(
+  streamed: StreamedRecords,
+  page: ShownMatches,
+  shown: (file: string) => string,
+  style: RowStyle,
+): Generator<string> {
+  const all = streamed.all
+  if (all === undefined) throw new Error('the result is larger than memory and the spill store keeps no scratch file')
+  const onPage = new Map(page.files.map((file) => [file.path, file]))
+  let after = false
+  for (const { display, load } of all()) {
+    const file = onPage.get(display)
+    yield* contentEntries(file === undefined ? showMatches(load(), shown) : { ...page, files: [file] }, 0, style, after)
+    after = true
+  }
 }

@@ -2,6 +2,7 @@
 import path from 'node:path'
 import type { SearchConfig } from '../../config.js'
 import type { ShownMatches } from '../../engine/grep/matches.js'
+import type { GrepPieces } from '../../engine/grep/pieces.js'
 import type { TimedOut } from '../../engine/timeout.js'
 import type { ClaudeGrepArgs } from '../args.js'
 import type { ScriptHead } from '../script-head.js'
@@ -18,8 +19,24 @@ export interface ModeResult {
   /** Read once the page is taken: a window can change what they count. Each names at most five. */
   readonly notes: string[]
   found: boolean
-  /** Content mode's records, and the directory rg's paths are relative to: what windows are fetched for. */
-  content?: { matches: ShownMatches; base: string }
+  /**
+   * Content mode's records, and the directory rg's paths are relative to: what windows are fetched
+   * for. `before`: entries of the result before the first of `matches` (a streamed result holds only
+   * the page's files).
+   */
+  content?: { matches: ShownMatches; base: string; before: number }
+  /** The complete result's entries for the spill, when `entries` cannot give them all (a streamed result). */
+  spillEntries?: () => Iterable<string>
+}
+
+/**
+ * What a reader needs to take a result past `rawOutputMaxBytes` (docs/design.md#results-bigger-than-memory):
+ * where its records go, made once rg's paths can be displayed, and which entries the page will ask for.
+ */
+export interface ModeStream {
+  pieces: (searched: 'directory' | 'file') => GrepPieces
+  /** The page's first entry and how many it may hold at most. */
+  page: { offset: number; count: number }
 }
 
 /**
@@ -38,7 +55,7 @@ export interface GrepMode {
   /** Whether rg's file list goes through the mtime helper, to be listed newest first as glob lists. */
   listsMtimes: boolean
   /** The mode's parser for one call's output. */
-  reader(args: ClaudeGrepArgs, config: SearchConfig, target: string): ModeReader
+  reader(args: ClaudeGrepArgs, config: SearchConfig, target: string, stream?: ModeStream): ModeReader
 }
 
 /** `n one` or `n many`. */

@@ -66,20 +66,59 @@ export function formatGrepPage(retained: RetainedGrep, spill: SpillOutcome | und
   return [heading(retained, notes, body), ...footers(retained, spill, notes)].join('\n\n')
 }
 
+/** What a spill holds beyond `matches`, and how large it may grow. */
+export interface GrepSpillPlan {
+  /** The files after those of `matches`, in order: a streamed result's rest (docs/design.md#results-bigger-than-memory). */
+  rest?: Iterable<ShownMatches> | undefined
+  /** `spillMaxBytes`: the spill stops at the last whole block of rows that fits, and says so. */
+  maxBytes: number
+  /** Set when the spill was cut: how many matches it holds. */
+  cut?: { saved: number }
+}
+
+// Room kept under `maxBytes` for the sentence that says the spill was cut.
+const CUT_NOTE_BYTES = 256
+
 /**
  * The complete result, as the spill keeps it, in blocks of UTF-8 bytes (docs/design.md#streamed-spills):
  * what `formatGrepPage` gives for every match, and a final newline, without building it as one string.
+ * Past `plan.maxBytes` it keeps the rows that fit and says how many of the total those are.
  */
-export function* grepSpillBlocks(matches: ShownMatches, notes: GrepNotes): Generator<Uint8Array> {
+export function* grepSpillBlocks(matches: ShownMatches, notes: GrepNotes, plan: GrepSpillPlan): Generator<Uint8Array> {
   const every = retainEveryMatch(matches)
   // The heading ends where the groups start; with no match it is the whole first part.
-  yield Buffer.from(heading(every, notes, ''))
-  yield* groupBlocks(matches)
-  yield Buffer.from(
-    `${footers(every, undefined, notes)
-      .map((footer) => `\n\n${footer}`)
-      .join('')}\n`,
-  )
+  const head = Buffer.from(heading(every, notes, ''))
+  const tail = footers(every, undefined, notes)
+    .map((footer) => `\n\n${footer}`)
+    .join('')
+  yield head
+  let room = plan.maxBytes - head.length - Buffer.byteLength(tail) - CUT_NOTE_BYTES
+  const progress = { rows: 0 }
+  let saved = 0
+  for (const block of allGroupBlocks(matches, plan.rest, progress)) {
+    if (block.length > room) {
+      plan.cut = { saved }
+      break
+    }
+    room -= block.length
+    saved = progress.rows
+    yield block
+  }
+  const cut =
+    plan.cut === undefined
+      ? ''
+      : `\n\n(This file holds the first ${saved} of ${every.total} matches: the complete result passes spillMaxBytes, ${plan.maxBytes} bytes.)`
+  yield Buffer.from(`${cut}${tail}\n`)
+}
+
+/** The groups of `matches`, then of each file of `rest`, as one text. */
+function* allGroupBlocks(
+  matches: ShownMatches,
+  rest: Iterable<ShownMatches> | undefined,
+  progress: { rows: number },
+): Generator<Uint8Array> {
+  yield* groupBlocks(matches, { progress })
+  for (const file of rest ?? []) yield* groupBlocks(file, { after: true, progress })
 }
 
 /** The count, then the groups; a binary file searched by name matches without a line to show: not "no matches". */
@@ -96,6 +135,6 @@ function heading(retained: RetainedGrep, notes: GrepNotes, groups: string): stri
 /** What a partial result found, in the timeout note's words: "12 matches in 3 files". */
 function matchesFound({ total, matches }: RetainedGrep): string {
   if (total === 0) return 'no matches'
-  const files = matches.files.length
+  const files = matches.fileCount ?? matches.files.length
   return `${total} match${total === 1 ? '' : 'es'} in ${files} file${files === 1 ? '' : 's'}`
 }

@@ -37,7 +37,8 @@ export interface GrepBudget {
 export function retainGrepMatches(matches: ShownMatches, budget: GrepBudget): RetainedGrep {
   const { files, total } = matches
   const header = (file: number): number => Buffer.byteLength(files[file]!.path) + 2
-  const capPerFile = files.length > 1 && !(total <= budget.maxMatches && fitsInBytes(matches, header, budget.maxBytes))
+  const capPerFile =
+    (matches.fileCount ?? files.length) > 1 && !(total <= budget.maxMatches && fitsInBytes(matches, header, budget.maxBytes))
   const perFile = capPerFile ? budget.maxPerFile : Number.POSITIVE_INFINITY
   const groups: ShownGroup[] = []
   let room = budget.maxMatches

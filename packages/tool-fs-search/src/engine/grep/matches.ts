@@ -1,5 +1,6 @@
 // Matches as the model sees them: grouped under display paths, files sorted, each file's lines in order.
 import type { GrepMatch, ParsedOutput } from './parse.js'
+import type { StreamedRecords } from './pieces.js'
 import { CUT, ESCAPED, flagsOf, lineNumberOf, markOf, textEnd, WINDOW, type RecordRun, type RecordTable } from './records.js'
 
 /** One file as shown: its display path and its records in line order. */
@@ -29,6 +30,12 @@ export interface ShownMatches {
   escaped: number
   /** Matches whose line or path holds bytes that were not valid UTF-8 (shown as U+FFFD); a U+FFFD of the file's own is not one. */
   lossy: number
+  /**
+   * Files in the whole result, when `files` holds only those that sort first (a streamed result,
+   * docs/design.md#results-bigger-than-memory); `total`, `escaped` and `lossy` then count the whole
+   * result too.
+   */
+  fileCount?: number
 }
 
 /**
@@ -37,7 +44,7 @@ export interface ShownMatches {
  * in any order, so files are sorted and lines only when they must be: when two raw paths display the
  * same (lossy decoding) and merge, or a file's records came apart. Ties keep rg's order.
  */
-export function showMatches({ bytes, records }: ParsedOutput, shown: (file: string) => string): ShownMatches {
+export function showMatches({ bytes, records }: Pick<ParsedOutput, 'bytes' | 'records'>, shown: (file: string) => string): ShownMatches {
   const { runs } = records
   // Runs sort by display path, then by arrival: each key is its path, a NUL (which sorts before any
   // character a path shows) and the run's index in four bytes. A native sort of strings costs a
@@ -69,6 +76,15 @@ export function showMatches({ bytes, records }: ParsedOutput, shown: (file: stri
     files.push({ path, size, first: order[0]!, order, ...(oneSource ? { source: first.path } : {}) })
   }
   return { bytes, records, files, total: records.count, escaped: records.escapedLines.size, lossy }
+}
+
+/**
+ * A streamed result's first files, as `showMatches` shows them, with the whole result's counts: all a
+ * page needs (docs/design.md#results-bigger-than-memory).
+ */
+export function showStreamedMatches(streamed: StreamedRecords, shown: (file: string) => string): ShownMatches {
+  const { total, lossy, escaped, files } = streamed
+  return { ...showMatches(streamed.page, shown), total, lossy, escaped, fileCount: files }
 }
 
 /**

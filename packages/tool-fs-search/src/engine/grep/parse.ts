@@ -2,6 +2,7 @@
 import { SearchError } from '../../errors.js'
 import { ESCAPED_LEADS, escapeLineControls, isEscapedAt } from '../escape-controls.js'
 import { OutputBytes } from '../output-bytes.js'
+import type { GrepPieces, StreamedRecords } from './pieces.js'
 import { CONTEXT, CUT, ESCAPED, ODD_NUMBER, RecordTable, writeRecord, type RecordRun } from './records.js'
 
 /** One matched line as a host reads it (a result's `value.matches`): display path, shown line, its cut. */
@@ -22,6 +23,12 @@ export interface ParserOptions {
   fileTarget?: string
   /** rg prints context lines (`-A`/`-B`/`-C`): a record may carry `-` after its number. @default false */
   context?: boolean
+  /**
+   * Where records go once they fill half the raw output cap, so a result of any size parses in bounded
+   * memory (docs/design.md#results-bigger-than-memory); told whether rg searched a directory or a file
+   * first, since that decides how its paths display. Without it, the cap bounds the output.
+   */
+  pieces?: (searched: 'directory' | 'file') => GrepPieces
 }
 
 /** Everything the grep script's stdout says. */
@@ -35,6 +42,8 @@ export interface ParsedOutput {
   binaryFiles: string[]
   /** Files whose search rg stopped at binary content after a match: later matches in them are missing. */
   binaryStopped: string[]
+  /** Set when the records outgrew memory: `bytes` and `records` are then empty, and this holds them. */
+  streamed?: StreamedRecords
 }
 
 const NUL = 0x00
@@ -66,7 +75,10 @@ const EXCERPT_BYTES = 320
  */
 export class RgOutputParser {
   readonly #output: OutputBytes
-  readonly #records = new RecordTable()
+  #records = new RecordTable()
+  readonly #pieceSink: ((searched: 'directory' | 'file') => GrepPieces) | undefined
+  #pieces: GrepPieces | undefined
+  readonly #flushBytes: number
   readonly #maxLineBytes: number
   readonly #fileTarget: Buffer | undefined
   readonly #context: boolean
@@ -92,8 +104,11 @@ export class RgOutputParser {
    * `--max-columns` rg was given, which tells its previews from lines that end like one;
    * `capacityBytes`: the raw output cap, which the buffer grows to once the output outgrows its start.
    */
-  constructor(maxLineBytes: number, capacityBytes: number, { fileTarget, context = false }: ParserOptions = {}) {
+  constructor(maxLineBytes: number, capacityBytes: number, { fileTarget, context = false, pieces }: ParserOptions = {}) {
     this.#output = new OutputBytes(LF, capacityBytes, { tracksReplacements: true })
+    this.#pieceSink = pieces
+    // Half the cap, so the records and a record still arriving fit the buffer the cap sizes.
+    this.#flushBytes = Math.floor(capacityBytes / 2)
     this.#maxLineBytes = maxLineBytes
     this.#fileTarget = fileTarget === undefined ? undefined : Buffer.from(fileTarget)
     this.#context = context
@@ -135,7 +150,7 @@ export class RgOutputParser {
         `grep could not parse rg's output near ${this.#excerpt(this.#failure)}; the search result cannot be trusted.`,
       )
     }
-    return {
+    const parsed = {
       // Only a run stopped before the script's first record has none: it has no paths to be relative to.
       searched: this.#searched ?? 'file',
       bytes: this.#output.bytes,
@@ -143,6 +158,11 @@ export class RgOutputParser {
       binaryFiles: this.#binaryFiles,
       binaryStopped: this.#binaryStopped,
     }
+    const pieces = this.#pieces
+    if (pieces === undefined) return parsed
+    // Once records have left memory, every record does: the result is ordered from its pieces.
+    pieces.add(this.#output.bytes, this.#records)
+    return { ...parsed, bytes: Buffer.alloc(0), records: new RecordTable(), streamed: pieces.finish() }
   }
 
   #parse(ended: boolean): void {
@@ -230,9 +250,9 @@ export class RgOutputParser {
       let pathReplaced = false
       if (replaced || !this.#runPathPlain) {
         pathReplaced = replaced && this.#output.replacedIn(pos, nul)
-        if (sameFile && pathReplaced !== this.#run!.pathReplaced) sameFile = false
+        if (sameFile && pathReplaced !== this.#run?.pathReplaced) sameFile = false
       }
-      if (!sameFile) {
+      if (!sameFile || this.#run === undefined) {
         this.#run = records.startRun(this.#output.text(pos, nul), kept, pathReplaced)
         if (nul - pos > path.length) this.#runPath = path = Buffer.allocUnsafe(2 * (nul - pos))
         let plain = true
@@ -244,7 +264,7 @@ export class RgOutputParser {
         this.#runPathPlain = plain && !pathReplaced
         this.#lastLine = line
       }
-      const run = this.#run!
+      const run = this.#run
       if (line < this.#lastLine) run.inLineOrder = false
       this.#lastLine = line
 
@@ -275,6 +295,7 @@ export class RgOutputParser {
       kept = writeRecord(bytes, kept, nul + 1, at, flags, textStart, textEnd)
       records.count += 1
       run.count += 1
+      if (contextLine) run.contextLines += 1
       pos = lineEnd + 1
     }
     records.end = kept
@@ -285,6 +306,20 @@ export class RgOutputParser {
     // What is read is compacted; what is not (a record still arriving) moves down behind it.
     this.#output.keep(kept, Math.min(pos, this.#output.length))
     this.#pos = kept
+    if (kept > this.#flushBytes && this.#pieceSink !== undefined) this.#flush()
+  }
+
+  /**
+   * Moves every record to the pieces and empties the buffer down to the record still arriving: the
+   * file being printed goes on in a new run (docs/design.md#results-bigger-than-memory).
+   */
+  #flush(): void {
+    this.#pieces ??= this.#pieceSink!(this.#searched!)
+    this.#pieces.add(this.#output.bytes, this.#records)
+    this.#output.keep(0, this.#records.end)
+    this.#records = new RecordTable()
+    this.#pos = 0
+    this.#run = undefined
   }
 
   /**

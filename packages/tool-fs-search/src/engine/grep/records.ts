@@ -25,6 +25,8 @@ export interface RecordRun {
   lossyLines: number
   /** The path rg printed held bytes that were not valid UTF-8: it shows U+FFFD for them, and cannot name the file. */
   pathReplaced: boolean
+  /** Records that are context lines (`CONTEXT`), not matches. */
+  contextLines: number
 }
 
 const NUL = 0x00
@@ -63,7 +65,7 @@ export class RecordTable {
 
   /** Starts a run of records from the file rg printed as `path` (`pathReplaced`: with bytes replaced), with the record at `start`. */
   startRun(path: string, start: number, pathReplaced: boolean): RecordRun {
-    const run = { path, start, count: 0, inLineOrder: true, lossyLines: 0, pathReplaced }
+    const run = { path, start, count: 0, inLineOrder: true, lossyLines: 0, pathReplaced, contextLines: 0 }
     this.runs.push(run)
     return run
   }

@@ -71,45 +71,67 @@ interface Cursor {
   used: number
 }
 
+/** How `groupBlocks` continues a text and reports on it. */
+export interface GroupBlocksOptions {
+  /** Groups came before these: the first file is set off by a blank line too. @default false */
+  after?: boolean
+  /** Set before each block is yielded to the rows yielded so far, that block's included. */
+  progress?: { rows: number }
+}
+
 /**
  * Every file's group as blocks of UTF-8 bytes, exactly `formatGroups` of all of them, for the spill.
  * One buffer is refilled for each block (the store is done with a block before it asks for the
- * next), and rows are copied from the records' bytes: a million matches cost no string each.
+ * next), and rows are copied from the records' bytes: a million matches cost no string each. Every
+ * block ends at the end of a line.
  */
-export function* groupBlocks(matches: ShownMatches): Generator<Uint8Array> {
+export function* groupBlocks(
+  matches: ShownMatches,
+  { after = false, progress = { rows: 0 } }: GroupBlocksOptions = {},
+): Generator<Uint8Array> {
   const block = Buffer.allocUnsafe(BLOCK_BYTES)
   const cursor: Cursor = { index: 0, record: -1, used: 0 }
+  let rows = progress.rows
+  const flush = (bytes: Buffer): Buffer => {
+    progress.rows = rows
+    return bytes
+  }
   for (let index = 0; index < matches.files.length; index += 1) {
     const file = matches.files[index]!
-    const path = Buffer.from(`${index === 0 ? '' : '\n\n'}${file.path}`)
+    const path = Buffer.from(`${index === 0 && !after ? '' : '\n\n'}${file.path}`)
     if (cursor.used > 0 && cursor.used + path.length > BLOCK_BYTES) {
-      yield block.subarray(0, cursor.used)
+      yield flush(block.subarray(0, cursor.used))
       cursor.used = 0
     }
-    if (path.length > BLOCK_BYTES) yield path
+    if (path.length > BLOCK_BYTES) yield flush(path)
     else cursor.used += path.copy(block, cursor.used)
     cursor.index = 0
     cursor.record = nextRecord(matches, file, 0, -1)
-    while (writeRows(matches, file, block, cursor)) {
+    for (;;) {
+      const from = cursor.index
+      const stopped = writeRows(matches, file, block, cursor)
+      rows += cursor.index - from
+      if (!stopped) break
       const { record } = cursor
       if (!isRare(matches, record)) {
         // The block is full.
-        yield block.subarray(0, cursor.used)
+        yield flush(block.subarray(0, cursor.used))
         cursor.used = 0
         continue
       }
       const row = Buffer.from(`\n${formatRow(matches, record)}`)
       if (cursor.used > 0 && cursor.used + row.length > BLOCK_BYTES) {
-        yield block.subarray(0, cursor.used)
+        yield flush(block.subarray(0, cursor.used))
         cursor.used = 0
       }
-      if (row.length > BLOCK_BYTES) yield row
+      rows += 1
+      if (row.length > BLOCK_BYTES) yield flush(row)
       else cursor.used += row.copy(block, cursor.used)
       cursor.index += 1
       if (cursor.index < file.size) cursor.record = nextRecord(matches, file, cursor.index, record)
     }
   }
-  if (cursor.used > 0) yield block.subarray(0, cursor.used)
+  if (cursor.used > 0) yield flush(block.subarray(0, cursor.used))
 }
 
 /** A row that goes through a string: escaped, an odd line number, a window, or larger than a block. */

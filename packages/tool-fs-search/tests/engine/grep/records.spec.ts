@@ -17,8 +17,8 @@ describe('RecordTable', () => {
     table.startRun('a', 0, false)
     table.startRun('a', 9, true)
     expect(table.runs).toEqual([
-      { path: 'a', start: 0, count: 0, inLineOrder: true, lossyLines: 0, pathReplaced: false },
-      { path: 'a', start: 9, count: 0, inLineOrder: true, lossyLines: 0, pathReplaced: true },
+      { path: 'a', start: 0, count: 0, inLineOrder: true, lossyLines: 0, pathReplaced: false, contextLines: 0 },
+      { path: 'a', start: 9, count: 0, inLineOrder: true, lossyLines: 0, pathReplaced: true, contextLines: 0 },
     ])
   })
 })

@@ -1,0 +1,43 @@
+// Runs only the bench's results-of-any-size section (the full `npm run bench` runs it too): for a
+// quick look at those cases without the rest of the bench. `tsx bench/any-size-only.ts [name...]`.
+import { mkdtempSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { anySizeCase, anySizeSearches, anySizeTargets, ensureFileTree, ensureHugeMatchTree } from './any-size.js'
+import { benchCacheDir } from './cache-dir.js'
+import { loadCliHarness } from './harness.js'
+import { CASE_HEADER, formatCase, formatTargets } from './report.js'
+import { warmPageCache } from './warm.js'
+
+const only = process.argv.slice(2)
+const cacheDir = benchCacheDir()
+const rg = (await import('@vscode/ripgrep')).rgPath
+const spillRoot = mkdtempSync(path.join(os.tmpdir(), 'dsh-bench-spill-'))
+try {
+  const harness = await loadCliHarness(spillRoot)
+  const roots = {
+    hugeMatch: ensureHugeMatchTree(cacheDir),
+    files100k: ensureFileTree(cacheDir, 100_000),
+    files1m: ensureFileTree(cacheDir, 1_000_000),
+    // The npm tree `npm run bench` installed (bench/corpus-npm.ts); this script does not install it.
+    npmTree: path.join(cacheDir, 'npm-tree'),
+  }
+  for (const root of Object.values(roots)) await warmPageCache(rg, root)
+  console.log(`== results of any size (in process, interleaved; tool vs it = median of per-round tool/baseline)\n${CASE_HEADER}`)
+  const measured = new Map<string, Awaited<ReturnType<typeof anySizeCase>>>()
+  for (const search of anySizeSearches(rg, roots)) {
+    if (only.length > 0 && !only.includes(search.name)) continue
+    const result = await anySizeCase(harness, search, { warmup: 1, measured: 3 })
+    measured.set(search.name, result)
+    console.log(formatCase(result.result))
+  }
+  if (only.length === 0) console.log(`\n== targets\n${formatTargets(anySizeTargets(measured))}`)
+  console.log(
+    `\nload average at the end: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} (the machine is shared: ratios are medians of paired rounds)`,
+  )
+} finally {
+  rmSync(spillRoot, { recursive: true, force: true })
+}

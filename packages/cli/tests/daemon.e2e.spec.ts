@@ -1,0 +1,258 @@
+// The built dsh with its warm server on, as a user runs it: the first call starts the server, later
+// calls are served by it and print what the call in process prints; a stale socket, a version change,
+// Ctrl-C and a socket directory that is not the user's alone.
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, describe, expect, it } from 'vitest'
+import { fnv1a } from '../src/daemon/place.js'
+import { budgetMs, processesMentioning, scratchDir, waitUntil, writeTree } from './io.js'
+
+const repo = fileURLToPath(new URL('../../../', import.meta.url))
+const bin = join(repo, 'packages', 'cli', 'bin', 'dsh.js')
+const dist = join(repo, 'packages', 'cli', 'dist')
+const work = scratchDir('daemon-e2e')
+const tree = join(work, 'tree')
+const other = join(work, 'other')
+const spill = join(work, 'spill')
+writeTree(tree, { 'a.txt': 'needle\n-foo\n', 'sub/b.txt': 'one needle\ntwo\n' })
+writeTree(other, { 'c.md': 'needle in other\n' })
+writeFileSync(join(work, 'capped.json'), JSON.stringify({ 'tool-fs-search': { grepMaxMatches: 1 } }))
+mkdirSync(spill)
+
+let runtimes = 0
+/** A fresh XDG_RUNTIME_DIR, 0700 as a login manager makes it; every server started in it is stopped after the file. */
+function runtime(): string {
+  const dir = join(work, `xdg${(runtimes += 1)}`)
+  mkdirSync(dir, { mode: 0o700 })
+  return dir
+}
+afterAll(async () => {
+  for (const pid of processesMentioning(join(work, 'xdg'))) process.kill(pid, 'SIGTERM')
+  await waitUntil(() => processesMentioning(join(work, 'xdg')).length === 0, 5000)
+})
+
+function envFor(xdg: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, XDG_RUNTIME_DIR: xdg, DSH_DAEMON_IDLE_SECONDS: '120', ...extra }
+  if (extra.DSH_NO_DAEMON === undefined) delete env.DSH_NO_DAEMON
+  return env
+}
+
+function dsh(
+  xdg: string,
+  argv: string[],
+  { cwd = tree, env = {}, program = bin }: { cwd?: string; env?: NodeJS.ProcessEnv; program?: string } = {},
+) {
+  const run = spawnSync(program, argv, { cwd, encoding: 'utf8', timeout: budgetMs(20_000), env: envFor(xdg, env) })
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr }
+}
+
+const socketOf = (xdg: string, distDir = dist) => join(xdg, 'dsh', `${fnv1a(distDir)}.sock`)
+const servers = (socket: string) => processesMentioning(`daemon\0${socket}`)
+
+/** Waits for the server a call started: listening, its socket only its user's. */
+async function serving(socket: string): Promise<number> {
+  const ready = () => {
+    try {
+      return (statSync(socket).mode & 0o777) === 0o600 && servers(socket).length === 1
+    } catch {
+      return false
+    }
+  }
+  expect(await waitUntil(ready, 20_000)).toBe(true)
+  return servers(socket)[0]!
+}
+
+/** The pids from `pid` up to init. */
+function ancestors(pid: number): number[] {
+  const chain: number[] = []
+  for (let at = pid; at > 1;) {
+    const stat = readFileSync(`/proc/${at}/stat`, 'utf8')
+    at = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+    chain.push(at)
+  }
+  return chain
+}
+
+describe('with the server on', () => {
+  const xdg = runtime()
+  const socket = socketOf(xdg)
+
+  it(
+    'the first call runs in process and starts a server in a 0700 directory, on a 0600 socket',
+    async () => {
+      const first = dsh(xdg, ['--spill-dir', spill, 'grep', 'needle'])
+      expect(first).toEqual(dsh(xdg, ['--spill-dir', spill, 'grep', 'needle'], { env: { DSH_NO_DAEMON: '1' } }))
+      await serving(socket)
+      expect(statSync(join(xdg, 'dsh')).mode & 0o777).toBe(0o700)
+    },
+    budgetMs(60_000),
+  )
+
+  it.each([
+    [['--spill-dir', spill, 'grep', 'needle']],
+    [['--spill-dir', spill, 'grep', 'needle', '--color=always']],
+    [['--spill-dir', spill, 'grep', 'needle', '--format', 'json']],
+    [['--spill-dir', spill, 'grep', 'needle', '-0']],
+    [['--spill-dir', spill, 'grep', 'absent']],
+    [['--spill-dir', spill, 'grep', 'a(']],
+    [['--spill-dir', spill, 'glob', '**/*.txt', '--format', 'lines']],
+    [['read', 'a.txt']],
+    [['read', '../outside']],
+    [['grep', '--bogus']],
+    [['tool-search', 'find files']],
+    [['--spill-dir', spill, 'grep', '--', '-foo']],
+  ])(
+    'served %j: the same bytes and status as in process',
+    async (argv) => {
+      await serving(socket)
+      expect(dsh(xdg, argv)).toEqual(dsh(xdg, argv, { env: { DSH_NO_DAEMON: '1' } }))
+    },
+    budgetMs(60_000),
+  )
+
+  it(
+    'two cwds and two configs in succession: each call sees only its own',
+    async () => {
+      await serving(socket)
+      const a = dsh(xdg, ['--spill-dir', spill, 'grep', 'needle', '-0'])
+      const b = dsh(xdg, ['--spill-dir', spill, 'grep', 'needle', '-0'], { cwd: other })
+      expect(a.stdout).toContain('a.txt')
+      expect(b.stdout).toBe('c.md\u00001:needle in other\n')
+      const capped: { meta: { truncated: boolean } } = JSON.parse(
+        dsh(xdg, ['--config', join(work, 'capped.json'), '--spill-dir', spill, 'grep', 'needle', '--format', 'json']).stdout,
+      )
+      const plain: { meta: { truncated: boolean } } = JSON.parse(
+        dsh(xdg, ['--spill-dir', spill, 'grep', 'needle', '--format', 'json']).stdout,
+      )
+      expect([capped.meta.truncated, plain.meta.truncated]).toEqual([true, false])
+    },
+    budgetMs(60_000),
+  )
+
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    '%s to the client cancels the search in the server: rg is killed, 130, and the server serves on',
+    async (signal) => {
+      const server = await serving(socket)
+      const fifo = join(tree, `fifo-${signal}`)
+      execFileSync('mkfifo', [fifo])
+      const child = spawn(bin, ['--spill-dir', spill, 'grep', 'needle', fifo], {
+        cwd: tree,
+        env: envFor(xdg),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      let stderr = ''
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+      const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)))
+      const rg = () => processesMentioning(fifo).filter((pid) => pid !== child.pid)
+      expect(await waitUntil(() => rg().length > 0, 20_000)).toBe(true)
+      // The search runs under the server, not the client: the call was served.
+      expect(ancestors(rg()[0]!)).toContain(server)
+      expect(ancestors(rg()[0]!)).not.toContain(child.pid)
+      child.kill(signal)
+      expect(await exited).toBe(130)
+      expect(stderr).toMatch(/cancelled/)
+      expect(await waitUntil(() => processesMentioning(fifo).length === 0, 2000)).toBe(true)
+      expect(servers(socket)).toEqual([server])
+    },
+    budgetMs(60_000),
+  )
+})
+
+describe('the server is replaced, never trusted', () => {
+  it(
+    "a dead server's socket file: the call runs in process and a new server replaces the file",
+    async () => {
+      const xdg = runtime()
+      const socket = socketOf(xdg)
+      mkdirSync(join(xdg, 'dsh'), { mode: 0o700 })
+      spawnSync(process.execPath, [
+        '-e',
+        `require('net').createServer().listen(${JSON.stringify(socket)}, () => process.kill(process.pid, 'SIGKILL'))`,
+      ])
+      expect(existsSync(socket)).toBe(true)
+      expect(dsh(xdg, ['read', 'a.txt'])).toMatchObject({ code: 0, stdout: expect.stringContaining('needle') })
+      await serving(socket)
+      expect(dsh(xdg, ['read', 'a.txt'])).toMatchObject({ code: 0, stdout: expect.stringContaining('needle') })
+    },
+    budgetMs(60_000),
+  )
+
+  it(
+    'a server of another version stops, and the call that found it starts one of its own',
+    async () => {
+      // A copy of the installed package, whose version can change: rg cannot be found from here, read needs none.
+      const install = join(work, 'install')
+      mkdirSync(install)
+      for (const part of ['bin', 'dist', 'package.json'])
+        cpSync(join(repo, 'packages', 'cli', part), join(install, part), { recursive: true })
+      const program = join(install, 'bin', 'dsh.js')
+      const xdg = runtime()
+      const socket = socketOf(xdg, join(install, 'dist'))
+      dsh(xdg, ['read', 'a.txt'], { program })
+      const old = await serving(socket)
+      const manifest = JSON.parse(readFileSync(join(install, 'package.json'), 'utf8')) as { version: string }
+      writeFileSync(join(install, 'package.json'), JSON.stringify({ ...manifest, version: '99.0.0' }))
+      expect(dsh(xdg, ['read', 'a.txt'], { program })).toEqual(dsh(xdg, ['read', 'a.txt'], { program, env: { DSH_NO_DAEMON: '1' } }))
+      expect(await waitUntil(() => !servers(socket).includes(old) && servers(socket).length === 1, 20_000)).toBe(true)
+      expect(dsh(xdg, ['--version'], { program }).stdout).toBe('99.0.0\n')
+    },
+    budgetMs(90_000),
+  )
+})
+
+describe('no server is started', () => {
+  const quiet = async (xdg: string) => {
+    await new Promise((resolve) => setTimeout(resolve, budgetMs(300)))
+    expect(processesMentioning(xdg)).toEqual([])
+  }
+
+  it.each([
+    ['--no-daemon', ['--no-daemon', 'read', 'a.txt'], {}],
+    ['DSH_NO_DAEMON=1', ['read', 'a.txt'], { DSH_NO_DAEMON: '1' }],
+    ['dsh completion', ['completion', 'bash'], {}],
+    ['dsh tools', ['tools'], {}],
+  ] as const)(
+    '%s',
+    async (_what, argv, env) => {
+      const xdg = runtime()
+      const run = dsh(xdg, [...argv], { env })
+      expect(run.code).not.toBeNull()
+      await quiet(xdg)
+      expect(existsSync(join(xdg, 'dsh')) ? readdirSync(join(xdg, 'dsh')) : []).toEqual([])
+    },
+    budgetMs(60_000),
+  )
+
+  it(
+    'for an argument that is not UTF-8: refused in process',
+    async () => {
+      const xdg = runtime()
+      const run = spawnSync('sh', ['-c', 'exec "$0" grep "$(printf \'\\377\')"', bin], { cwd: tree, encoding: 'utf8', env: envFor(xdg) })
+      expect(run.status).toBe(2)
+      expect(run.stderr).toMatch(/not valid UTF-8/)
+      await quiet(xdg)
+    },
+    budgetMs(60_000),
+  )
+
+  it.each([
+    ['others may enter', (dir: string) => chmodSync(dir, 0o755)],
+    [
+      'another uid owns (root can make one here)',
+      (dir: string) => (process.getuid!() === 0 ? execFileSync('chown', ['12345', dir]) : chmodSync(dir, 0o711)),
+    ],
+  ])(
+    'a socket directory %s: the call runs in process',
+    async (_what, spoil) => {
+      const xdg = runtime()
+      mkdirSync(join(xdg, 'dsh'), { mode: 0o700 })
+      spoil(join(xdg, 'dsh'))
+      expect(dsh(xdg, ['read', 'a.txt'])).toEqual(dsh(xdg, ['read', 'a.txt'], { env: { DSH_NO_DAEMON: '1' } }))
+      await quiet(xdg)
+      expect(readdirSync(join(xdg, 'dsh'))).toEqual([])
+    },
+    budgetMs(60_000),
+  )
+})

@@ -1,0 +1,295 @@
+// A grep result larger than memory: its records in pieces on the scratch file, the page's candidates in memory.
+import type { SpillScratch } from '@dsh/core'
+import { RecordTable } from './records.js'
+
+/** The page budgets that decide which files can still reach the page. */
+export interface PieceBudget {
+  maxMatches: number
+  maxPerFile: number
+}
+
+/** The records of one file, or of a file's part, as they left memory. */
+interface Piece {
+  /** Arrival order: ties between equal display paths keep it, as `showMatches` does. */
+  seq: number
+  path: string
+  pathReplaced: boolean
+  display: string
+  count: number
+  inLineOrder: boolean
+  lossyLines: number
+  contextLines: number
+  /** Where its records are on the scratch file, and its side table (escaped and replaced lines; length 0: none). */
+  offset: number
+  length: number
+  sideOffset: number
+  sideLength: number
+  /** Its records in memory, while it may reach the page. */
+  held?: HeldRecords | undefined
+}
+
+/** Records in their own buffer, with their escaped lines and replaced-byte lines by offset within it. */
+interface HeldRecords {
+  bytes: Buffer
+  escaped: [number, string][]
+  replaced: number[]
+}
+
+/** Records read back as one parsed output: what `showMatches` takes. */
+export interface LoadedRecords {
+  bytes: Buffer
+  records: RecordTable
+}
+
+/** A streamed result at its end: the page's candidates, the true totals, and the rest in order. */
+export interface StreamedRecords {
+  /** The files that can reach the page, every one of their records, as one parsed output. */
+  page: LoadedRecords
+  total: number
+  /** Matches whose line or path holds replaced bytes (`showMatches`'s `lossy`). */
+  lossy: number
+  escaped: number
+  /** Distinct display paths in the whole result. */
+  files: number
+  /** Context lines among `total` (rg's `-A`/`-B`/`-C`). */
+  contextLines: number
+  /**
+   * The files after the page's, in display order, each read back from the scratch file as it is
+   * asked for; undefined when some were dropped and there is no scratch file to read them from.
+   */
+  rest: (() => Generator<LoadedRecords>) | undefined
+  /**
+   * Every file in display order, each loaded when asked (from memory or the scratch file); undefined
+   * when some were dropped and there is no scratch file to read them from.
+   */
+  all: (() => Generator<{ display: string; load: () => LoadedRecords }>) | undefined
+  /**
+   * The files that hold records `[start, start + count)` of the result in display order, loaded, and
+   * how many records come before them: a page at any offset, without the records it skips
+   * (docs/design.md#results-bigger-than-memory). Without a scratch file they must still be in memory:
+   * the budget kept every file up to `start + count`.
+   */
+  window: (start: number, count: number) => { records: LoadedRecords; before: number }
+}
+
+/**
+ * Where a grep result's records go once they pass what memory holds (docs/design.md#results-bigger-than-memory).
+ * Every piece (a run of one file's records) is appended to the scratch file as it leaves the parser's
+ * buffer, with an index entry of a few fields; the pieces of the files that sort first, enough to fill
+ * a page, are also kept in memory. The page is chosen from them, so it never waits on the disk.
+ */
+export class GrepPieces {
+  readonly #scratch: SpillScratch | undefined
+  readonly #budget: PieceBudget
+  readonly #display: (path: string) => string
+  readonly #pieces: Piece[] = []
+  #candidates: Piece[] = []
+  #dropped = false
+  #total = 0
+  #lossy = 0
+  #escaped = 0
+  #contextLines = 0
+  readonly #files = new Set<string>()
+
+  /** `display`: how a path rg printed shows, which is what files sort by. */
+  constructor(scratch: SpillScratch | undefined, budget: PieceBudget, display: (path: string) => string) {
+    this.#scratch = scratch
+    this.#budget = budget
+    this.#display = display
+  }
+
+  /** Takes every record of `table` (in `bytes`): the caller reuses both once this returns. */
+  add(bytes: Buffer, table: RecordTable): void {
+    const escaped = [...table.escapedLines]
+    const replaced = [...table.replacedLines]
+    let e = 0
+    let r = 0
+    const added: { piece: Piece; held: HeldRecords }[] = []
+    // One write for all the records (they lie end to end), then the side tables, in the pieces' order.
+    const base = this.#scratch?.append(bytes.subarray(0, table.end)) ?? -1
+    table.runs.forEach((run, index) => {
+      const end = table.runs[index + 1]?.start ?? table.end
+      const held: HeldRecords = { bytes: bytes.subarray(run.start, end), escaped: [], replaced: [] }
+      for (; e < escaped.length && escaped[e]![0] < end; e += 1) held.escaped.push([escaped[e]![0] - run.start, escaped[e]![1]])
+      for (; r < replaced.length && replaced[r]! < end; r += 1) held.replaced.push(replaced[r]! - run.start)
+      const piece: Piece = {
+        seq: this.#pieces.length,
+        path: run.path,
+        pathReplaced: run.pathReplaced,
+        display: this.#display(run.path),
+        count: run.count,
+        inLineOrder: run.inLineOrder,
+        lossyLines: run.lossyLines,
+        contextLines: run.contextLines,
+        offset: base === -1 ? -1 : base + run.start,
+        length: end - run.start,
+        sideOffset: -1,
+        sideLength: 0,
+      }
+      if (this.#scratch !== undefined && (held.escaped.length > 0 || held.replaced.length > 0)) {
+        const side = Buffer.from(JSON.stringify([held.escaped, held.replaced]))
+        piece.sideOffset = this.#scratch.append(side)
+        piece.sideLength = side.length
+      }
+      this.#pieces.push(piece)
+      this.#files.add(piece.display)
+      this.#total += piece.count
+      this.#lossy += piece.pathReplaced ? piece.count : piece.lossyLines
+      this.#escaped += held.escaped.length
+      this.#contextLines += run.contextLines
+      added.push({ piece, held })
+    })
+    this.#candidates.push(...added.map(({ piece }) => piece))
+    this.#trim()
+    // Only the pieces that may reach the page are copied out of the parser's buffer.
+    const kept = new Set(this.#candidates)
+    for (const { piece, held } of added) if (kept.has(piece)) piece.held = { ...held, bytes: Buffer.from(held.bytes) }
+  }
+
+  /**
+   * Keeps the files that sort first while the ones before them could not yet fill a page (each
+   * counting its first `maxPerFile` matches, as the page does once it cannot hold everything), and
+   * drops the rest from memory. A dropped file never comes back: files only arrive, so the line only
+   * moves up.
+   */
+  #trim(): void {
+    const sorted = [...this.#candidates].sort(byDisplay)
+    const kept: Piece[] = []
+    let filled = 0
+    for (let at = 0; at < sorted.length;) {
+      if (filled >= this.#budget.maxMatches) break
+      const display = sorted[at]!.display
+      let size = 0
+      for (; at < sorted.length && sorted[at]!.display === display; at += 1) {
+        size += sorted[at]!.count
+        kept.push(sorted[at]!)
+      }
+      filled += Math.min(size, this.#budget.maxPerFile)
+    }
+    if (kept.length < sorted.length) {
+      this.#dropped = true
+      for (const piece of sorted.slice(kept.length)) piece.held = undefined
+    }
+    this.#candidates = kept
+  }
+
+  /** The result once the parser is done. */
+  finish(): StreamedRecords {
+    const page = joinRecords(
+      [...this.#candidates].sort((a, b) => a.seq - b.seq),
+      (piece) => piece.held!,
+    )
+    const onPage = new Set(this.#candidates.map((piece) => piece.display))
+    const rest = new Map<string, Piece[]>()
+    for (const piece of this.#pieces) {
+      if (onPage.has(piece.display)) continue
+      const pieces = rest.get(piece.display)
+      if (pieces === undefined) rest.set(piece.display, [piece])
+      else pieces.push(piece)
+    }
+    const scratch = this.#scratch
+    const order = [...rest.keys()].sort(compareText)
+    const groups = (): [string, Piece[]][] => {
+      const all = new Map<string, Piece[]>()
+      for (const piece of this.#pieces) {
+        const pieces = all.get(piece.display)
+        if (pieces === undefined) all.set(piece.display, [piece])
+        else pieces.push(piece)
+      }
+      return [...all].sort(([a], [b]) => compareText(a, b))
+    }
+    const complete = scratch !== undefined || !this.#dropped
+    const load = (pieces: Piece[]): LoadedRecords =>
+      joinRecords(
+        [...pieces].sort((a, b) => a.seq - b.seq),
+        (piece) => piece.held ?? readPiece(scratch!, piece, undefined),
+      )
+    return {
+      page,
+      total: this.#total,
+      lossy: this.#lossy,
+      escaped: this.#escaped,
+      files: this.#files.size,
+      contextLines: this.#contextLines,
+      all: complete
+        ? function* () {
+            for (const [display, pieces] of groups()) yield { display, load: () => load(pieces) }
+          }
+        : undefined,
+      window: (start, count) => {
+        let before = 0
+        let taken = 0
+        const chosen: Piece[] = []
+        for (const [, pieces] of groups()) {
+          const size = pieces.reduce((sum, piece) => sum + piece.count, 0)
+          if (chosen.length === 0 && before + size <= start) {
+            before += size
+            continue
+          }
+          if (before + taken >= start + count) break
+          chosen.push(...pieces)
+          taken += size
+        }
+        return { records: load(chosen), before }
+      },
+      rest:
+        scratch === undefined && this.#dropped
+          ? undefined
+          : function* () {
+              // A file of one piece (most) is read into one buffer refilled for each: the reader is done
+              // with a file before it asks for the next. The pieces of one file each need their own.
+              const reader = { buffer: Buffer.allocUnsafe(0) }
+              for (const display of order) {
+                const pieces = rest.get(display)!
+                yield joinRecords(pieces, (piece) => readPiece(scratch!, piece, pieces.length === 1 ? reader : undefined))
+              }
+            },
+    }
+  }
+}
+
+/** Pieces' records end to end in one buffer, each piece a run, as the parser would have kept them. */
+function joinRecords(pieces: readonly Piece[], recordsOf: (piece: Piece) => HeldRecords): LoadedRecords {
+  const held = pieces.map(recordsOf)
+  // One piece (most files) is used where it was read: no copy.
+  const bytes = held.length === 1 ? held[0]!.bytes : Buffer.concat(held.map((h) => h.bytes))
+  const records = new RecordTable()
+  let at = 0
+  pieces.forEach((piece, index) => {
+    const { escaped, replaced, bytes: own } = held[index]!
+    const run = records.startRun(piece.path, at, piece.pathReplaced)
+    run.count = piece.count
+    run.inLineOrder = piece.inLineOrder
+    run.lossyLines = piece.lossyLines
+    run.contextLines = piece.contextLines
+    for (const [offset, text] of escaped) records.escapedLines.set(at + offset, text)
+    for (const offset of replaced) records.replacedLines.add(at + offset)
+    records.count += piece.count
+    at += own.length
+  })
+  records.end = at
+  return { bytes, records }
+}
+
+/** A piece's records and side table, read back from the scratch file. */
+function readPiece(scratch: SpillScratch, piece: Piece, reader: { buffer: Buffer } | undefined): HeldRecords {
+  if (reader !== undefined && reader.buffer.length < piece.length) {
+    reader.buffer = Buffer.allocUnsafe(Math.max(piece.length, 2 * reader.buffer.length))
+  }
+  const read = scratch.read(piece.offset, piece.length, reader?.buffer)
+  const bytes = Buffer.from(read.buffer, read.byteOffset, read.length)
+  if (piece.sideLength === 0) return { bytes, escaped: [], replaced: [] }
+  const side = Buffer.from(scratch.read(piece.sideOffset, piece.sideLength)).toString('utf8')
+  const [escaped, replaced] = JSON.parse(side) as [[number, string][], number[]]
+  return { bytes, escaped, replaced }
+}
+
+/** Display path, then arrival: the order `showMatches` gives runs. */
+function byDisplay(a: Piece, b: Piece): number {
+  return compareText(a.display, b.display) || a.seq - b.seq
+}
+
+/** Strings as `Array#sort` orders them by default: by UTF-16 code units. */
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
