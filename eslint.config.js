@@ -90,6 +90,10 @@ export default tseslint.config(
     rules: restrict(spawning, ['@dsh/*', '!@dsh/core'], 'a store depends on @dsh/core only and runs no processes'),
   },
   {
+    files: ['packages/index-local/src/**/*.ts'],
+    rules: restrict(spawning, ['@dsh/*', '!@dsh/core'], 'the index depends on @dsh/core only and runs processes through the bash seam'),
+  },
+  {
     // read goes through the FileSystem seam (ctx.fs) so it works behind a sandboxed or remote backend.
     files: ['packages/tool-*/src/**/*.ts'],
     rules: restrict(toolPaths, toolPatterns, toolMessage),

@@ -10,6 +10,7 @@ export type BuiltinArgs =
   | { command: 'mcp'; upstream: string | undefined; http: string | undefined; tokenFile: string | undefined }
   | { command: 'tool-search'; query: string; maxResults: number | undefined; catalog: string | undefined; explain: boolean }
   | { command: 'completion'; shell: CompletionShell }
+  | { command: 'index'; target: string | undefined; indexDir: string | undefined }
 
 /** The shells `dsh completion` writes a script for. */
 export type CompletionShell = 'bash' | 'zsh' | 'fish'
@@ -37,6 +38,7 @@ export const BUILTIN_SHAPES: Readonly<Record<BuiltinCommand, ToolShape>> = {
     flags: [param('max-results', 'number', 'N'), param('catalog', 'string', 'FILE'), param('explain', 'boolean', '')],
   },
   completion: { positionals: [param('shell', 'string', 'SHELL', true)], flags: [] },
+  index: { positionals: [param('path', 'string', 'PATH')], flags: [param('index-dir', 'string', 'DIR')] },
 }
 
 /** Reads a built-in's words and flags; a problem is a usage error, as for a tool. */
@@ -58,6 +60,8 @@ export function readBuiltinArgs(command: BuiltinCommand, argv: readonly string[]
         throw new UsageError(`completion takes bash, zsh or fish, not ${JSON.stringify(shell)}`, { command })
       return { command, shell: shell as CompletionShell }
     }
+    case 'index':
+      return { command, target: args.path as string | undefined, indexDir: args['index-dir'] as string | undefined }
     case 'tool-search': {
       return {
         command,

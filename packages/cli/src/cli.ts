@@ -21,6 +21,7 @@ import { resultStatus } from './exit-status.js'
 import { createDshHarness, type ToolSet } from './harness.js'
 import { readSearchCardBundle, renderHtmlPage } from './html.js'
 import { linesFormatFor, type LinesFormat } from './lines.js'
+import { runIndexCommand } from './index-command.js'
 import { runMcpCommand } from './mcp-command.js'
 import { nearestName } from './suggest.js'
 import { readToolArgs } from './tool-args.js'
@@ -200,7 +201,12 @@ function printResult(result: ToolResult, how: PrintHow, line: CommandLine, io: C
 }
 
 /** What the built-ins that print print, for the message that refuses them a page. */
-const NOT_A_PAGE = { tools: 'the tool list', 'tool-search': "tool_search's matches", completion: 'a completion script' } as const
+const NOT_A_PAGE = {
+  tools: 'the tool list',
+  'tool-search': "tool_search's matches",
+  completion: 'a completion script',
+  index: 'an index build',
+} as const
 
 async function runBuiltin(args: BuiltinArgs, line: CommandLine, session: Session, io: CliIo, signal: AbortSignal): Promise<number> {
   const agent = { session: { header: { id: line.common.session ?? 'cli', cwd: session.cwd } } }
@@ -224,6 +230,17 @@ async function runBuiltin(args: BuiltinArgs, line: CommandLine, session: Session
       const { query, maxResults, explain } = args
       return runToolSearchCommand({ query, maxResults, explain, registry: session.harness.registry, agent, signal }, line.common, io)
     }
+    case 'index':
+      return runIndexCommand(
+        {
+          harness: session.harness,
+          target: args.target,
+          indexDir: args.indexDir === undefined ? undefined : path.resolve(io.cwd, args.indexDir),
+          cwd: session.cwd,
+        },
+        line.common,
+        io,
+      )
     case 'mcp':
       await runMcpCommand(
         {

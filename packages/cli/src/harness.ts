@@ -3,6 +3,7 @@ import * as access from '@dsh/access'
 import * as bashLocal from '@dsh/bash-local'
 import { loadHarness, type Harness, type Logger, type PluginModule } from '@dsh/core'
 import * as fsLocal from '@dsh/fs-local'
+import * as indexLocal from '@dsh/index-local'
 import * as mcp from '@dsh/mcp/plugin'
 import * as spillLocal from '@dsh/spill-local'
 import * as toolFs from '@dsh/tool-fs'
@@ -10,14 +11,14 @@ import * as toolFsSearch from '@dsh/tool-fs-search'
 import * as toolSearch from '@dsh/tool-search'
 
 /**
- * Every plugin `dsh` loads, in load order: the providers (executor, store, filesystem, access policy)
+ * Every plugin `dsh` loads, in load order: the providers (executor, store, filesystem, access policy, index)
  * before the tools that use them. A tool is a package plus one line here; the CLI and `dsh mcp` serve it from
  * its schema. tool_search is not among them: it is loaded only when there are deferred tools to find
  * (`createDshHarness`'s `toolSearch`), since alone it would be a tool in every listing that finds nothing.
  * The mcp plugin registers nothing: it holds `dsh mcp`'s own settings, and is loaded for every command
  * so that one config file serves them all (the MCP SDK itself loads only for `dsh mcp`).
  */
-export const DSH_PLUGINS = [bashLocal, spillLocal, fsLocal, access, toolFsSearch, toolFs, mcp] as const
+export const DSH_PLUGINS = [bashLocal, spillLocal, fsLocal, access, indexLocal, toolFsSearch, toolFs, mcp] as const
 
 /** What `createDshHarness` takes: the config file's object and the command-line overrides. */
 export interface DshHarnessOptions {

@@ -328,7 +328,7 @@ describe('--config', () => {
     const result = await run(['grep', 'needle', '--config', configFile('unknown.json', '{"tool-fs-serch": {}}')])
     expect(result.code).toBe(2)
     expect(result.stderr).toMatch(
-      /^dsh: config names tool-fs-serch, which is not a loaded plugin \(loaded: bash-local, spill-local, fs-local, access, tool-fs-search, tool-fs, mcp\)\n$/,
+      /^dsh: config names tool-fs-serch, which is not a loaded plugin \(loaded: bash-local, spill-local, fs-local, access, index-local, tool-fs-search, tool-fs, mcp\)\n$/,
     )
   })
 

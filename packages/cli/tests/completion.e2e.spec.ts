@@ -69,7 +69,7 @@ function fishOffers(file: string, line: string): string[] {
 describe('dsh completion', () => {
   it('bash completes commands, their flags, the values of shared options, shells and files', () => {
     expect(bashOffers(bash, 'gr')).toEqual(['grep'])
-    expect(bashOffers(bash, '')).toEqual(['completion', 'glob', 'grep', 'mcp', 'read', 'tool-search', 'tools'])
+    expect(bashOffers(bash, '')).toEqual(['completion', 'glob', 'grep', 'index', 'mcp', 'read', 'tool-search', 'tools'])
     expect(bashOffers(bash, 'grep', '--inc')).toEqual(['--include'])
     expect(bashOffers(bash, 'read', '--l')).toEqual(['--limit'])
     expect(bashOffers(bash, '--format', '')).toEqual(['html', 'json', 'lines', 'text'])
@@ -81,7 +81,7 @@ describe('dsh completion', () => {
   })
 
   it('zsh completes the same from its script', () => {
-    expect(zshOffers('')).toEqual(['completion', 'glob', 'grep', 'mcp', 'read', 'tool-search', 'tools'])
+    expect(zshOffers('')).toEqual(['completion', 'glob', 'grep', 'index', 'mcp', 'read', 'tool-search', 'tools'])
     expect(zshOffers('grep', '-')).toContain('--include')
     expect(zshOffers('--format', '')).toEqual(['html', 'json', 'lines', 'text'])
     expect(zshOffers('--cwd', '')).toEqual(['<files-/>'])

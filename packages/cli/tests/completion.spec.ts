@@ -35,7 +35,7 @@ const source = { tools: [frob, ping], builtins: BUILTIN_SHAPES }
 describe('completionModel', () => {
   it("reads each tool's flags and words from its schema, and the built-ins' from their shapes", () => {
     const model = completionModel(source)
-    expect(model.commands.map((c) => c.name)).toEqual(['frob', 'ping', 'tools', 'mcp', 'tool-search', 'completion'])
+    expect(model.commands.map((c) => c.name)).toEqual(['frob', 'ping', 'tools', 'mcp', 'tool-search', 'index', 'completion'])
     expect(model.commands[0]).toEqual({
       name: 'frob',
       summary: 'frob does a thing.',

@@ -8,7 +8,7 @@ const spill = scratchDir('harness-spill')
 describe('createDshHarness', () => {
   it('loads the providers before the tools that use them', async () => {
     const harness = await createDshHarness({ config: {} })
-    const order = ['bash-local', 'spill-local', 'fs-local', 'access', 'tool-fs-search', 'tool-fs', 'mcp']
+    const order = ['bash-local', 'spill-local', 'fs-local', 'access', 'index-local', 'tool-fs-search', 'tool-fs', 'mcp']
     expect(DSH_PLUGINS.map((p) => p.name)).toEqual(order)
     expect(harness.plugins).toEqual(order)
     expect(harness.registry.list().map((t) => t.name)).toEqual(['glob', 'grep', 'read'])

@@ -15,6 +15,7 @@ export {
   SearchLineMatch,
   SearchFileMatches,
   SearchMatchesResultView,
+  SearchIndexUse,
   SearchPathsResultView,
   SearchResultView,
   viewJsonSchema,
@@ -75,4 +76,8 @@ export type {
   AccessRequest,
   AccessGrant,
   AccessPolicy,
+  IndexQuery,
+  IndexFallback,
+  IndexAnswer,
+  SearchIndex,
 } from './seams.js'

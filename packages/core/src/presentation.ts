@@ -35,6 +35,26 @@ export const SearchFileMatches = z.object({ path: z.string(), matches: z.array(S
 /** One file's matches in a search card. */
 export type SearchFileMatches = z.output<typeof SearchFileMatches>
 
+/**
+ * How a content index took part in a search (docs/design.md#an-index-chooses-files-rg-decides-matches):
+ * it chose which files rg read, or it was consulted and the search read every file, and why. The
+ * answer is the same either way; this says what it cost.
+ */
+export const SearchIndexUse = z.discriminatedUnion('used', [
+  z.object({
+    used: z.literal(true),
+    /** Files the index holds under the search path. */
+    indexedFiles: z.number().int().min(0),
+    /** Of them, those rg read because their trigrams allow a match. */
+    candidates: z.number().int().min(0),
+    /** Files and directories changed since the index was built, read whatever the index says. */
+    changed: z.number().int().min(0),
+  }),
+  z.object({ used: z.literal(false), reason: z.string(), detail: z.string() }),
+])
+/** How a content index took part in a search. */
+export type SearchIndexUse = z.output<typeof SearchIndexUse>
+
 /** What both search shapes carry: whether the card shows less than the search found, and how much it found. */
 const searchResultBase = {
   card: z.literal('search'),
@@ -47,6 +67,8 @@ const searchResultBase = {
    * read some paths), so results beyond `total` may exist: a UI says so.
    */
   incomplete: z.boolean(),
+  /** Present when a content index was consulted: whether it chose the files rg read. */
+  index: SearchIndexUse.exactOptional(),
 }
 
 /**

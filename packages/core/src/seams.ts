@@ -296,3 +296,54 @@ export interface AccessGrant {
 export interface AccessPolicy {
   check(request: AccessRequest): Promise<AccessGrant>
 }
+
+/** What a search asks an index (docs/design.md#an-index-chooses-files-rg-decides-matches). */
+export interface IndexQuery {
+  /** The absolute directory rg searches from; an index answers only for a tree that holds it. */
+  dir: string
+  /** The pattern exactly as rg gets it after `-e`. */
+  pattern: string
+  /** rg runs with `--ignore-case`. */
+  caseInsensitive: boolean
+  /** rg runs with `--multiline`: a match may span lines. */
+  multiline: boolean
+  /**
+   * Symbolic links below `dir` that rg follows, by path from `dir`: the index holds no path through a
+   * link, so everything rg reaches through one is read. @default []
+   */
+  followedLinks?: ReadonlyArray<{ path: string; directory: boolean }>
+  signal: AbortSignal
+}
+
+/** Why a search reads the whole tree although an index may exist: each is counted and shown. */
+export type IndexFallback = 'no-index' | 'refused' | 'unreducible' | 'broad' | 'changed' | 'names' | 'freshness'
+
+/**
+ * An index's answer. `candidates`: rg searches `dir` with `ignoreFile` added as its lowest-precedence
+ * ignore file, which keeps it from every file the index proved cannot match and unchanged since it
+ * was built; every other file is searched as in a full scan. `full-scan`: no such proof.
+ */
+export type IndexAnswer =
+  | {
+      kind: 'candidates'
+      /** An absolute path for rg's `--ignore-file`; valid until `release()`. */
+      ignoreFile: string
+      /** Files the index holds under `dir`. */
+      indexedFiles: number
+      /** Indexed files whose contents may match. */
+      candidates: number
+      /** Files and directories changed since the index was built, searched whatever the index says. */
+      changed: number
+      release(): Promise<void>
+    }
+  | { kind: 'full-scan'; reason: IndexFallback; detail: string }
+
+/**
+ * A content index in front of rg (`ctx.get('searchIndex')`, optional). It only narrows which files rg
+ * opens; rg, with the same command, decides every match, so an answer with it equals one without.
+ * Local today (`@dsh/index-local`); a zoekt server can stand behind it (its file names become the
+ * candidates).
+ */
+export interface SearchIndex {
+  plan(query: IndexQuery): Promise<IndexAnswer>
+}

@@ -1,6 +1,6 @@
 // The services plugins inject or provide, by name.
 import type { ToolAvailability } from './availability.js'
-import type { AccessPolicy, BashExecutor, FileSystem, SpillStore } from './seams.js'
+import type { AccessPolicy, BashExecutor, FileSystem, SearchIndex, SpillStore } from './seams.js'
 import type { ToolDefinition } from './tool.js'
 
 /** A system-prompt section a plugin contributes, optionally about one tool. */
@@ -61,6 +61,7 @@ export interface Services {
   spillStore: SpillStore
   fs: FileSystem
   access: AccessPolicy
+  searchIndex: SearchIndex
 }
 
 /** A service name. */

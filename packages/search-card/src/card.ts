@@ -124,15 +124,22 @@ export class SearchCard extends LitElement {
 function summary(view: SearchResultView): TemplateResult {
   const noun = view.shape === 'matches' ? ['match', 'matches'] : ['file', 'files']
   const incomplete = view.incomplete ? html`<span class="incomplete">incomplete: more may exist</span>` : nothing
+  const index = view.index === undefined ? nothing : html` <span class="index">${indexWords(view.index)}</span>`
   if (view.total === 0) {
-    return html`<p class="summary empty">${view.shape === 'matches' ? 'No matches' : 'No files'} ${incomplete}</p>`
+    return html`<p class="summary empty">${view.shape === 'matches' ? 'No matches' : 'No files'} ${incomplete}${index}</p>`
   }
   const total = `${view.total} ${view.total === 1 ? noun[0] : noun[1]}`
   const where = view.shape === 'matches' ? ` in ${view.files.length} ${view.files.length === 1 ? 'file' : 'files'}` : ''
   return html`<p class="summary">
     <span class="count">${view.truncated ? total : `${total}${where}`}</span>
-    ${view.truncated ? html`<span class="truncated">showing ${shownCount(view)} of ${view.total}</span>` : nothing} ${incomplete}
+    ${view.truncated ? html`<span class="truncated">showing ${shownCount(view)} of ${view.total}</span>` : nothing} ${incomplete}${index}
   </p>`
+}
+
+/** The index's part in a few words: the answer is the same either way, so this only says what was read. */
+function indexWords(use: NonNullable<SearchResultView['index']>): string {
+  if (!use.used) return `read every file (${use.reason})`
+  return `index: ${use.candidates} of ${use.indexedFiles} files could match${use.changed > 0 ? `, ${use.changed} changed since it was built` : ''}`
 }
 
 /** Defines `<dsh-search-card>` in `registry` unless something already did. */

@@ -12,6 +12,10 @@ export interface SearchFileMatches {
   matches: SearchLineMatch[]
 }
 
+/** How a content index took part: it chose the files rg read, or the search read every file, and why. */
+export type SearchIndexUse =
+  { used: true; indexedFiles: number; candidates: number; changed: number } | { used: false; reason: string; detail: string }
+
 /** grep's card: matches grouped by file. */
 export interface SearchMatchesResultView {
   card: 'search'
@@ -23,6 +27,8 @@ export interface SearchMatchesResultView {
   total: number
   /** The search did not read everything (it timed out, or some paths were unreadable): more results may exist. */
   incomplete: boolean
+  /** Present when a content index was consulted. */
+  index?: SearchIndexUse
 }
 
 /** glob's card: paths, newest first. */
@@ -36,6 +42,8 @@ export interface SearchPathsResultView {
   total: number
   /** The search did not read everything (it timed out, or some paths were unreadable): more results may exist. */
   incomplete: boolean
+  /** Present when a content index was consulted. */
+  index?: SearchIndexUse
 }
 
 /** The view `@dsh/core` names `SearchResultView`, declared here so a browser page needs nothing of Node. */

@@ -149,6 +149,24 @@ describe('<dsh-search-card>', () => {
     expect(text(await mount(grepView), '.incomplete')).toEqual([])
   })
 
+  it('says what the index read, or why the search read every file, and nothing without an index', async () => {
+    const used = await mount({ ...grepView, index: { used: true, indexedFiles: 1000, candidates: 4, changed: 2 } })
+    expect(text(used, '.index')).toEqual(['index: 4 of 1000 files could match, 2 changed since it was built'])
+    const fresh = await mount({ ...grepView, index: { used: true, indexedFiles: 1000, candidates: 4, changed: 0 } })
+    expect(text(fresh, '.index')).toEqual(['index: 4 of 1000 files could match'])
+    const none = await mount({
+      card: 'search',
+      shape: 'matches',
+      files: [],
+      truncated: false,
+      total: 0,
+      incomplete: false,
+      index: { used: false, reason: 'unreducible', detail: 'd' },
+    })
+    expect(text(none, '.summary')).toEqual(['No matches read every file (unreducible)'])
+    expect(text(await mount(grepView), '.index')).toEqual([])
+  })
+
   it('counts one result in the singular', async () => {
     const grep = await mount({ ...grepView, files: [grepView.shape === 'matches' ? grepView.files[1]! : undefined], total: 1 })
     expect(text(grep, '.summary')).toEqual(['1 match in 1 file'])

@@ -54,6 +54,12 @@ export const Config = z.strictObject({
     .max(3_600_000)
     .default(30_000)
     .describe('How long a search may run: past it rg is stopped and the result is what it found by then, marked partial. @default 30000'),
+  index: z
+    .enum(['auto', 'off'])
+    .default('auto')
+    .describe(
+      'Whether grep asks a content index (`dsh index`) which files cannot match: `auto` when one covers the searched tree, `off` never. rg still decides every match, so the answer is the same; files changed since the index was built are always read. @default auto',
+    ),
   rgPath: z
     .string()
     .min(1)

@@ -14,7 +14,7 @@ import { CLAUDE_CODE_PROMPT_SECTIONS } from './claude-code/prompts.js'
 /** The plugin's name: its config key. */
 export const name = 'tool-fs-search'
 
-/** Services the plugin needs; `spillStore` and `access` are optional and read with `ctx.get`. */
+/** Services the plugin needs; `spillStore`, `access`, `fs` and `searchIndex` are optional and read with `ctx.get`. */
 export const inject = ['tools', 'systemPrompt', 'bash', 'toolAvailability'] as const
 
 type SearchPluginContext = PluginContext<(typeof inject)[number]>
@@ -37,6 +37,7 @@ export async function apply(ctx: SearchPluginContext, config: SearchConfig): Pro
     spillStore: () => ctx.get('spillStore'),
     access: () => ctx.get('access'),
     fs: () => ctx.get('fs'),
+    searchIndex: () => ctx.get('searchIndex'),
   }
   if (claude) {
     // Grep lists files newest first through the same helper as Glob, so both need it.

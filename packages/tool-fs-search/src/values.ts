@@ -1,4 +1,5 @@
 // What glob and grep return as a result's `value`: the whole result, for a host (never sent to a model).
+import type { SearchIndexUse } from '@dsh/core'
 import type { GrepMatch } from './engine/grep/parse.js'
 
 export type { GrepMatch }
@@ -28,4 +29,6 @@ export interface GrepValue {
   truncated: boolean
   /** Paths rg could not read, or what it printed when it named none. */
   incomplete: string[]
+  /** How a content index took part, when one was consulted. */
+  index?: SearchIndexUse
 }

@@ -25,6 +25,8 @@ export interface ClaudeGrepCommandOptions {
   caseInsensitive: boolean
   multiline: boolean
   type: string | undefined
+  /** What the content index adds: its `--ignore-file=…` (docs/design.md#an-index-chooses-files-rg-decides-matches). @default [] */
+  indexFlags?: readonly string[]
 }
 
 /**
@@ -49,6 +51,7 @@ export function buildClaudeGrepCommand(options: ClaudeGrepCommandOptions): strin
       ...(type === undefined ? [] : [`--type=${type}`]),
       ...followArgs(links),
       ...VCS_EXCLUDES.map((vcs) => `--glob=!${vcs}`),
+      ...(options.indexFlags ?? []),
     ],
     pattern,
     paths: 'script',

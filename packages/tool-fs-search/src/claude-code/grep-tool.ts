@@ -1,6 +1,6 @@
 // Claude Code's Grep on the dsh engine: one rg run through the seam, parsed as it arrives, then paged by offset and head_limit.
 import path from 'node:path'
-import { defineTool, type BashRunResult, type SpillScratch, type ToolExecContext, type ToolOutput } from '@dsh/core'
+import { defineTool, type BashRunResult, type SearchIndexUse, type SpillScratch, type ToolExecContext, type ToolOutput } from '@dsh/core'
 import { displayFrom } from '../engine/display-path.js'
 import { GrepPieces } from '../engine/grep/pieces.js'
 import { SearchError } from '../errors.js'
@@ -11,6 +11,7 @@ import { linkDisplay, linksNote, planLinks, withoutSkippedLinks } from '../engin
 import { TIMEOUT_BACKSTOP_MS, type ListingContext } from '../engine/context.js'
 import { listGaps } from '../engine/exit-2.js'
 import { incompleteNote, nameSome } from '../engine/footers.js'
+import { planIndexedSearch } from '../engine/index-plan.js'
 import { runSearchCommand } from '../engine/run.js'
 import { rgCommand } from '../engine/rg-command.js'
 import { saveFormattedResult, type SpillOutcome } from '../engine/spill.js'
@@ -39,6 +40,8 @@ export interface ClaudeGrepValue {
   /** True when entries remain after the page (the complete result was spilled). */
   truncated: boolean
   incomplete: string[]
+  /** How a content index took part, when one was consulted. */
+  index?: SearchIndexUse
 }
 
 /**
@@ -54,6 +57,9 @@ export async function executeClaudeGrep(ctx: ListingContext, args: ClaudeGrepArg
   const excludes = await searchExclusions(ctx.access(), target, exec)
   const plan = await allowedPlan(ctx.access(), target, planGlobList(args.glob, args.type !== undefined), exec)
   const links = await planLinks(ctx, exec, target, ctx.fs?.(), ctx.access())
+  const caseInsensitive = args['-i'] === true
+  const multiline = args.multiline === true
+  const indexed = await planIndexedSearch(ctx, exec, { target, pattern: args.pattern, caseInsensitive, multiline, links })
   const command = buildClaudeGrepCommand({
     rg: ctx.rg,
     lister: ctx.lister,
@@ -64,9 +70,10 @@ export async function executeClaudeGrep(ctx: ListingContext, args: ClaudeGrepArg
     plan,
     excludes,
     links,
-    caseInsensitive: args['-i'] === true,
-    multiline: args.multiline === true,
+    caseInsensitive,
+    multiline,
     type: args.type,
+    indexFlags: indexed.flags,
   })
   const request = pageRequest(args)
   // A content result past what memory holds goes to a scratch file, when the store gives one and a
@@ -103,7 +110,7 @@ export async function executeClaudeGrep(ctx: ListingContext, args: ClaudeGrepArg
       streams,
       onWorkdir: (workdir) => (resolvedWorkdir = workdir),
       onTimeout: 'partial',
-    })
+    }).finally(indexed.release)
     const { workdir, timedOut } = searched
     const run = withoutSkippedLinks(searched.run, links)
     const call: ClaudeGrepCall = { workdir, target, glob: args.glob, type: args.type, plan, lister: ctx.lister }
@@ -164,6 +171,7 @@ export async function executeClaudeGrep(ctx: ListingContext, args: ClaudeGrepArg
         matches: result.matches,
         truncated: hasMore(page),
         incomplete: incompleteEntries(timedOut, [...listGaps(gaps.rg), ...gaps.unstatted]),
+        ...(indexed.use === undefined ? {} : { index: indexed.use }),
       } satisfies ClaudeGrepValue,
       ...(spill?.saved === true ? { spilledTo: spill.locator } : {}),
     }

@@ -1,5 +1,5 @@
 // What both tools are built from, and how long the registry waits for them.
-import type { AccessPolicy, BashExecutor, FileSystem, SpillStore } from '@dsh/core'
+import type { AccessPolicy, BashExecutor, FileSystem, SearchIndex, SpillStore } from '@dsh/core'
 import type { SearchConfig } from '../config.js'
 import type { MtimeLister } from './glob/command.js'
 
@@ -15,6 +15,8 @@ export interface SearchContext {
   access(): AccessPolicy | undefined
   /** Optional: resolves the symbolic links a search may follow (docs/design.md#symbolic-links); without it none is. */
   fs?(): FileSystem | undefined
+  /** Optional: a content index that narrows which files grep reads (docs/design.md#an-index-chooses-files-rg-decides-matches). */
+  searchIndex?(): SearchIndex | undefined
 }
 
 /** A context whose searches can also list files with their mtimes: dsh's glob, Claude Code's Glob and Grep. */

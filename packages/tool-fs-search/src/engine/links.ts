@@ -33,6 +33,8 @@ export interface SkippedLink {
  */
 export interface LinkPlan {
   follow: boolean
+  /** The links followed, by path from the search root: what a content index must read whole. */
+  followed: Array<{ path: string; directory: boolean }>
   excludes: string[]
   deny: string[]
   skipped: SkippedLink[]
@@ -40,7 +42,7 @@ export interface LinkPlan {
 }
 
 /** A search with no links below its root, or one that follows none. */
-export const NO_LINKS: LinkPlan = { follow: false, excludes: [], deny: [], skipped: [] }
+export const NO_LINKS: LinkPlan = { follow: false, followed: [], excludes: [], deny: [], skipped: [] }
 
 // Enough for a pnpm tree of thousands of packages; past it, no link is followed and the note says so.
 const MAX_LINKS = 50_000
@@ -110,7 +112,7 @@ export async function planLinks(
   const rootReal = rootResolved.real
   const inside = access === undefined ? await ownRoots(fs, workdir, rootReal) : undefined
   const followed = new Map<string, string>()
-  const plan: LinkPlan = { follow: false, excludes: [], deny: [], skipped: [] }
+  const plan: LinkPlan = { follow: false, followed: [], excludes: [], deny: [], skipped: [] }
   const walked = first.links.map((link) => link.name).sort()
   const targets = new Map<string, TargetInfo>()
   const note = (links: readonly ScannedLink[]) => {
@@ -158,6 +160,7 @@ export async function planLinks(
         continue
       }
       plan.follow = true
+      plan.followed.push({ path: link, directory: verdict.directory })
       if (!verdict.directory) continue
       followed.set(link, verdict.real)
       next.push(link)

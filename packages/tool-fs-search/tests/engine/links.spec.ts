@@ -110,6 +110,11 @@ describe('planLinks', () => {
     const plan = await planLinks(ctx, exec, 'r', fs, undefined)
     expect(plan).toEqual({
       follow: true,
+      followed: [
+        { path: 'in', directory: true },
+        { path: 'file-link', directory: false },
+        { path: 'in/deeper', directory: true },
+      ],
       excludes: ['/out', '/gone', '/chain', '/up'],
       deny: [],
       skipped: [
@@ -271,6 +276,7 @@ describe('linksListedBelow', () => {
 describe('linksNote and withoutSkippedLinks', () => {
   const plan: LinkPlan = {
     follow: true,
+    followed: [],
     excludes: ['/gone', '/up'],
     deny: [],
     skipped: [

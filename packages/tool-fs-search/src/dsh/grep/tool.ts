@@ -7,6 +7,7 @@ import { TIMEOUT_BACKSTOP_MS, type SearchContext } from '../../engine/context.js
 import { displayFrom, explicitPath } from '../../engine/display-path.js'
 import { listGaps, type SearchGaps } from '../../engine/exit-2.js'
 import { linkDisplay, linksNote, planLinks, withoutSkippedLinks } from '../../engine/links.js'
+import { planIndexedSearch } from '../../engine/index-plan.js'
 import { runSearchCommand } from '../../engine/run.js'
 import { saveFormattedResult } from '../../engine/spill.js'
 import { incompleteEntries, timedOutGaps } from '../../engine/timeout.js'
@@ -38,6 +39,7 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
   const excludes = await searchExclusions(ctx.access(), target, exec)
   const plan = await allowedPlan(ctx.access(), target, planInclude(args.include), exec)
   const links = await planLinks(ctx, exec, target, ctx.fs?.(), ctx.access())
+  const indexed = await planIndexedSearch(ctx, exec, { target, pattern: args.pattern, caseInsensitive: false, multiline: false, links })
   const command = buildGrepCommand({
     rg: ctx.rg,
     pattern: args.pattern,
@@ -46,6 +48,7 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
     excludes,
     links,
     maxLineBytes: config.grepMaxLineBytes,
+    indexFlags: indexed.flags,
   })
   const budget = { maxMatches: config.grepMaxMatches, maxBytes: config.inlineMaxBytes, maxPerFile: config.grepMaxMatchesPerFile }
   // A result past what memory holds goes to a scratch file, when the store gives one and a spill could be saved.
@@ -74,7 +77,7 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
       streams: true,
       onWorkdir: (workdir) => (resolvedWorkdir = workdir),
       onTimeout: 'partial',
-    })
+    }).finally(indexed.release)
     const { workdir, timedOut } = searched
     const run = withoutSkippedLinks(searched.run, links)
     const call = { workdir, target, include: args.include, plan }
@@ -133,9 +136,12 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
         total: retained.total,
         truncated: retained.truncated,
         incomplete: gaps,
+        ...(indexed.use === undefined ? {} : { index: indexed.use }),
       } satisfies GrepValue,
       // A nested dispatch has no UI to show a card (docs/design.md#the-search-card).
-      ...(exec.nested === true ? {} : { presentationMeta: grepSearchMeta(retained, config.searchMetaMaxBytes, gaps.length > 0) }),
+      ...(exec.nested === true
+        ? {}
+        : { presentationMeta: grepSearchMeta(retained, config.searchMetaMaxBytes, gaps.length > 0, indexed.use) }),
       ...(spill?.saved === true ? { spilledTo: spill.locator } : {}),
     }
   }

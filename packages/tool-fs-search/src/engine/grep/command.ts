@@ -22,6 +22,8 @@ export interface GrepCommandOptions {
   links?: LinkPlan
   /** Bytes of a matched line rg prints before it previews the rest (`--max-columns`). */
   maxLineBytes: number
+  /** What the content index adds: its `--ignore-file=…` (docs/design.md#an-index-chooses-files-rg-decides-matches). @default [] */
+  indexFlags?: readonly string[]
 }
 
 /**
@@ -35,7 +37,16 @@ export interface GrepCommandOptions {
  * target exits with its own status rather than be ignored; so does a target that is missing or
  * cannot be entered.
  */
-export function buildGrepCommand({ rg, pattern, target, plan, excludes = [], links = NO_LINKS, maxLineBytes }: GrepCommandOptions): string {
+export function buildGrepCommand({
+  rg,
+  pattern,
+  target,
+  plan,
+  excludes = [],
+  links = NO_LINKS,
+  maxLineBytes,
+  indexFlags = [],
+}: GrepCommandOptions): string {
   const search = rgCommand({
     rg,
     flags: [
@@ -49,6 +60,7 @@ export function buildGrepCommand({ rg, pattern, target, plan, excludes = [], lin
       '--max-columns-preview',
       ...followArgs(links),
       ...VCS_EXCLUDES.map((vcs) => `--glob=!${vcs}`),
+      ...indexFlags,
     ],
     pattern,
     paths: 'script',

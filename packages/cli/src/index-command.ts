@@ -1,0 +1,47 @@
+// `dsh index [PATH] [--index-dir DIR]`: builds or rebuilds the content index of a tree, which grep then uses by itself.
+import { realpath } from 'node:fs/promises'
+import path from 'node:path'
+import type { Harness } from '@dsh/core'
+import { buildIndex, type LocalSearchIndex } from '@dsh/index-local'
+import { EXIT, type CliIo } from './cli-io.js'
+import type { CommonOptions } from './command-line.js'
+import { UsageError } from './command-line.js'
+
+/** What the command runs with. */
+export interface IndexRun {
+  harness: Harness
+  /** The tree to index, as typed (default the session cwd). */
+  target: string | undefined
+  /** `--index-dir`, absolute, when given; else the `index-local` config's `dir`. */
+  indexDir: string | undefined
+  cwd: string
+}
+
+const MiB = 1024 * 1024
+
+/**
+ * Builds the index of the tree and says what it covers and cost: a line for a person, or with
+ * `--format json` the build report. A tree that is not a directory is a usage error; a build that
+ * fails (too large, unreadable) is the index's error, exit 2 either way.
+ */
+export async function runIndexCommand(run: IndexRun, common: CommonOptions, io: Pick<CliIo, 'stdout'>): Promise<number> {
+  const dir = path.resolve(run.cwd, run.target ?? '.')
+  const root = await realpath(dir).catch(() => {
+    throw new UsageError(`index: ${dir} does not exist`, { command: 'index' })
+  })
+  // dsh always loads index-local (DSH_PLUGINS), so the service is its local index.
+  const { settings: configured } = run.harness.get('searchIndex') as LocalSearchIndex
+  const settings = run.indexDir === undefined ? configured : { ...configured, dir: run.indexDir }
+  const report = await buildIndex(settings, root)
+  if (common.format === 'json') {
+    io.stdout.write(`${JSON.stringify(report)}\n`)
+  } else {
+    const ratio = report.contentBytes === 0 ? 0 : report.indexBytes / report.contentBytes
+    io.stdout.write(
+      `indexed ${report.files} files (${(report.contentBytes / MiB).toFixed(1)} MiB) under ${report.root} in ${(report.elapsedMs / 1000).toFixed(1)} s: ` +
+        `${(report.indexBytes / MiB).toFixed(1)} MiB (${ratio.toFixed(2)}x) at ${report.indexPath}` +
+        `${report.alwaysRead > 0 ? `; ${report.alwaysRead} files are read by every search (too large, unreadable or UTF-16)` : ''}\n`,
+    )
+  }
+  return EXIT.ok
+}

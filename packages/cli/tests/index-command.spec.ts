@@ -1,0 +1,61 @@
+// `dsh index`: builds the index grep then uses by itself, with the same answer as without it.
+import { join } from 'node:path'
+import { writeFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { EXIT } from '@dsh/cli'
+import { dsh, scratchDir, writeTree } from './io.js'
+
+const dir = scratchDir('index-command')
+const tree = join(dir, 'tree')
+writeTree(tree, { 'src/a.ts': 'export function alpha() {}\n', 'src/b.ts': 'export const beta = 1\n', 'c.md': 'gamma\n' })
+const config = join(dir, 'config.json')
+const indexDir = join(dir, 'index')
+writeFileSync(config, JSON.stringify({ 'index-local': { dir: indexDir } }))
+
+describe('dsh index', () => {
+  it('builds the index of the working directory and says what it covers and cost', async () => {
+    const run = await dsh(['index', '--config', config], tree)
+    expect(run.code).toBe(EXIT.ok)
+    expect(run.stdout).toMatch(
+      new RegExp(
+        `^indexed 3 files \\(0\\.0 MiB\\) under ${tree} in [\\d.]+ s: [\\d.]+ MiB \\([\\d.]+x\\) at ${indexDir}/[0-9a-f]{32}/index\\.dshidx\\n$`,
+      ),
+    )
+    const grep = await dsh(['grep', 'alpha', '--config', config, '--format', 'json'], tree)
+    expect((JSON.parse(grep.stdout) as { meta: { index: unknown } }).meta.index).toEqual({
+      used: true,
+      indexedFiles: 3,
+      candidates: 1,
+      changed: 0,
+    })
+  })
+
+  it('builds into --index-dir, reports JSON, and names files every search reads', async () => {
+    writeTree(tree, { 'wide.txt': Buffer.from([0xff, 0xfe, 0x61, 0x00]) })
+    const run = await dsh(['index', 'tree', '--index-dir', 'elsewhere', '--format', 'json'], dir)
+    expect(run.code).toBe(EXIT.ok)
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      root: tree,
+      files: 4,
+      alwaysRead: 1,
+      indexPath: expect.stringContaining(join(dir, 'elsewhere')),
+    })
+    const text = await dsh(['index', 'tree', '--index-dir', 'elsewhere'], dir)
+    expect(text.stdout).toContain('; 1 files are read by every search (too large, unreadable or UTF-16)')
+  })
+
+  it('is a usage error for a path that does not exist, and the index’s error for a file', async () => {
+    const missing = await dsh(['index', 'nowhere', '--config', config], dir)
+    expect(missing).toMatchObject({ code: EXIT.usage, stdout: '' })
+    expect(missing.stderr).toContain(`index: ${join(dir, 'nowhere')} does not exist`)
+    const file = await dsh(['index', 'tree/c.md', '--config', config], dir)
+    expect(file).toMatchObject({ code: EXIT.usage, stdout: '' })
+    expect(file.stderr).toContain('not a directory')
+  })
+
+  it('reports an empty tree', async () => {
+    writeTree(dir, { 'empty/.keep': '' })
+    const run = await dsh(['index', 'empty', '--config', config], dir)
+    expect(run.stdout).toMatch(/^indexed 1 files \(0\.0 MiB\) .*\(0\.00x\)/)
+  })
+})

@@ -1,0 +1,71 @@
+// index-local's options: where indexes live, how large they may grow, and when a search skips them.
+import { homedir } from 'node:os'
+import { isAbsolute, join, resolve } from 'node:path'
+import { describeIssues } from '@dsh/core'
+import { z } from 'zod'
+import { IndexError } from './errors.js'
+
+const MiB = 1024 * 1024
+
+/** The index's options: the plugin's `Config`, also accepted by `createLocalSearchIndex`. */
+export const Config = z.strictObject({
+  dir: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'Directory that holds one private subdirectory (0700, files 0600) per indexed tree, named by a hash of the tree\'s real path; outside every tree, so an index is never searched or committed. @default "$XDG_CACHE_HOME/dsh/index", else "~/.cache/dsh/index"',
+    ),
+  indexMaxBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(4096 * MiB)
+    .describe(
+      'An index file larger than this is not written: `dsh index` fails and searches read the whole tree as before. Trigram postings take about a quarter to a half of the bytes they index. @default 4294967296',
+    ),
+  fileMaxBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(64 * MiB)
+    .describe('A file larger than this is not keyed: every search reads it, as without an index. @default 67108864'),
+  changedMaxEntries: z
+    .number()
+    .int()
+    .positive()
+    .default(20_000)
+    .describe(
+      'When more files and directories than this changed since the index was built, a search reads the whole tree: the index is too old to save much. @default 20000',
+    ),
+  broadFraction: z
+    .number()
+    .positive()
+    .max(1)
+    .default(0.5)
+    .describe(
+      'When the index leaves more than this share of the files under the search path as candidates, rg reads the whole tree instead (the pattern is too common to gain from the index). @default 0.5',
+    ),
+})
+
+/** Options for `createLocalSearchIndex`, as a host writes them. */
+export type LocalIndexOptions = z.input<typeof Config>
+
+/** Options after defaults, with the directory decided. */
+export type LocalIndexSettings = Omit<z.output<typeof Config>, 'dir'> & { dir: string }
+
+/** Validates options with `Config` and decides the directory, throwing `INDEX_INVALID_CONFIG` for a bad field. */
+export function resolveIndexOptions(options: LocalIndexOptions): LocalIndexSettings {
+  const parsed = Config.safeParse(options)
+  if (!parsed.success) {
+    throw new IndexError('INDEX_INVALID_CONFIG', `index-local: invalid options: ${describeIssues(parsed.error)}`, { cause: parsed.error })
+  }
+  return { ...parsed.data, dir: resolve(parsed.data.dir ?? defaultDir()) }
+}
+
+/** `$XDG_CACHE_HOME/dsh/index`; the XDG spec ignores a relative XDG_CACHE_HOME and defaults it to ~/.cache. */
+function defaultDir(): string {
+  const cacheHome = process.env.XDG_CACHE_HOME
+  const base = cacheHome !== undefined && isAbsolute(cacheHome) ? cacheHome : join(homedir(), '.cache')
+  return join(base, 'dsh', 'index')
+}

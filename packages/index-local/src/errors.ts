@@ -1,0 +1,8 @@
+// The index's failure vocabulary.
+import { HarnessError } from '@dsh/core'
+
+/** The codes `@dsh/index-local` throws. */
+export type IndexErrorCode = 'INDEX_INVALID_CONFIG' | 'INDEX_REFUSED' | 'INDEX_TOO_LARGE' | 'INDEX_BUILD_FAILED' | 'INDEX_NOT_A_DIRECTORY'
+
+/** An expected failure of the local index; a filesystem error rides as `cause`. */
+export class IndexError extends HarnessError<IndexErrorCode> {}

@@ -1,0 +1,183 @@
+// The index file, version 1 (docs/design.md#the-index-file): every section, and the checksum that makes a damaged or foreign file refused.
+import { createHash } from 'node:crypto'
+import { IndexError } from './errors.js'
+
+/** The file's first eight bytes. */
+export const INDEX_MAGIC = Buffer.from('DSHINDEX', 'latin1')
+/** The layout this code writes and reads; any other is refused and rebuilt by `dsh index`. */
+export const INDEX_FORMAT_VERSION = 1
+const CHECKSUM_BYTES = 32
+
+/** A file the index holds: searched only when its trigrams allow a match, or `always`. */
+export const FILE_INDEXED = 0
+/** A file the index could not read, or would not key as rg reads it (too large, UTF-16): every search reads it. */
+export const FILE_ALWAYS = 1
+
+/** A directory's inode when the build could not list it: every search reads it whole. */
+export const UNREAD_DIR = -1
+
+/** What the header records: the tree it covers, when, and how many of each section's entries follow. */
+export interface IndexHeader {
+  /** The tree's real path, as built. */
+  root: string
+  /** The build's clock mark in nanoseconds since the epoch: a file whose ctime is later changed since. */
+  builtAtNs: string
+  /** What the file list covers, in words (every file but VCS directories and links: both tools' views). */
+  covers: string
+  files: number
+  dirs: number
+  trigrams: number
+  filePathBytes: number
+  dirPathBytes: number
+  postingBytes: number
+}
+
+/** The index in memory: the header, then each section as typed views over the file's bytes. */
+export interface IndexData {
+  header: IndexHeader
+  /** Paths from the root, '/'-separated, raw bytes as latin1 strings. */
+  files: string[]
+  fileFlags: Uint8Array
+  dirs: Map<string, number>
+  /** Sorted keys, and for each its postings' start in `postings` (one more entry: the end). */
+  keys: Uint32Array
+  starts: Uint32Array
+  postings: Uint8Array
+}
+
+/** The sections to write, in order. */
+export interface IndexSections {
+  header: Omit<IndexHeader, 'filePathBytes' | 'dirPathBytes' | 'postingBytes' | 'files' | 'dirs' | 'trigrams'>
+  files: readonly string[]
+  fileFlags: Uint8Array
+  dirs: ReadonlyArray<readonly [string, number]>
+  keys: Uint32Array
+  starts: Uint32Array
+  postings: readonly Uint8Array[]
+}
+
+function pad4(length: number): Buffer {
+  return Buffer.alloc((4 - (length % 4)) % 4)
+}
+
+/** The file's bytes, section by section, the SHA-256 of all before it last. */
+export function encodeIndex(sections: IndexSections): Buffer[] {
+  const filePaths = Buffer.from(sections.files.join('\0'), 'latin1')
+  const dirPaths = Buffer.from(sections.dirs.map(([p]) => p).join('\0'), 'latin1')
+  const inodes = new Float64Array(sections.dirs.map(([, ino]) => ino))
+  const postingBytes = sections.postings.reduce((n, p) => n + p.length, 0)
+  const header: IndexHeader = {
+    ...sections.header,
+    files: sections.files.length,
+    dirs: sections.dirs.length,
+    trigrams: sections.keys.length,
+    filePathBytes: filePaths.length,
+    dirPathBytes: dirPaths.length,
+    postingBytes,
+  }
+  const json = Buffer.from(JSON.stringify(header), 'utf8')
+  const fixed = Buffer.alloc(16)
+  INDEX_MAGIC.copy(fixed, 0)
+  fixed.writeUInt32LE(INDEX_FORMAT_VERSION, 8)
+  fixed.writeUInt32LE(json.length, 12)
+  const parts: Buffer[] = [fixed, json, pad4(json.length)]
+  parts.push(Buffer.from(inodes.buffer, inodes.byteOffset, inodes.byteLength))
+  parts.push(Buffer.from(sections.keys.buffer, sections.keys.byteOffset, sections.keys.byteLength))
+  parts.push(Buffer.from(sections.starts.buffer, sections.starts.byteOffset, sections.starts.byteLength))
+  parts.push(Buffer.from(sections.fileFlags.buffer, sections.fileFlags.byteOffset, sections.fileFlags.byteLength))
+  parts.push(filePaths, dirPaths)
+  for (const p of sections.postings) parts.push(Buffer.from(p.buffer, p.byteOffset, p.byteLength))
+  const hash = createHash('sha256')
+  for (const p of parts) hash.update(p)
+  parts.push(hash.digest())
+  return parts
+}
+
+function refuse(why: string): never {
+  throw new IndexError('INDEX_REFUSED', why)
+}
+
+/** Reads and checks an index file's bytes: the magic, the version, the checksum, every length. Refuses anything else. */
+export function decodeIndex(bytes: Buffer): IndexData {
+  if (bytes.length < 16 + CHECKSUM_BYTES || !bytes.subarray(0, 8).equals(INDEX_MAGIC)) refuse('not a dsh index file')
+  const version = bytes.readUInt32LE(8)
+  if (version !== INDEX_FORMAT_VERSION) refuse(`index format ${version}, this dsh reads format ${INDEX_FORMAT_VERSION}`)
+  const body = bytes.subarray(0, bytes.length - CHECKSUM_BYTES)
+  const digest = createHash('sha256').update(body).digest()
+  if (!digest.equals(bytes.subarray(bytes.length - CHECKSUM_BYTES))) refuse('the index checksum does not match: the file is damaged')
+  const jsonBytes = bytes.readUInt32LE(12)
+  let header: IndexHeader
+  try {
+    header = JSON.parse(body.subarray(16, 16 + jsonBytes).toString('utf8')) as IndexHeader
+  } catch {
+    refuse('the index header is not JSON')
+  }
+  let at = 16 + jsonBytes + ((4 - (jsonBytes % 4)) % 4)
+  const take = (n: number): Buffer => {
+    if (!Number.isSafeInteger(n) || n < 0 || at + n > body.length) refuse('an index section runs past the end of the file')
+    const out = body.subarray(at, at + n)
+    at += n
+    return out
+  }
+  // Typed arrays need aligned, owned memory: copy the small tables out.
+  const inodes = new Float64Array(new Uint8Array(take(header.dirs * 8)).buffer)
+  const keys = new Uint32Array(new Uint8Array(take(header.trigrams * 4)).buffer)
+  const starts = new Uint32Array(new Uint8Array(take((header.trigrams + 1) * 4)).buffer)
+  const fileFlags = new Uint8Array(take(header.files))
+  const files = header.files === 0 ? [] : take(header.filePathBytes).toString('latin1').split('\0')
+  const dirPaths = header.dirs === 0 ? [] : take(header.dirPathBytes).toString('latin1').split('\0')
+  const postings = take(header.postingBytes)
+  if (at !== body.length || files.length !== header.files || dirPaths.length !== header.dirs) refuse('the index sections do not add up')
+  if (starts[header.trigrams] !== header.postingBytes) refuse('the index postings do not add up')
+  const dirs = new Map<string, number>()
+  dirPaths.forEach((p, k) => dirs.set(p, inodes[k]!))
+  return { header, files, fileFlags, dirs, keys, starts, postings }
+}
+
+/** Appends `value` as a varint (7 bits a byte, low first). */
+export function writeVarint(out: number[], value: number): void {
+  let v = value
+  while (v >= 0x80) {
+    out.push((v & 0x7f) | 0x80)
+    v = Math.floor(v / 128)
+  }
+  out.push(v)
+}
+
+/** The file ids of one key's postings, in ascending order. Refuses ids out of range. */
+export function readPostings(index: IndexData, slot: number): Uint32Array {
+  const { postings, starts, header } = index
+  const end = starts[slot + 1]!
+  const out: number[] = []
+  let at = starts[slot]!
+  let id = -1
+  while (at < end) {
+    let delta = 0
+    let shift = 1
+    for (;;) {
+      if (at >= end) refuse('an index posting list is cut')
+      const byte = postings[at++]!
+      delta += (byte & 0x7f) * shift
+      if (byte < 0x80) break
+      shift *= 128
+    }
+    id += delta + 1
+    if (id >= header.files) refuse('an index posting names a file it does not hold')
+    out.push(id)
+  }
+  return Uint32Array.from(out)
+}
+
+/** The slot of a key in the sorted key table, or -1. */
+export function findKey(keys: Uint32Array, key: number): number {
+  let lo = 0
+  let hi = keys.length - 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1
+    const k = keys[mid]!
+    if (k === key) return mid
+    if (k < key) lo = mid + 1
+    else hi = mid - 1
+  }
+  return -1
+}

@@ -1,0 +1,56 @@
+// Trigrams: three bytes of a file's contents, ASCII letters folded to lower case, as one 24-bit key.
+
+/** A byte as the index keys it: ASCII A–Z folded to a–z, every other byte itself. */
+export function foldByte(byte: number): number {
+  return byte >= 0x41 && byte <= 0x5a ? byte | 0x20 : byte
+}
+
+/** The key of three bytes (each already folded). */
+export function trigramKey(a: number, b: number, c: number): number {
+  return (a << 16) | (b << 8) | c
+}
+
+/**
+ * The distinct trigram keys of a byte string given as a latin1 string (each char one byte), folded.
+ * Used for a query's literals, which are short; files go through `TrigramCollector`.
+ */
+export function literalTrigrams(bytes: string): number[] {
+  const keys = new Set<number>()
+  for (let i = 0; i + 2 < bytes.length; i++) {
+    keys.add(trigramKey(foldByte(bytes.charCodeAt(i)), foldByte(bytes.charCodeAt(i + 1)), foldByte(bytes.charCodeAt(i + 2))))
+  }
+  return [...keys]
+}
+
+// 2^24 keys: one slot each for "last file that had it".
+const KEY_SPACE = 1 << 24
+
+/**
+ * Collects the distinct trigrams of one file after another, without clearing anything between files:
+ * a key is new for file `n` when its slot does not already hold `n + 1`.
+ */
+export class TrigramCollector {
+  private readonly lastFile = new Int32Array(KEY_SPACE)
+
+  /** Appends the file's distinct keys to `out` and returns how many it appended. */
+  collect(fileId: number, bytes: Uint8Array, out: (key: number) => void): number {
+    const mark = fileId + 1
+    const last = this.lastFile
+    let added = 0
+    if (bytes.length < 3) return 0
+    let a = foldByte(bytes[0]!)
+    let b = foldByte(bytes[1]!)
+    for (let i = 2; i < bytes.length; i++) {
+      const c = foldByte(bytes[i]!)
+      const key = (a << 16) | (b << 8) | c
+      if (last[key] !== mark) {
+        last[key] = mark
+        out(key)
+        added++
+      }
+      a = b
+      b = c
+    }
+    return added
+  }
+}

@@ -1,0 +1,253 @@
+// An indexed answer equals a full scan's: random trees, changed after indexing, and patterns from a grammar, through the real tools.
+import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import * as bashLocal from '@dsh/bash-local'
+import { loadHarness, type Harness, type ToolResult } from '@dsh/core'
+import * as fsLocal from '@dsh/fs-local'
+import * as indexLocal from '@dsh/index-local'
+import * as spillLocal from '@dsh/spill-local'
+import * as toolFsSearch from '@dsh/tool-fs-search'
+import { budgetMs } from '../../../test-support/budget.js'
+import { scratchDir } from '../../../test-support/temp-tree.js'
+
+const quiet = { warn: () => undefined, info: () => undefined }
+
+/** A harness with the index plugin and `index: auto`, or the same plugins with `index: off`. */
+async function harness(profile: 'dsh' | 'claude-code', index: 'auto' | 'off', indexDir: string, spillRoot: string): Promise<Harness> {
+  return loadHarness({
+    plugins: [bashLocal, spillLocal, fsLocal, indexLocal, toolFsSearch],
+    config: {
+      'bash-local': { killGraceMs: 200 },
+      'spill-local': { root: spillRoot },
+      'index-local': { dir: indexDir, broadFraction: 1 },
+      // Small pages, so the spill and the paging are compared too.
+      'tool-fs-search': { profile, index, grepMaxMatches: 3, globMaxResults: 3 },
+    },
+    logger: quiet,
+  })
+}
+
+function call(h: Harness, tool: string, args: Record<string, unknown>, cwd: string): Promise<ToolResult> {
+  return h.registry.execute(tool, args, { agent: { session: { header: { id: 'prop', cwd } } } })
+}
+
+/** What must be equal: the text (spill path blanked), the value's counts, the spilled text, the card without its index note. */
+function comparable(result: ToolResult): unknown {
+  const content = result.content.replace(/stored at: \S+\. Use read/, 'stored at: <spill>. Use read')
+  const locator = /stored at: (\S+)\. Use read/.exec(result.content)?.[1]
+  const value = result.isError ? undefined : { ...(result.value as Record<string, unknown>), index: undefined, matches: undefined }
+  const meta = result.isError || result.meta === undefined ? undefined : { ...(result.meta as Record<string, unknown>), index: undefined }
+  return { isError: result.isError, content, value, meta, spill: locator === undefined ? undefined : readFileSync(locator, 'utf8') }
+}
+
+// Words with case and Unicode folding traps: the Kelvin sign and long s fold to k and s under -i.
+const WORDS = [
+  'function load(',
+  'import { x } from',
+  'TODO:',
+  'console.log(',
+  'class A extends B',
+  'export default function',
+  'useState(0)',
+  'def run(self):',
+  'foo',
+  'Foo',
+  'FOO',
+  'bar',
+  'baz',
+  'kelvin',
+  '\u212Aelvin',
+  '\u017Ftate',
+  'state',
+  'État',
+  'été',
+  'hello world',
+  'a.b',
+  '[x]',
+  'naïve',
+  'ab',
+  'x',
+]
+const SEPARATORS = [' ', '\n', '\t', '-', '']
+const content = fc
+  .array(fc.tuple(fc.constantFrom(...WORDS), fc.constantFrom(...SEPARATORS)), { maxLength: 12 })
+  .map((parts) => parts.map(([w, s]) => w + s).join(''))
+const NAMES = [
+  'a.txt',
+  'b.js',
+  '.hidden',
+  'sub/c.txt',
+  'sub/.h/d.md',
+  'ign/e.txt',
+  'we ird*.txt',
+  'x[1]{2}.txt',
+  'node_modules/m.js',
+  'deep/er/f.ts',
+  'sub/g.md',
+]
+const tree = fc.dictionary(fc.constantFrom(...NAMES), content, { minKeys: 1, maxKeys: 8 })
+const GITIGNORES = ['', 'ign/\n', '*.md\n', 'node_modules\n', 'ign/\n!ign/e.txt\n']
+
+type Change =
+  { op: 'edit' | 'add'; name: string; text: string } | { op: 'delete'; name: string } | { op: 'rename'; from: string; to: string }
+const NEW_NAMES = [...NAMES, 'new.txt', 'sub/new dir/n.txt', 'fresh/deeper/n.js']
+const change: fc.Arbitrary<Change> = fc.oneof(
+  fc.record({ op: fc.constantFrom('edit' as const), name: fc.constantFrom(...NAMES), text: content }),
+  fc.record({ op: fc.constantFrom('add' as const), name: fc.constantFrom(...NEW_NAMES), text: content }),
+  fc.record({ op: fc.constant('delete' as const), name: fc.constantFrom(...NAMES) }),
+  fc.record({ op: fc.constant('rename' as const), from: fc.constantFrom(...NAMES), to: fc.constantFrom(...NEW_NAMES) }),
+)
+
+// The grammar: literals, classes, alternation, anchors, flags, \w, repetition, any character, newlines.
+const atom = fc.constantFrom(
+  'foo',
+  'bar',
+  'kelvin',
+  'state',
+  'été',
+  'État',
+  'ell',
+  'o w',
+  'naïve',
+  'KELVIN',
+  'STATE',
+  'x',
+  'ab',
+  'a\\.b',
+  '\\[x\\]',
+)
+const pattern: fc.Arbitrary<string> = fc.letrec<{ p: string }>((tie) => ({
+  p: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    atom,
+    // Queries agents send.
+    fc.constantFrom(
+      'function\\s+\\w+',
+      'import .* from',
+      'TODO|FIXME',
+      'class \\w+ extends',
+      'console\\.log\\(',
+      'export (default )?function',
+      'useState\\(',
+      'def \\w+\\(',
+      'load\\(',
+    ),
+    fc.constantFrom(
+      '[Ff]oo',
+      '[a-c]a[rz]',
+      '\\w+',
+      '.',
+      'b.z',
+      '\\bfoo\\b',
+      '^foo',
+      'bar$',
+      '(?i)kelvin',
+      '(?i:STATE)',
+      'foo\\nbar',
+      'o{2}',
+      '\\p{Lu}tat',
+      '[^x]oo',
+      'É|é',
+    ),
+    fc.tuple(tie('p'), tie('p')).map(([a, b]) => `${a}${b}`),
+    fc.tuple(tie('p'), tie('p')).map(([a, b]) => `(${a}|${b})`),
+    fc.tuple(tie('p'), tie('p')).map(([a, b]) => `${a}.*${b}`),
+    tie('p').map((a) => `(?:${a})+`),
+    tie('p').map((a) => `(${a})?`),
+    tie('p').map((a) => `\\b${a}`),
+  ),
+})).p
+const search = fc.record({ pattern, caseInsensitive: fc.boolean(), multiline: fc.boolean() })
+
+function apply(root: string, c: Change): void {
+  const at = (name: string) => join(root, name)
+  if (c.op === 'edit' || c.op === 'add') {
+    mkdirSync(dirname(at(c.name)), { recursive: true })
+    writeFileSync(at(c.name), c.text)
+  } else if (c.op === 'delete') {
+    rmSync(at(c.name), { force: true })
+  } else if (c.op === 'rename') {
+    try {
+      mkdirSync(dirname(at(c.to)), { recursive: true })
+      renameSync(at(c.from), at(c.to))
+    } catch {
+      // the file was already gone, or the target is a directory: nothing changed
+    }
+  }
+}
+
+describe('indexed answers equal full scans', () => {
+  const base = scratchDir('index-exact')
+  let used = 0
+  let run = 0
+
+  it(
+    'holds over random trees changed after indexing and patterns from the grammar, in both profiles',
+    async () => {
+      const indexDir = join(base, 'index')
+      const spillRoot = join(base, 'spill')
+      const on = {
+        dsh: await harness('dsh', 'auto', indexDir, spillRoot),
+        claude: await harness('claude-code', 'auto', indexDir, spillRoot),
+      }
+      const off = {
+        dsh: await harness('dsh', 'off', indexDir, spillRoot),
+        claude: await harness('claude-code', 'off', indexDir, spillRoot),
+      }
+      const settings = (on.dsh.get('searchIndex') as indexLocal.LocalSearchIndex).settings
+      await fc.assert(
+        fc.asyncProperty(
+          tree,
+          fc.constantFrom(...GITIGNORES),
+          fc.array(change, { maxLength: 4 }),
+          fc.array(search, { minLength: 1, maxLength: 3 }),
+          fc.constantFrom('.', 'sub'),
+          fc.boolean(),
+          async (files, gitignore, changes, searches, path, links) => {
+            const root = join(base, `t${run++}`)
+            mkdirSync(root)
+            writeFileSync(join(root, '.gitignore'), gitignore)
+            for (const [name, text] of Object.entries(files)) {
+              mkdirSync(dirname(join(root, name)), { recursive: true })
+              writeFileSync(join(root, name), text)
+            }
+            if (links) {
+              // Links rg follows inside the tree: a directory link and a file link, and one that leads out.
+              mkdirSync(join(root, 'sub'), { recursive: true })
+              symlinkSync('sub', join(root, 'lnk'))
+              symlinkSync('../a.txt', join(root, 'sub', 'a-link.txt'))
+              symlinkSync('/etc', join(root, 'out'))
+            }
+            await indexLocal.buildIndex(settings, root)
+            for (const c of changes) apply(root, c)
+            for (const s of searches) {
+              const dshArgs = { pattern: s.pattern, path }
+              const a = await call(on.dsh, 'grep', dshArgs, root)
+              const b = await call(off.dsh, 'grep', dshArgs, root)
+              expect(comparable(a), `dsh grep ${JSON.stringify(dshArgs)}`).toEqual(comparable(b))
+              const claudeArgs = {
+                pattern: s.pattern,
+                path,
+                output_mode: 'content',
+                '-n': true,
+                '-i': s.caseInsensitive,
+                multiline: s.multiline,
+              }
+              const c = await call(on.claude, 'Grep', claudeArgs, root)
+              const d = await call(off.claude, 'Grep', claudeArgs, root)
+              expect(comparable(c), `Grep ${JSON.stringify(claudeArgs)}`).toEqual(comparable(d))
+              if ((c.value as { index?: { used: boolean } } | undefined)?.index?.used === true) used++
+            }
+            rmSync(root, { recursive: true, force: true })
+          },
+        ),
+        { numRuns: 40, interruptAfterTimeLimit: budgetMs(90_000) },
+      )
+      // The property is not vacuous: the index chose the files in most searches.
+      expect(used).toBeGreaterThan(10)
+    },
+    budgetMs(120_000),
+  )
+})

@@ -1,0 +1,351 @@
+// The local index's plan, file by file: every reason it reads the whole tree, and the checks on the file it reads.
+import { execFileSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import type { BashExecutor, BashRunResult, IndexAnswer } from '@dsh/core'
+import { createLocalBash } from '@dsh/bash-local'
+import { buildIndex, createLocalSearchIndex, IndexError, resolveIndexOptions } from '../src/index.js'
+import { decodeIndex, encodeIndex, findKey, INDEX_FORMAT_VERSION, readPostings, UNREAD_DIR } from '../src/format.js'
+import { changedSince, findTime, parseChanged } from '../src/freshness.js'
+import { INDEX_FILE, treeDir } from '../src/location.js'
+import { ignoreLine } from '../src/store.js'
+import { scratchDir, writeTree } from '../../../test-support/temp-tree.js'
+
+const base = scratchDir('index-store')
+const signal = new AbortController().signal
+const bash = createLocalBash({})
+let count = 0
+
+async function setup(files: Record<string, string>, options: Record<string, unknown> = {}, executor: BashExecutor = bash) {
+  const root = join(base, `t${count++}`)
+  writeTree(root, files)
+  const index = createLocalSearchIndex({ dir: join(base, 'index'), ...options, bash: executor })
+  await buildIndex(index.settings, root)
+  const plan = (pattern: string, extra: Record<string, unknown> = {}, dir = root) =>
+    index.plan({ dir, pattern, caseInsensitive: false, multiline: false, signal, ...extra })
+  return { root, index, plan }
+}
+
+function reason(answer: IndexAnswer): string {
+  return answer.kind === 'full-scan' ? `${answer.reason}: ${answer.detail}` : 'candidates'
+}
+
+const FILES = { 'a.txt': 'alpha\n', 'b.txt': 'beta\n', 'c.txt': 'gamma\n' }
+
+afterEach(() => vi.restoreAllMocks())
+
+describe('plan', () => {
+  it('answers candidates with an ignore file that names them, and deletes it on release', async () => {
+    const { plan } = await setup(FILES)
+    const answer = await plan('alpha')
+    expect(answer).toMatchObject({ kind: 'candidates', indexedFiles: 3, candidates: 1, changed: 0 })
+    if (answer.kind !== 'candidates') throw new Error('no candidates')
+    expect(readFileSync(answer.ignoreFile, 'utf8')).toBe('*\n!*/\n!/a.txt\n')
+    await answer.release()
+    expect(() => readFileSync(answer.ignoreFile)).toThrow()
+  })
+
+  it('reads the whole tree for a file, a missing path or a tree no index covers', async () => {
+    const { root, plan } = await setup(FILES)
+    expect(reason(await plan('alpha', {}, join(root, 'a.txt')))).toMatch(/^no-index: the search path is a file/)
+    expect(reason(await plan('alpha', {}, join(root, 'missing')))).toMatch(/^no-index: the search path does not exist/)
+    expect(reason(await plan('alpha', {}, base))).toMatch(/^no-index: no index covers/)
+  })
+
+  it('reads the whole tree when most files may match', async () => {
+    const { plan } = await setup(FILES)
+    expect(reason(await plan('ha\\n|ta\\n|ma\\n'))).toMatch(/^broad: 3 of 3 files/)
+  })
+
+  it('reads the whole tree when too much changed', async () => {
+    const { root, plan } = await setup(FILES, { changedMaxEntries: 1 })
+    writeTree(root, { 'd.txt': 'x', 'e.txt': 'y' })
+    expect(reason(await plan('alpha'))).toMatch(/^changed: \d+ files and directories changed/)
+  })
+
+  it('reads the whole tree when the search directory itself was replaced', async () => {
+    const { root, plan } = await setup(FILES)
+    // Another directory renamed into its place: a new inode (a directory made afresh may reuse the old one).
+    writeTree(`${root}-other`, FILES)
+    rmSync(root, { recursive: true })
+    renameSync(`${root}-other`, root)
+    expect(reason(await plan('alpha'))).toMatch(/^changed: the search directory itself was replaced/)
+  })
+
+  it('reads the whole tree when the clock is earlier than the build', async () => {
+    const { plan } = await setup(FILES)
+    vi.spyOn(Date, 'now').mockReturnValue(0)
+    expect(reason(await plan('alpha'))).toMatch(/^freshness: the clock is earlier/)
+  })
+
+  it('reads the whole tree when the change walk fails', async () => {
+    const failing: BashExecutor = {
+      resolve: (request) => bash.resolve(request),
+      run: async (spec) => ({ ...(await bash.run({ ...spec, command: 'echo broken >&2; exit 3' })) }),
+    }
+    const { plan } = await setup(FILES, {}, failing)
+    expect(reason(await plan('alpha'))).toMatch(/^freshness: the change walk did not finish \(broken\)/)
+  })
+
+  it('reads the whole tree for names an ignore file cannot hold', async () => {
+    const { root, plan } = await setup({ ...FILES, 'new\nline.txt': 'alpha\n', 'x.txt': '1', 'y.txt': '2', 'z.txt': '3' })
+    expect(reason(await plan('alpha'))).toMatch(/^names: a candidate file/)
+    writeTree(root, { 'other\nname.txt': 'zzz' })
+    expect(reason(await plan('beta'))).toMatch(/^names: a changed file/)
+    rmSync(join(root, 'other\nname.txt'))
+    mkdirSync(join(root, 'dir\nname'))
+    expect(reason(await plan('beta'))).toMatch(/^names: a changed directory/)
+    expect(reason(await plan('gamma', { followedLinks: [{ path: 'l\nk', directory: true }] }))).toMatch(/^names: a followed link/)
+  })
+
+  it('names every followed link and changed directory in the ignore file', async () => {
+    const { root, plan } = await setup({ ...FILES, 'sub/d.txt': 'delta\n', 'x.txt': '1', 'y.txt': '2' })
+    symlinkSync('sub', join(root, 'lnk'))
+    writeTree(root, { 'sub/new.txt': 'new\n', 'fresh/n.txt': 'n\n' })
+    const answer = await plan('alpha', {
+      followedLinks: [
+        { path: 'lnk', directory: true },
+        { path: 'f*le', directory: false },
+      ],
+    })
+    if (answer.kind !== 'candidates') throw new Error(reason(answer))
+    const lines = readFileSync(answer.ignoreFile, 'utf8').split('\n')
+    expect(lines).toEqual(
+      expect.arrayContaining(['!/a.txt', '!/lnk/**', '!/f\\*le', '!/*', '!/sub/*', '!/fresh/**', '!/sub/new.txt', '!/lnk']),
+    )
+    await answer.release()
+  })
+
+  it('refuses an index whose postings name a file it does not hold', async () => {
+    const { root, index, plan } = await setup(FILES)
+    const keys = Uint32Array.from([(0x61 << 16) | (0x6c << 8) | 0x70])
+    const parts = encodeIndex({
+      header: { root, builtAtNs: '0', covers: 'test' },
+      files: ['a.txt'],
+      fileFlags: new Uint8Array(1),
+      dirs: [['', 1]],
+      keys,
+      starts: Uint32Array.from([0, 1]),
+      postings: [Uint8Array.from([5])],
+    })
+    writeFileSync(join(treeDir(index.settings.dir, root), INDEX_FILE), Buffer.concat(parts))
+    expect(reason(await plan('alpha'))).toMatch(/^refused: an index posting names a file/)
+  })
+
+  it('reads a directory the build could not list whole', async () => {
+    const { root, index, plan } = await setup(FILES)
+    const parts = encodeIndex({
+      header: { root, builtAtNs: String(BigInt(Date.now()) * 1_000_000n), covers: 'test' },
+      files: ['a.txt', 'b.txt', 'c.txt'],
+      fileFlags: new Uint8Array(3),
+      dirs: [
+        ['', UNREAD_DIR],
+        ['locked', UNREAD_DIR],
+        ['bad\nname', UNREAD_DIR],
+      ],
+      keys: new Uint32Array(0),
+      starts: Uint32Array.from([0]),
+      postings: [],
+    })
+    writeFileSync(join(treeDir(index.settings.dir, root), INDEX_FILE), Buffer.concat(parts))
+    expect(reason(await plan('alpha'))).toMatch(/^names: an unread directory/)
+  })
+})
+
+describe('ignoreLine', () => {
+  it('escapes glob characters and refuses newlines and bytes that are not UTF-8', () => {
+    expect(ignoreLine('a b/[x]{y}*?!#\\.txt')).toBe('!/a\\ b/\\[x\\]\\{y\\}\\*\\?\\!\\#\\\\.txt')
+    expect(ignoreLine('a\rb')).toBeUndefined()
+    expect(ignoreLine(Buffer.from([0x61, 0xff]).toString('latin1'))).toBeUndefined()
+  })
+})
+
+describe('the index file', () => {
+  function sealed(parts: Buffer[]): Buffer {
+    const body = Buffer.concat(parts.slice(0, -1))
+    return Buffer.concat([body, createHash('sha256').update(body).digest()])
+  }
+  function reseal(bytes: Buffer): Buffer {
+    const body = bytes.subarray(0, bytes.length - 32)
+    return Buffer.concat([body, createHash('sha256').update(body).digest()])
+  }
+  const sections = {
+    header: { root: '/r', builtAtNs: '1', covers: 'test' },
+    files: ['a'],
+    fileFlags: new Uint8Array(1),
+    dirs: [['', 1]] as Array<[string, number]>,
+    keys: Uint32Array.from([7]),
+    starts: Uint32Array.from([0, 1]),
+    postings: [Uint8Array.from([0])],
+  }
+
+  it('round-trips, and finds keys by binary search', () => {
+    const data = decodeIndex(sealed(encodeIndex(sections)))
+    expect(data.files).toEqual(['a'])
+    expect(findKey(data.keys, 7)).toBe(0)
+    expect(findKey(Uint32Array.from([1, 3, 5]), 4)).toBe(-1)
+    expect(findKey(Uint32Array.from([1, 3, 5]), 5)).toBe(2)
+    expect(INDEX_FORMAT_VERSION).toBe(1)
+  })
+
+  it('refuses a header that is not JSON, sections past the end or that do not add up, and cut postings', () => {
+    const good = sealed(encodeIndex(sections))
+    const badJson = Buffer.from(good)
+    badJson[16] = 0x7b + 1
+    expect(() => decodeIndex(reseal(badJson))).toThrow(/not JSON/)
+    const longer = sealed(encodeIndex({ ...sections, header: { ...sections.header, covers: 'x'.repeat(3) } }))
+    const json = JSON.parse(longer.subarray(16, 16 + longer.readUInt32LE(12)).toString())
+    const lie = (patch: Record<string, number>) => {
+      const text = JSON.stringify({ ...json, ...patch })
+      const head = Buffer.alloc(16)
+      longer.copy(head, 0, 0, 12)
+      head.writeUInt32LE(Buffer.byteLength(text), 12)
+      const rest = longer.subarray(16 + longer.readUInt32LE(12) + ((4 - (longer.readUInt32LE(12) % 4)) % 4), longer.length - 32)
+      const textBytes = Buffer.from(text)
+      return reseal(Buffer.concat([head, textBytes, Buffer.alloc((4 - (textBytes.length % 4)) % 4), rest, Buffer.alloc(32)]))
+    }
+    expect(() => decodeIndex(lie({ postingBytes: 1000 }))).toThrow(/past the end/)
+    expect(() => decodeIndex(lie({ postingBytes: 0 }))).toThrow(/do not add up/)
+    expect(() => decodeIndex(lie({ filePathBytes: 0, dirPathBytes: 0, postingBytes: 2 }))).toThrow(/postings do not add up/)
+    expect(() => decodeIndex(lie({ files: 2 }))).toThrow(IndexError)
+    const cut = decodeIndex(sealed(encodeIndex({ ...sections, postings: [Uint8Array.from([0x80])] })))
+    expect(() => readPostings(cut, 0)).toThrow(/posting list is cut/)
+  })
+
+  it('refuses an index that lists no files but has postings that do not add up', () => {
+    const empty = sealed(
+      encodeIndex({
+        ...sections,
+        files: [],
+        fileFlags: new Uint8Array(0),
+        dirs: [],
+        keys: new Uint32Array(0),
+        starts: Uint32Array.from([5]),
+        postings: [],
+      }),
+    )
+    expect(() => decodeIndex(empty)).toThrow(/postings do not add up/)
+  })
+})
+
+describe('the change walk', () => {
+  it('writes find times with nine fraction digits', () => {
+    expect(findTime(1_700_000_000_000_000_005n)).toBe('@1700000000.000000005')
+  })
+
+  it('parses find records: the directory itself, nested paths, names with spaces', () => {
+    expect(parseChanged(Buffer.from('d 1 .\0f 2 ./a b\0f 3 x\0'))).toEqual([
+      { type: 'd', inode: 1, rel: '' },
+      { type: 'f', inode: 2, rel: 'a b' },
+      { type: 'f', inode: 3, rel: 'x' },
+    ])
+  })
+
+  it('cannot vouch for an index when find overflows, times out or fails without a word', async () => {
+    const fake = (result: Partial<BashRunResult>): BashExecutor => ({
+      resolve: (request) => bash.resolve(request),
+      run: async () => ({
+        exitCode: 0,
+        signal: null,
+        stop: 'exit',
+        durationMs: 1,
+        stdout: { text: '', truncated: false, totalBytes: 0 },
+        stderr: { text: '', truncated: false, totalBytes: 0 },
+        ...result,
+      }),
+    })
+    const limits = { maxBytes: 10, timeoutMs: 1000 }
+    expect(await changedSince(fake({ stop: 'overflow' }), base, 0n, limits, signal)).toEqual({
+      ok: false,
+      why: 'the change walk did not finish (too many changes)',
+    })
+    expect(await changedSince(fake({ stop: 'timeout', exitCode: null }), base, 0n, limits, signal)).toEqual({
+      ok: false,
+      why: 'the change walk did not finish (timeout)',
+    })
+    expect(await changedSince(fake({ exitCode: 1 }), base, 0n, limits, signal)).toEqual({
+      ok: false,
+      why: 'the change walk did not finish (exit 1)',
+    })
+  })
+})
+
+describe('options and builds', () => {
+  it('refuses bad options with INDEX_INVALID_CONFIG', () => {
+    expect(() => resolveIndexOptions({ broadFraction: 2 })).toThrow(IndexError)
+  })
+
+  it('defaults to $XDG_CACHE_HOME/dsh/index, ignoring a relative XDG_CACHE_HOME', () => {
+    vi.stubEnv('XDG_CACHE_HOME', '/xdg')
+    expect(resolveIndexOptions({}).dir).toBe('/xdg/dsh/index')
+    vi.stubEnv('XDG_CACHE_HOME', 'relative')
+    expect(resolveIndexOptions({}).dir).toMatch(/\.cache\/dsh\/index$/)
+    vi.unstubAllEnvs()
+  })
+
+  it('refuses to index a missing path or a file', async () => {
+    const settings = resolveIndexOptions({ dir: join(base, 'index') })
+    await expect(buildIndex(settings, join(base, 'missing'))).rejects.toMatchObject({ code: 'INDEX_BUILD_FAILED' })
+    writeFileSync(join(base, 'plain'), 'x')
+    await expect(buildIndex(settings, join(base, 'plain'))).rejects.toMatchObject({ code: 'INDEX_NOT_A_DIRECTORY' })
+  })
+
+  it('writes nothing when the whole file would pass indexMaxBytes, though its postings fit', async () => {
+    const root = join(base, 'tight')
+    writeTree(root, { 'a.txt': 'abcd' })
+    await expect(buildIndex(resolveIndexOptions({ dir: join(base, 'tight-index'), indexMaxBytes: 100 }), root)).rejects.toMatchObject({
+      code: 'INDEX_TOO_LARGE',
+    })
+  })
+
+  it('merges postings past one segment and file ids past one varint byte, and finds every file a literal is in', async () => {
+    const root = join(base, 'large')
+    let seed = 7
+    const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16
+    const files: Record<string, Buffer> = {}
+    // 260 files of 24 KB of random digits and letters: about 4.8 million (key, file) pairs, past one
+    // 4-million-pair segment; a 12-character needle is in one file.
+    const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz'
+    for (let f = 0; f < 260; f++)
+      files[`f${f}.txt`] = Buffer.from(Array.from({ length: 24_000 }, () => ALPHABET.charCodeAt(random() % ALPHABET.length)))
+    // Keys in one file only, so one segment has them and the other does not.
+    files['odd.txt'] = Buffer.from('~~~###')
+    writeTree(root, files)
+    const index = createLocalSearchIndex({ dir: join(base, 'large-index'), bash })
+    const report = await buildIndex(index.settings, root)
+    expect(report.files).toBe(261)
+    const needle = files['f200.txt']!.subarray(5000, 5012).toString()
+    const answer = await index.plan({ dir: root, pattern: needle, caseInsensitive: false, multiline: false, signal })
+    if (answer.kind !== 'candidates') throw new Error(reason(answer))
+    expect(readFileSync(answer.ignoreFile, 'utf8')).toContain('!/f200.txt\n')
+    await answer.release()
+  })
+
+  it('marks what it cannot open past PATH_MAX: a file every search reads, a directory read whole', async () => {
+    const root = join(base, 'deep')
+    // Directories nested until the path nears Linux's 4,096-byte PATH_MAX, made step by step from inside.
+    const segment = 'd'.repeat(200)
+    const depth = Math.ceil((4000 - root.length) / 201)
+    const script = `mkdir -p "$1" && cd "$1" && for i in $(seq ${depth}); do mkdir ${segment} && cd ${segment}; done && echo x > ${'f'.repeat(200)} && mkdir ${'s'.repeat(200)}`
+    execFileSync('bash', ['-c', script, 'bash', root])
+    const report = await buildIndex(resolveIndexOptions({ dir: join(base, 'index') }), root)
+    expect(report).toMatchObject({ files: 1, alwaysRead: 1 })
+    execFileSync('bash', ['-c', `cd "$1" && rm -rf ${segment}`, 'bash', root])
+  })
+
+  it('marks files every search must read: too large, UTF-16, and skips VCS directories and links', async () => {
+    const root = join(base, 'marks')
+    writeTree(root, {
+      'big.txt': 'x'.repeat(100),
+      'utf16le.txt': Buffer.from([0xff, 0xfe, 0x61, 0x00]),
+      'utf16be.txt': Buffer.from([0xfe, 0xff, 0x00, 0x61]),
+      'small.txt': 'ok',
+      '.git/HEAD': 'ref',
+    })
+    symlinkSync('small.txt', join(root, 'link.txt'))
+    const report = await buildIndex(resolveIndexOptions({ dir: join(base, 'index'), fileMaxBytes: 50 }), root)
+    expect(report).toMatchObject({ files: 4, alwaysRead: 3 })
+  })
+})

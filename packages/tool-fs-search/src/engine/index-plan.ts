@@ -1,0 +1,57 @@
+// Asks the content index which files rg may skip (docs/design.md#an-index-chooses-files-rg-decides-matches).
+import path from 'node:path'
+import type { SearchIndexUse, ToolExecContext } from '@dsh/core'
+import type { SearchContext } from './context.js'
+import type { LinkPlan } from './links.js'
+
+/** What a search adds to its rg command for the index, and how the index took part. */
+export interface IndexedSearch {
+  /** `--ignore-file=…` when the index chose the files; none otherwise. */
+  flags: string[]
+  /** Undefined when no index took part (`index: "off"`, no index service, or none covers the tree). */
+  use?: SearchIndexUse
+  /** Deletes what the index wrote for this search; call once rg is done. */
+  release: () => Promise<void>
+}
+
+const NOTHING: IndexedSearch = { flags: [], release: async () => {} }
+
+/**
+ * Consults the index for a search of `target` (as the model gave it) with `pattern`. The index only
+ * adds an ignore file of the lowest precedence, so rg, with the command it would run anyway, decides
+ * every match; what rg reaches through a link it follows is read whole, since the index holds no
+ * path through a link.
+ */
+export async function planIndexedSearch(
+  ctx: SearchContext,
+  exec: ToolExecContext,
+  {
+    target,
+    pattern,
+    caseInsensitive,
+    multiline,
+    links,
+  }: { target: string; pattern: string; caseInsensitive: boolean; multiline: boolean; links: LinkPlan },
+): Promise<IndexedSearch> {
+  const index = ctx.config.index === 'auto' ? ctx.searchIndex?.() : undefined
+  if (index === undefined) return NOTHING
+  const cwd = exec.agent?.session.header.cwd
+  // Without a working directory a relative path cannot be placed, so no index can be found for it.
+  if (cwd === undefined && !path.isAbsolute(target)) return NOTHING
+  const answer = await index.plan({
+    dir: path.resolve(cwd ?? '/', target),
+    pattern,
+    caseInsensitive,
+    multiline,
+    followedLinks: links.followed,
+    signal: exec.signal,
+  })
+  // No index for this tree: nothing took part, so the result says nothing (as with `index: "off"`).
+  if (answer.kind === 'full-scan' && answer.reason === 'no-index') return NOTHING
+  if (answer.kind === 'full-scan') return { ...NOTHING, use: { used: false, reason: answer.reason, detail: answer.detail } }
+  return {
+    flags: [`--ignore-file=${answer.ignoreFile}`],
+    use: { used: true, indexedFiles: answer.indexedFiles, candidates: answer.candidates, changed: answer.changed },
+    release: () => answer.release(),
+  }
+}
