@@ -339,6 +339,12 @@ describe('planLinks with what GNU find reports of each target', () => {
     const plan = await planLinks(ctx, exec, '.', fs, access)
     expect(plan).toEqual({
       follow: true,
+      followed: [
+        { path: 'node_modules/pkg', directory: true },
+        { path: 'node_modules/.bin/tool', directory: false },
+        { path: 'store/pkg@1/node_modules/dep', directory: true },
+        { path: 'node_modules/pkg/node_modules/dep', directory: true },
+      ],
       excludes: ['/node_modules/gone', '/loop'],
       deny: [],
       skipped: [
