@@ -83,7 +83,8 @@ async function listAndAnswer(
   const shown = streamed ? runs.shown(display) : showPaths(listing, order, display)
   const retained = retainGlobPaths(shown.count, shown.at, { maxResults: ctx.config.globMaxResults, maxBytes: ctx.config.inlineMaxBytes })
   const cut: PathsCut = { maxBytes: ctx.config.spillMaxBytes }
-  const blocks = (): Iterable<Uint8Array> => cutPathBlocks(streamed ? mergedPathBlocks(runs, display) : pathBlocks(listing, order, display), cut)
+  const blocks = (): Iterable<Uint8Array> =>
+    cutPathBlocks(streamed ? mergedPathBlocks(runs, display) : pathBlocks(listing, order, display), cut)
   let spill = retained.truncated
     ? streamed && !runs.complete && canSave
       ? { saved: false as const, reason: 'the spill store gives no scratch file to hold a listing this large' }

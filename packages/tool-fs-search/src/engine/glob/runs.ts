@@ -18,7 +18,7 @@ interface Run {
 
 /** A run being read back: its current record, and the buffer it lies in. */
 class RunReader {
-  readonly #scratch: SpillScratch
+  readonly #scratch: RunStore
   #next: number
   readonly #end: number
   #buffer = Buffer.allocUnsafe(BLOCK_BYTES)
@@ -30,7 +30,7 @@ class RunReader {
   end = 0
   plain = false
 
-  constructor(scratch: SpillScratch, run: Run) {
+  constructor(scratch: RunStore, run: Run) {
     this.#scratch = scratch
     this.#next = run.offset
     this.#end = run.offset + run.length
@@ -93,7 +93,7 @@ export interface MergedName {
  * enough for the page, and the total is still counted.
  */
 export class GlobRuns {
-  readonly #scratch: SpillScratch
+  readonly #scratch: RunStore
   readonly #keepPerRun: number
   readonly #runs: Run[] = []
   /** Files in every run, and those with replaced bytes. */
@@ -194,15 +194,12 @@ export class GlobRuns {
           merge = this.merged()
           position = 0
         }
-        for (; ; position += 1) {
-          const next = merge.next()
-          /* v8 ignore next -- callers read below `count`, and a kept merge holds at least the page's files */
-          if (next.done === true) throw new RangeError(`no path ${index} in the listing`)
-          if (position === index) {
-            position += 1
-            return show(next.value)
-          }
-        }
+        for (; position < index; position += 1) merge.next()
+        const next = merge.next()
+        /* v8 ignore next -- callers read below `count`, and a kept merge holds at least the page's files */
+        if (next.done === true) throw new RangeError(`no path ${index} in the listing`)
+        position += 1
+        return show(next.value)
       },
     }
   }
@@ -278,8 +275,11 @@ function compareNameBytes(a: Buffer, aStart: number, aEnd: number, b: Buffer, bS
   return x - y
 }
 
+/** What the runs need of a scratch file. */
+type RunStore = Pick<SpillScratch, 'size' | 'append' | 'read'>
+
 /** Where the kept head of each run waits when there is no scratch file: in memory. */
-function memoryScratch(): SpillScratch {
+function memoryScratch(): RunStore {
   const chunks: Buffer[] = []
   let size = 0
   let joined: Buffer | undefined
@@ -294,12 +294,10 @@ function memoryScratch(): SpillScratch {
       size += bytes.length
       return start
     },
-    read(offset, length, into) {
+    // The reader copies what it is given into its own buffer.
+    read(offset, length) {
       joined ??= Buffer.concat(chunks)
-      const target = into !== undefined && into.length >= length ? into.subarray(0, length) : Buffer.allocUnsafe(length)
-      joined.copy(target, 0, offset, offset + length)
-      return target
+      return joined.subarray(offset, offset + length)
     },
-    close() {},
   }
 }

@@ -143,7 +143,12 @@ describe('a listing past the raw output cap streams through sorted runs', () => 
             store === 'no-store'
               ? undefined
               : store === 'no-scratch'
-                ? { saveText: spill.saveText.bind(spill), saveStream: spill.saveStream.bind(spill), readText: spill.readText.bind(spill), holds: spill.holds.bind(spill) }
+                ? {
+                    saveText: spill.saveText.bind(spill),
+                    saveStream: spill.saveStream.bind(spill),
+                    readText: spill.readText.bind(spill),
+                    holds: spill.holds.bind(spill),
+                  }
                 : spill
           const bash = new FakeBash((command) => (isProbe(command) ? {} : { stdout }))
           bash.stdoutChunkBytes = chunk
@@ -151,14 +156,26 @@ describe('a listing past the raw output cap streams through sorted runs', () => 
             plugins: [toolFsSearch],
             services: { bash, ...(spillStore === undefined ? {} : { spillStore }) },
             config: {
-              'tool-fs-search': { rgPath: RG, globMaxResults, inlineMaxBytes, rawOutputMaxBytes, ...(spillMaxBytes === undefined ? {} : { spillMaxBytes }) },
+              'tool-fs-search': {
+                rgPath: RG,
+                globMaxResults,
+                inlineMaxBytes,
+                rawOutputMaxBytes,
+                ...(spillMaxBytes === undefined ? {} : { spillMaxBytes }),
+              },
             },
           })
-          const session = store === 'no-session' ? { ...agent, session: { ...agent.session, header: { ...agent.session.header, id: '' } } } : agent
+          const session =
+            store === 'no-session' ? { ...agent, session: { ...agent.session, header: { ...agent.session.header, id: '' } } } : agent
           const result = await harness.registry.execute('glob', { pattern: '**/*' }, { agent: session, callId: 'call-9' })
           let want
           try {
-            want = referenceListing(stdout, { workdir: agent.session.header.cwd, root: '.', maxResults: globMaxResults, maxBytes: inlineMaxBytes })
+            want = referenceListing(stdout, {
+              workdir: agent.session.header.cwd,
+              root: '.',
+              maxResults: globMaxResults,
+              maxBytes: inlineMaxBytes,
+            })
           } catch (error) {
             expect(result).toMatchObject({ isError: true, content: (error as Error).message })
             return
@@ -248,34 +265,33 @@ describe('the byte listing matches the one it replaced, over real rg and find', 
     }
   })
 
-  it.each([{ globMaxResults: 100 }, { globMaxResults: 7, inlineMaxBytes: 90 }, { globMaxResults: 100_000, inlineMaxBytes: 10_000_000 }])(
-    'gives the same page and spill file with config %j',
-    async (config) => {
-      const { bash, stdout } = teeingBash()
-      const harness = await loadHarness({
-        plugins: [spillLocal, toolFsSearch],
-        services: { bash },
-        config: { 'spill-local': { root: scratchDir('spill') }, 'tool-fs-search': config },
+  it.each([
+    { globMaxResults: 100 },
+    { globMaxResults: 7, inlineMaxBytes: 90 },
+    { globMaxResults: 100_000, inlineMaxBytes: 10_000_000 },
+    // Past the raw output cap: sorted runs on spill-local's scratch file, merged.
+    { globMaxResults: 7, rawOutputMaxBytes: 500 },
+    { globMaxResults: 100_000, inlineMaxBytes: 10_000_000, rawOutputMaxBytes: 300 },
+  ])('gives the same page and spill file with config %j', async (config) => {
+    const { bash, stdout } = teeingBash()
+    const harness = await loadHarness({
+      plugins: [spillLocal, toolFsSearch],
+      services: { bash },
+      config: { 'spill-local': { root: scratchDir('spill') }, 'tool-fs-search': config },
+    })
+    const budget = toolFsSearch.Config.parse(config)
+    for (const args of [{ pattern: '**/*' }, { pattern: '*.ts', path: 'd1' }, { pattern: '**/*.txt' }, { pattern: '*', path: 'd\ufffd' }]) {
+      const result = await harness.registry.execute('glob', args, { agent: { session: { header: { id: 'eq', cwd: tree } } } })
+      const want = referenceListing(stdout(), {
+        workdir: tree,
+        root: args.path ?? '.',
+        maxResults: budget.globMaxResults,
+        maxBytes: budget.inlineMaxBytes,
       })
-      const budget = toolFsSearch.Config.parse(config)
-      for (const args of [
-        { pattern: '**/*' },
-        { pattern: '*.ts', path: 'd1' },
-        { pattern: '**/*.txt' },
-        { pattern: '*', path: 'd\ufffd' },
-      ]) {
-        const result = await harness.registry.execute('glob', args, { agent: { session: { header: { id: 'eq', cwd: tree } } } })
-        const want = referenceListing(stdout(), {
-          workdir: tree,
-          root: args.path ?? '.',
-          maxResults: budget.globMaxResults,
-          maxBytes: budget.inlineMaxBytes,
-        })
-        const locator = spillLocator(result.content)
-        const outcome = locator === undefined ? undefined : { saved: true as const, locator, retrievalHint: RETRIEVAL_HINT }
-        expect(result.content, JSON.stringify(args)).toBe(referenceGlobPage(want, outcome))
-        expect(locator === undefined ? undefined : readSpill(locator)).toBe(want.spill)
-      }
-    },
-  )
+      const locator = spillLocator(result.content)
+      const outcome = locator === undefined ? undefined : { saved: true as const, locator, retrievalHint: RETRIEVAL_HINT }
+      expect(result.content, JSON.stringify(args)).toBe(referenceGlobPage(want, outcome))
+      expect(locator === undefined ? undefined : readSpill(locator)).toBe(want.spill)
+    }
+  })
 })
