@@ -7,7 +7,6 @@ import { FakeBash, isProbe, rgLines, type Scripted } from '../fake-bash.js'
 import { agent, fakeHarness, RG } from '../fake-harness.js'
 import { Config } from '../../src/config.js'
 import { runSearchCommand } from '../../src/engine/run.js'
-import { budgetMs } from '../../../../test-support/budget.js'
 import { callTool, canLock, loadRealHarness, nobodyHarness, scratchDirs, writeTree } from '../real-harness.js'
 
 const scratchDir = scratchDirs()
