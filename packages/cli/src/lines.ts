@@ -25,8 +25,13 @@ export const LINES_FORMATS: Readonly<Record<string, LinesFormat>> = {
   glob: {
     takesNul: true,
     print: (value, nul, paint) => {
-      const { paths, incomplete } = value as GlobValue
-      return { records: paths.map((path) => `${paint.path(path)}${nul ? '\0' : '\n'}`).join(''), notes: incompleteNotes(incomplete) }
+      const { paths, pathsCut, total, incomplete } = value as GlobValue
+      // A listing larger than memory with nowhere to keep it lists its newest paths only.
+      const cut = pathsCut === true ? [`incomplete: only the newest ${paths.length} of ${total} paths are listed`] : []
+      return {
+        records: paths.map((path) => `${paint.path(path)}${nul ? '\0' : '\n'}`).join(''),
+        notes: [...cut, ...incompleteNotes(incomplete)],
+      }
     },
   },
   grep: {

@@ -48,6 +48,14 @@ describe('LINES_FORMATS', () => {
     })
   })
 
+  it('glob: says when a listing larger than memory lists only its newest paths', () => {
+    const value: GlobValue = { paths: ['new.ts'], pathsCut: true, total: 1_000_000, truncated: true, incomplete: [] }
+    expect(LINES_FORMATS.glob!.print(value, false, PLAIN)).toEqual({
+      records: 'new.ts\n',
+      notes: ['incomplete: only the newest 1 of 1000000 paths are listed'],
+    })
+  })
+
   it('read: the raw lines, and where the file continues', () => {
     const value: ReadValue = { path: '/w/a.txt', offset: 1, lines: 2, lineTexts: ['one', ''], nextOffset: 3 }
     expect(LINES_FORMATS.read!.print(value, false, PLAIN)).toEqual({

@@ -6,8 +6,14 @@ export type { GrepMatch }
 
 /** A glob result's value: every path it listed, newest modified first, not only the page's. */
 export interface GlobValue {
-  /** Relative to the session's working directory, as the page shows them. */
+  /**
+   * Relative to the session's working directory, as the page shows them; for a listing larger than
+   * memory with no scratch file to hold it (`pathsCut`), the newest, which the page was chosen from
+   * (docs/design.md#results-bigger-than-memory).
+   */
   paths: string[]
+  /** Set when `paths` holds only the newest paths, not all `total`. */
+  pathsCut?: true
   total: number
   /** True when the page showed fewer paths than `paths` holds (the rest were spilled). */
   truncated: boolean

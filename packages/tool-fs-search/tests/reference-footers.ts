@@ -24,6 +24,10 @@ export function referenceIncompleteNote(gaps: SearchGaps, stderrCut: boolean): s
 
 /** Where the complete result went, or why it was not kept. */
 export function referenceSpillSentence(outcome: SpillOutcome, what: string): string {
+  if (outcome.saved && outcome.part !== undefined) {
+    const { saved, total, unit, maxBytes } = outcome.part
+    return `The first ${saved} of ${total} ${unit} stored at: ${outcome.locator}. ${outcome.retrievalHint} The rest is not saved: the complete result passes spillMaxBytes (${maxBytes} bytes); narrow the search to see it.`
+  }
   return outcome.saved
     ? `${what} stored at: ${outcome.locator}. ${outcome.retrievalHint}`
     : `The complete result could not be saved (${outcome.reason}); narrow the search to see the rest.`

@@ -2,6 +2,7 @@
 import path from 'node:path'
 import { defineTool, type BashRunResult, type SearchIndexUse, type SpillScratch, type ToolExecContext, type ToolOutput } from '@dsh/core'
 import { displayFrom } from '../engine/display-path.js'
+import { GlobRuns } from '../engine/glob/runs.js'
 import { GrepPieces } from '../engine/grep/pieces.js'
 import { SearchError } from '../errors.js'
 import { timedOutGlobGaps, type GlobGaps } from '../engine/glob/classify.js'
@@ -80,7 +81,7 @@ export async function executeClaudeGrep(ctx: ListingContext, args: ClaudeGrepArg
   // spill could be saved (docs/design.md#results-bigger-than-memory).
   const store = ctx.spillStore()
   const canSave = store !== undefined && (exec.agent?.session.header.id ?? '') !== ''
-  const streams = mode === 'content'
+  const streams = mode === 'content' || mode === 'files_with_matches'
   let scratch: SpillScratch | undefined
   let resolvedWorkdir = ''
   // A page holds at most its limit, and no more entries than its bytes allow (each takes at least 2).
@@ -92,6 +93,10 @@ export async function executeClaudeGrep(ctx: ListingContext, args: ClaudeGrepArg
       const keep = scratch === undefined ? request.offset + pageCount : pageCount
       const base = searched === 'directory' ? path.resolve(resolvedWorkdir, target) : resolvedWorkdir
       return new GrepPieces(scratch, { maxMatches: keep, maxPerFile: Number.POSITIVE_INFINITY }, displayFrom(resolvedWorkdir, base))
+    },
+    runs: (keep) => {
+      scratch = canSave ? store.openScratch?.() : undefined
+      return new GlobRuns(scratch, keep)
     },
     page: { offset: request.offset, count: pageCount },
   }

@@ -1,7 +1,8 @@
 // Grep's files_with_matches mode: rg's file list through the mtime helper, newest modified first, as glob lists.
 import { GlobListingParser } from '../../engine/glob/listing.js'
 import { sortNewestFirst } from '../../engine/glob/order.js'
-import { showPaths } from '../../engine/glob/paths.js'
+import { showPaths, type ShownPaths } from '../../engine/glob/paths.js'
+import type { GlobRuns } from '../../engine/glob/runs.js'
 import { nameDisplay } from '../../engine/display-path.js'
 import { fileEntries } from '../files.js'
 import { ScriptHead } from '../script-head.js'
@@ -11,15 +12,21 @@ import { baseOf, lossyNote, plural, type GrepMode } from './mode.js'
 export const FILES_WITH_MATCHES: GrepMode = {
   rgFlags: () => ['--files-with-matches'],
   listsMtimes: true,
-  reader: (_args, config, target) => {
-    const parser = new GlobListingParser(config.rawOutputMaxBytes)
+  reader: (_args, config, target, stream) => {
+    // Past half the raw output cap the list goes to sorted runs (docs/design.md#results-bigger-than-memory).
+    // One more than the page: taking a page reads the entry after it.
+    const runs = stream?.runs(stream.page.offset + stream.page.count + 1)
+    const parser = new GlobListingParser(config.rawOutputMaxBytes, runs)
     const head = new ScriptHead((chunk) => parser.push(chunk))
     return {
       push: (chunk) => head.push(chunk),
       finish: (workdir, timedOut) => {
         const base = baseOf(head, workdir, target, timedOut)
         const listing = timedOut === undefined ? parser.finish() : parser.finishStopped()
-        const shown = showPaths(listing, sortNewestFirst(listing), nameDisplay(workdir, base))
+        const order = sortNewestFirst(listing)
+        const display = nameDisplay(workdir, base)
+        if (parser.streamed) runs!.add(listing, order)
+        const shown = parser.streamed ? runs!.shown(display) : showPaths(listing, order, display)
         const tally = plural(shown.count, 'file', 'files')
         return {
           entries: (start) => fileEntries(shown, start),
@@ -30,8 +37,15 @@ export const FILES_WITH_MATCHES: GrepMode = {
           unit: 'files',
           notes: lossyNote(shown.lossy, 'path', 'paths'),
           found: shown.count > 0,
+          ...(parser.streamed ? { spillEntries: () => streamedFiles(runs!, shown) } : {}),
         }
       },
     }
   },
+}
+
+/** Every file of a streamed list, for the spill: only when the runs kept them all. */
+function streamedFiles(runs: GlobRuns, shown: ShownPaths): Iterable<string> {
+  if (!runs.complete) throw new Error('the result is larger than memory and the spill store keeps no scratch file')
+  return fileEntries(shown, 0)
 }

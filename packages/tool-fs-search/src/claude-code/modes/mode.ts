@@ -2,6 +2,7 @@
 import path from 'node:path'
 import type { SearchConfig } from '../../config.js'
 import type { ShownMatches } from '../../engine/grep/matches.js'
+import type { GlobRuns } from '../../engine/glob/runs.js'
 import type { GrepPieces } from '../../engine/grep/pieces.js'
 import type { TimedOut } from '../../engine/timeout.js'
 import type { ClaudeGrepArgs } from '../args.js'
@@ -35,6 +36,8 @@ export interface ModeResult {
  */
 export interface ModeStream {
   pieces: (searched: 'directory' | 'file') => GrepPieces
+  /** Where a file list goes in sorted runs (files_with_matches), keeping at least `keep` files without a scratch file. */
+  runs: (keep: number) => GlobRuns
   /** The page's first entry and how many it may hold at most. */
   page: { offset: number; count: number }
 }

@@ -1,6 +1,6 @@
 // The glob tool: plan the pattern, run the script through the seam while parsing its listing, classify, order, retain once, spill.
 import path from 'node:path'
-import { defineTool, type ToolExecContext, type ToolOutput } from '@dsh/core'
+import { defineTool, type SpillScratch, type ToolExecContext, type ToolOutput } from '@dsh/core'
 import { GLOB_DESCRIPTION } from '../prompts.js'
 import { searchExclusions } from '../../engine/access.js'
 import { TIMEOUT_BACKSTOP_MS, type ListingContext } from '../../engine/context.js'
@@ -16,8 +16,9 @@ import { classifyGlobRun, timedOutGlobGaps } from '../../engine/glob/classify.js
 import { buildGlobCommand } from '../../engine/glob/command.js'
 import { GlobListingParser } from '../../engine/glob/listing.js'
 import { sortNewestFirst } from '../../engine/glob/order.js'
+import { GlobRuns, mergedPathBlocks } from '../../engine/glob/runs.js'
 import { formatGlobPage, retainGlobPaths } from './page.js'
-import { pathBlocks, showPaths } from '../../engine/glob/paths.js'
+import { cutPathBlocks, pathBlocks, showPaths, type PathsCut } from '../../engine/glob/paths.js'
 import { planGlob } from './pattern.js'
 import { PATHS_VIEW_SCHEMA, presentGlobResult } from '../presentation.js'
 import { globSearchMeta } from './meta.js'
@@ -32,11 +33,42 @@ export async function executeGlob(ctx: ListingContext, args: GlobArgs, exec: Too
   const excludes = await searchExclusions(ctx.access(), root, exec)
   const links = await planLinks(ctx, exec, root, ctx.fs?.(), ctx.access())
   const command = buildGlobCommand({ rg: ctx.rg, lister: ctx.lister, root, glob, excludes, links })
-  const parser = new GlobListingParser(ctx.config.rawOutputMaxBytes)
+  // A listing past what memory holds goes to the scratch file in sorted runs, when a spill could be
+  // saved; else only each run's page candidates stay (docs/design.md#results-bigger-than-memory).
+  const store = ctx.spillStore()
+  const canSave = store !== undefined && (exec.agent?.session.header.id ?? '') !== ''
+  const scratch: SpillScratch | undefined = canSave ? store.openScratch?.() : undefined
+  try {
+    return await listAndAnswer(ctx, exec, { root, command, links, scratch, canSave })
+  } finally {
+    scratch?.close()
+  }
+}
+
+/** What a glob call has planned before its script runs. */
+interface GlobPlan {
+  root: string
+  command: string
+  links: Awaited<ReturnType<typeof planLinks>>
+  /** Where a listing larger than memory goes; undefined: only the page's candidates are kept. */
+  scratch: SpillScratch | undefined
+  /** The store and the session a spill needs are there. */
+  canSave: boolean
+}
+
+/** Lists, orders and answers: a listing past half the raw output cap streams through sorted runs. */
+async function listAndAnswer(
+  ctx: ListingContext,
+  exec: ToolExecContext,
+  { root, command, links, scratch, canSave }: GlobPlan,
+): Promise<ToolOutput> {
+  const runs = new GlobRuns(scratch, ctx.config.globMaxResults)
+  const parser = new GlobListingParser(ctx.config.rawOutputMaxBytes, runs)
   const searched = await runSearchCommand(ctx, exec, {
     command,
     narrow: 'pattern or path',
     stdoutSink: (chunk) => parser.push(chunk),
+    streams: true,
     onTimeout: 'partial',
   })
   const { workdir, timedOut } = searched
@@ -46,11 +78,21 @@ export async function executeGlob(ctx: ListingContext, args: GlobArgs, exec: Too
   const listing = timedOut === undefined ? parser.finish() : parser.finishStopped()
   const order = sortNewestFirst(listing)
   const display = nameDisplay(workdir, path.resolve(workdir, root))
-  const shown = showPaths(listing, order, display)
+  const streamed = parser.streamed
+  if (streamed) runs.add(listing, order)
+  const shown = streamed ? runs.shown(display) : showPaths(listing, order, display)
   const retained = retainGlobPaths(shown.count, shown.at, { maxResults: ctx.config.globMaxResults, maxBytes: ctx.config.inlineMaxBytes })
-  const spill = retained.truncated
-    ? await saveFormattedResult(ctx.spillStore(), exec, () => pathBlocks(listing, order, display), 'glob-results.txt')
+  const cut: PathsCut = { maxBytes: ctx.config.spillMaxBytes }
+  const blocks = (): Iterable<Uint8Array> =>
+    cutPathBlocks(streamed ? mergedPathBlocks(runs, display) : pathBlocks(listing, order, display), cut)
+  let spill = retained.truncated
+    ? streamed && !runs.complete && canSave
+      ? { saved: false as const, reason: 'the spill store gives no scratch file to hold a listing this large' }
+      : await saveFormattedResult(ctx.spillStore(), exec, blocks, 'glob-results.txt')
     : undefined
+  if (spill?.saved === true && cut.cut !== undefined) {
+    spill = { ...spill, part: { saved: cut.cut.saved, total: shown.count, unit: 'paths', maxBytes: cut.maxBytes } }
+  }
   let paths: string[] | undefined
   const incomplete = incompleteEntries(timedOut, [...listGaps(gaps.rg), ...gaps.unstatted])
   return {
@@ -64,8 +106,9 @@ export async function executeGlob(ctx: ListingContext, args: GlobArgs, exec: Too
     value: {
       // Every path as a string only when a host reads them.
       get paths(): string[] {
-        return (paths ??= Array.from({ length: shown.count }, (_, index) => shown.at(index)))
+        return (paths ??= Array.from({ length: streamed ? runs.kept : shown.count }, (_, index) => shown.at(index)))
       },
+      ...(streamed && !runs.complete ? { pathsCut: true as const } : {}),
       total: shown.count,
       truncated: retained.truncated,
       incomplete,

@@ -3,6 +3,8 @@ import type { BashRunResult } from '@dsh/core'
 import { SearchError } from '../../errors.js'
 import { ESCAPED_LEADS, isEscapedAt } from '../escape-controls.js'
 import { OutputBytes } from '../output-bytes.js'
+import { sortNewestFirst } from './order.js'
+import type { GlobRuns } from './runs.js'
 import { TimeBuckets } from './time-buckets.js'
 
 /** The listed files, as offsets into the output's bytes, grouped by modification time. */
@@ -54,21 +56,47 @@ export class GlobListingParser {
   #count = 0
   #nameStart = new Uint32Array(INITIAL_FILES)
   #nameEnd = new Uint32Array(INITIAL_FILES)
-  readonly #times = new TimeBuckets(INITIAL_FILES)
+  #times = new TimeBuckets(INITIAL_FILES)
   readonly #replaced = new Set<number>()
+  /** Where the listing goes, a sorted run at a time, once it passes half the cap; undefined: it stays whole. */
+  readonly #runs: GlobRuns | undefined
   /** The first file a replaced byte still to come can lie in: they arrive in listing order. */
   #replacedFile = 0
 
-  /** `capacityBytes`: the raw output cap, which the buffer grows to once the listing outgrows its start. */
-  constructor(capacityBytes: number) {
+  /**
+   * `capacityBytes`: the raw output cap, which the buffer grows to once the listing outgrows its start.
+   * `runs`: where the parsed records go, sorted, each time they fill half of it
+   * (docs/design.md#results-bigger-than-memory); without it the listing must fit the cap.
+   */
+  constructor(capacityBytes: number, runs?: GlobRuns) {
     this.#output = new OutputBytes(NUL, capacityBytes, { tracksReplacements: true })
     this.#capacityBytes = capacityBytes
+    this.#runs = runs
   }
 
   /** Takes the next chunk of stdout (copied) and parses every record it completes. */
   push(chunk: Uint8Array): void {
     this.#output.append(chunk)
     this.#parse(this.#output.checked)
+    if (this.#runs !== undefined && 2 * this.#pos >= this.#capacityBytes && this.#failure === undefined) this.#flush(this.#runs)
+  }
+
+  /** Some of the listing went to runs: `finish` then gives only the rest, for the caller to add as the last. */
+  get streamed(): boolean {
+    return (this.#runs?.runs ?? 0) > 0
+  }
+
+  /** Sorts the parsed records into a run, drops their bytes and starts over on what is left. */
+  #flush(runs: GlobRuns): void {
+    const listing = this.#listing()
+    runs.add(listing, sortNewestFirst(listing))
+    this.#output.keep(0, this.#pos)
+    this.#pos = 0
+    this.#count = 0
+    this.#replacedFile = 0
+    this.#replaced.clear()
+    this.#plainNames = true
+    this.#times = new TimeBuckets(this.#nameStart.length)
   }
 
   /**
@@ -77,12 +105,14 @@ export class GlobListingParser {
    */
   captured(run: BashRunResult): BashRunResult {
     const output = this.#output
+    const streamed = this.streamed
     const { truncated, totalBytes } = run.stdout
     return {
       ...run,
       stdout: {
         get text(): string {
-          return output.text(0, output.length)
+          // Every byte already in runs still means the script printed something.
+          return output.length === 0 && streamed ? '\0' : output.text(0, output.length)
         },
         truncated,
         totalBytes,

@@ -103,3 +103,37 @@ function writePlainPaths(
   cursor.index = index
   cursor.used = used
 }
+
+/** A spill cut at `spillMaxBytes`: set once the paths pass it, with how many whole paths were saved. */
+export interface PathsCut {
+  maxBytes: number
+  cut?: { saved: number }
+}
+
+/**
+ * `blocks` up to the last whole path that fits `plan.maxBytes` (docs/design.md#results-bigger-than-memory):
+ * past it the rest is not written, and `plan.cut` says how many paths were.
+ */
+export function* cutPathBlocks(blocks: Iterable<Uint8Array>, plan: PathsCut): Generator<Uint8Array> {
+  let written = 0
+  let lines = 0
+  for (const block of blocks) {
+    if (written + block.length > plan.maxBytes) {
+      const room = plan.maxBytes - written
+      const end = room === 0 ? 0 : Buffer.from(block.buffer, block.byteOffset, block.length).lastIndexOf(LF, room - 1) + 1
+      plan.cut = { saved: lines + countLines(block, end) }
+      if (end > 0) yield block.subarray(0, end)
+      return
+    }
+    written += block.length
+    lines += countLines(block, block.length)
+    yield block
+  }
+}
+
+/** Line feeds in `block[0, end)`. */
+function countLines(block: Uint8Array, end: number): number {
+  let lines = 0
+  for (let at = block.indexOf(LF); at !== -1 && at < end; at = block.indexOf(LF, at + 1)) lines += 1
+  return lines
+}

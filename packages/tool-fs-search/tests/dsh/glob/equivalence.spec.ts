@@ -12,6 +12,7 @@ import * as toolFsSearch from '@dsh/tool-fs-search'
 import { FakeBash, isProbe, MemorySpill } from '../../fake-bash.js'
 import { agent, RG } from '../../fake-harness.js'
 import { readSpill, scratchDirs, spillLocator, writeTree } from '../../real-harness.js'
+import type { SpillOutcome } from '../../../src/engine/spill.js'
 import { referenceGlobPage, referenceListing } from './reference-listing.js'
 
 const RETRIEVAL_HINT = 'Use read with offset/limit, or grep this path to search within it.'
@@ -123,6 +124,99 @@ describe('the byte listing matches the one it replaced', () => {
   })
 })
 
+describe('a listing past the raw output cap streams through sorted runs', () => {
+  // Caps small enough that a listing of a few dozen records fills many runs; the store with and without
+  // scratch files, and none at all; spills cut at a few bytes.
+  it('gives the page, the spill and the paths the whole listing gives', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        listing,
+        fc.constantFrom(1, 5, 100),
+        fc.constantFrom(60, 20_000),
+        fc.constantFrom(1, 7, 4096),
+        fc.constantFrom(16, 64, 300),
+        fc.constantFrom('scratch', 'no-scratch', 'no-store', 'no-session'),
+        fc.constantFrom(undefined, 1, 40, 200),
+        async (stdout, globMaxResults, inlineMaxBytes, chunk, rawOutputMaxBytes, store, spillMaxBytes) => {
+          const spill = new MemorySpill()
+          const spillStore =
+            store === 'no-store'
+              ? undefined
+              : store === 'no-scratch'
+                ? {
+                    saveText: spill.saveText.bind(spill),
+                    saveStream: spill.saveStream.bind(spill),
+                    readText: spill.readText.bind(spill),
+                    holds: spill.holds.bind(spill),
+                  }
+                : spill
+          const bash = new FakeBash((command) => (isProbe(command) ? {} : { stdout }))
+          bash.stdoutChunkBytes = chunk
+          const harness = await loadHarness({
+            plugins: [toolFsSearch],
+            services: { bash, ...(spillStore === undefined ? {} : { spillStore }) },
+            config: {
+              'tool-fs-search': {
+                rgPath: RG,
+                globMaxResults,
+                inlineMaxBytes,
+                rawOutputMaxBytes,
+                ...(spillMaxBytes === undefined ? {} : { spillMaxBytes }),
+              },
+            },
+          })
+          const session =
+            store === 'no-session' ? { ...agent, session: { ...agent.session, header: { ...agent.session.header, id: '' } } } : agent
+          const result = await harness.registry.execute('glob', { pattern: '**/*' }, { agent: session, callId: 'call-9' })
+          let want
+          try {
+            want = referenceListing(stdout, {
+              workdir: agent.session.header.cwd,
+              root: '.',
+              maxResults: globMaxResults,
+              maxBytes: inlineMaxBytes,
+            })
+          } catch (error) {
+            expect(result).toMatchObject({ isError: true, content: (error as Error).message })
+            return
+          }
+          const value = result.value as { paths: string[]; pathsCut?: true }
+          expect(value.paths).toEqual(value.pathsCut === true ? want.paths.slice(0, globMaxResults) : want.paths)
+          if (value.pathsCut === true) expect(store).not.toBe('scratch')
+          if (want.spill === undefined) {
+            expect(result.content).toBe(referenceGlobPage(want, undefined))
+            expect(spill.saved).toEqual([])
+            return
+          }
+          const streamed = stdout.length * 2 >= rawOutputMaxBytes
+          let outcome: SpillOutcome
+          if (store === 'no-store') outcome = { saved: false, reason: 'no spill store is configured' }
+          else if (store === 'no-session') outcome = { saved: false, reason: 'the call has no session to own the file' }
+          else if (store === 'no-scratch' && streamed && spill.saved.length === 0)
+            outcome = { saved: false, reason: 'the spill store gives no scratch file to hold a listing this large' }
+          else {
+            const lines = want.paths.map((shown) => `${shown}\n`)
+            let kept = 0
+            let bytes = 0
+            for (const line of lines) {
+              if (spillMaxBytes !== undefined && bytes + Buffer.byteLength(line) > spillMaxBytes) break
+              bytes += Buffer.byteLength(line)
+              kept += 1
+            }
+            const locator = '/spill/sess-1/0001-glob-results.txt'
+            outcome = { saved: true, locator, retrievalHint: RETRIEVAL_HINT }
+            if (kept < lines.length) outcome.part = { saved: kept, total: want.paths.length, unit: 'paths', maxBytes: spillMaxBytes! }
+            expect(spill.saved.map((saved) => saved.text)).toEqual([lines.slice(0, kept).join('')])
+          }
+          expect(result.content).toBe(referenceGlobPage(want, outcome))
+          expect(spill.scratches.every((scratch) => scratch.closed)).toBe(true)
+        },
+      ),
+      { numRuns: 400 },
+    )
+  })
+})
+
 /** bash-local, with a copy of every chunk of stdout its sink was handed. */
 function teeingBash(): { bash: BashExecutor; stdout: () => Buffer } {
   const local = bashLocal.createLocalBash({ killGraceMs: 200 })
@@ -171,34 +265,33 @@ describe('the byte listing matches the one it replaced, over real rg and find', 
     }
   })
 
-  it.each([{ globMaxResults: 100 }, { globMaxResults: 7, inlineMaxBytes: 90 }, { globMaxResults: 100_000, inlineMaxBytes: 10_000_000 }])(
-    'gives the same page and spill file with config %j',
-    async (config) => {
-      const { bash, stdout } = teeingBash()
-      const harness = await loadHarness({
-        plugins: [spillLocal, toolFsSearch],
-        services: { bash },
-        config: { 'spill-local': { root: scratchDir('spill') }, 'tool-fs-search': config },
+  it.each([
+    { globMaxResults: 100 },
+    { globMaxResults: 7, inlineMaxBytes: 90 },
+    { globMaxResults: 100_000, inlineMaxBytes: 10_000_000 },
+    // Past the raw output cap: sorted runs on spill-local's scratch file, merged.
+    { globMaxResults: 7, rawOutputMaxBytes: 500 },
+    { globMaxResults: 100_000, inlineMaxBytes: 10_000_000, rawOutputMaxBytes: 300 },
+  ])('gives the same page and spill file with config %j', async (config) => {
+    const { bash, stdout } = teeingBash()
+    const harness = await loadHarness({
+      plugins: [spillLocal, toolFsSearch],
+      services: { bash },
+      config: { 'spill-local': { root: scratchDir('spill') }, 'tool-fs-search': config },
+    })
+    const budget = toolFsSearch.Config.parse(config)
+    for (const args of [{ pattern: '**/*' }, { pattern: '*.ts', path: 'd1' }, { pattern: '**/*.txt' }, { pattern: '*', path: 'd\ufffd' }]) {
+      const result = await harness.registry.execute('glob', args, { agent: { session: { header: { id: 'eq', cwd: tree } } } })
+      const want = referenceListing(stdout(), {
+        workdir: tree,
+        root: args.path ?? '.',
+        maxResults: budget.globMaxResults,
+        maxBytes: budget.inlineMaxBytes,
       })
-      const budget = toolFsSearch.Config.parse(config)
-      for (const args of [
-        { pattern: '**/*' },
-        { pattern: '*.ts', path: 'd1' },
-        { pattern: '**/*.txt' },
-        { pattern: '*', path: 'd\ufffd' },
-      ]) {
-        const result = await harness.registry.execute('glob', args, { agent: { session: { header: { id: 'eq', cwd: tree } } } })
-        const want = referenceListing(stdout(), {
-          workdir: tree,
-          root: args.path ?? '.',
-          maxResults: budget.globMaxResults,
-          maxBytes: budget.inlineMaxBytes,
-        })
-        const locator = spillLocator(result.content)
-        const outcome = locator === undefined ? undefined : { saved: true as const, locator, retrievalHint: RETRIEVAL_HINT }
-        expect(result.content, JSON.stringify(args)).toBe(referenceGlobPage(want, outcome))
-        expect(locator === undefined ? undefined : readSpill(locator)).toBe(want.spill)
-      }
-    },
-  )
+      const locator = spillLocator(result.content)
+      const outcome = locator === undefined ? undefined : { saved: true as const, locator, retrievalHint: RETRIEVAL_HINT }
+      expect(result.content, JSON.stringify(args)).toBe(referenceGlobPage(want, outcome))
+      expect(locator === undefined ? undefined : readSpill(locator)).toBe(want.spill)
+    }
+  })
 })
