@@ -148,6 +148,7 @@ describe('a listing past the raw output cap streams through sorted runs', () => 
                     saveStream: spill.saveStream.bind(spill),
                     readText: spill.readText.bind(spill),
                     holds: spill.holds.bind(spill),
+                    locate: spill.locate.bind(spill),
                   }
                 : spill
           const bash = new FakeBash((command) => (isProbe(command) ? {} : { stdout }))
