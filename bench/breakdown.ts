@@ -23,7 +23,6 @@ export async function splitToolTime(
   more: readonly GrepSearch[],
   calls: number,
 ): Promise<TimeSplit[]> {
-  const overflow = 'SEARCH_RAW_OUTPUT_OVERFLOW'
   const plans: { name: string; call: () => Promise<unknown> }[] = [
     ...(['narrow', 'medium', 'broad'] as const).map((size) => ({
       name: `grep ${size}`,
@@ -31,7 +30,7 @@ export async function splitToolTime(
     })),
     {
       name: 'grep overflow',
-      call: () => callTool(ctx.recording.harness, 'grep', { pattern: corpus.patterns.overflow }, corpus.root, overflow),
+      call: () => callTool(ctx.recording.harness, 'grep', { pattern: corpus.patterns.overflow }, corpus.root),
     },
     ...globPatterns.map((pattern) => ({
       name: `glob ${pattern}`,

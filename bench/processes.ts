@@ -42,27 +42,6 @@ export async function drainProcess(argv: readonly string[], options: ProcessOpti
   return { ms, stdoutBytes, stdoutLines, exitCode }
 }
 
-/**
- * The time a shell command takes to write `bytes` bytes of stdout: read until then, then kill its
- * process group. The baseline for the overflow case, which the tool should answer about as soon.
- */
-export async function timeToBytes(command: string, bytes: number, options: ProcessOptions): Promise<number> {
-  const started = process.hrtime.bigint()
-  const child = spawn('/bin/bash', ['-c', command], { ...options, stdio: ['ignore', 'pipe', 'ignore'], detached: true })
-  let seen = 0
-  let reachedMs: number | undefined
-  child.stdout.on('data', (chunk: Buffer) => {
-    seen += chunk.length
-    if (reachedMs !== undefined || seen < bytes) return
-    reachedMs = elapsedMs(started)
-    process.kill(-child.pid!, 'SIGKILL')
-  })
-  await once(child, 'close')
-  if (reachedMs === undefined) throw new Error(`the overflow command wrote only ${seen} bytes, not ${bytes}: pick a broader pattern`)
-  return reachedMs
-}
-
-/** Milliseconds since `started` (a `process.hrtime.bigint()` reading). */
 export function elapsedMs(started: bigint): number {
   return Number(process.hrtime.bigint() - started) / 1e6
 }
