@@ -130,7 +130,8 @@ function firstDirectory(roots: readonly Root[]): string | undefined {
   return undefined
 }
 
-function settleWithin(promise: Promise<void>, ms: number, signal: AbortSignal): Promise<void> {
+/** Resolves once `promise` settles, `ms` pass, or `signal` aborts, whichever comes first. */
+export function settleWithin(promise: Promise<void>, ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => {
       clearTimeout(timer)

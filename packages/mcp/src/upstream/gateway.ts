@@ -5,6 +5,7 @@ import { defineCallTool } from './call-tool.js'
 import type { UpstreamServer } from './config.js'
 import { connectUpstream, type UpstreamConnection } from './connect.js'
 import { HostRouter, hostPeerOf, type HostPeer } from './host.js'
+import { settleWithin } from '../session-cwd.js'
 import { upstreamToolName } from './tool-names.js'
 import { defineUpstreamTool, hidesText } from './upstream-tool.js'
 
@@ -208,15 +209,7 @@ export function startUpstreamGateway(options: UpstreamGatewayOptions): UpstreamG
 
 /** Resolves after `ms`, or at once when `signal` aborts. */
 function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    const timer = setTimeout(done, ms)
-    signal.addEventListener('abort', done, { once: true })
-  })
+  return settleWithin(new Promise<void>(() => {}), ms, signal)
 }
 
 /** The deferred tools each session had loaded, of those named. */
