@@ -12,7 +12,7 @@ import { VCS_EXCLUDES } from '../packages/tool-fs-search/src/engine/vcs.js'
 export interface BenchContext {
   rg: string
   harness: Harness
-  recording: { harness: Harness; last: () => SeamRecord; totalRunMs: () => number }
+  recording: { harness: Harness; searchOf: (call: () => Promise<unknown>) => Promise<SeamRecord>; totalRunMs: () => number }
   rawOutputMaxBytes: number
 }
 
@@ -83,8 +83,7 @@ export async function grepPatternCase(ctx: BenchContext, search: GrepSearch, rou
  */
 export async function overflowCase(ctx: BenchContext, corpus: Corpus, rounds: Rounds): Promise<CaseResult> {
   const pattern = corpus.patterns.overflow
-  await callTool(ctx.recording.harness, 'grep', { pattern }, corpus.root)
-  const { spec } = ctx.recording.last()
+  const { spec } = await ctx.recording.searchOf(() => callTool(ctx.recording.harness, 'grep', { pattern }, corpus.root))
   const contenders: Contender[] = [
     timed('tool', () => callTool(ctx.harness, 'grep', { pattern }, corpus.root)),
     {
@@ -108,8 +107,7 @@ export async function overflowCase(ctx: BenchContext, corpus: Corpus, rounds: Ro
  * mtime helper and dd pipeline a glob cannot do without, so tool / script is the tool's own share.
  */
 export async function globCase(ctx: BenchContext, corpus: Corpus, pattern: string, rounds: Rounds): Promise<CaseResult> {
-  await callTool(ctx.recording.harness, 'glob', { pattern }, corpus.root)
-  const { spec } = ctx.recording.last()
+  const { spec } = await ctx.recording.searchOf(() => callTool(ctx.recording.harness, 'glob', { pattern }, corpus.root))
   // The tool's listing flags (src/engine/glob/command.ts buildGlobCommand), without its mtime pipeline and sort.
   const listFlags = [
     '--files',

@@ -43,21 +43,23 @@ export interface SeamRecord {
 /**
  * The same tools over a bash-local executor that records each run, kept apart from the measured
  * harness so the measured one stays the CLI's. It tells the bench the exact rg command the tool ran
- * (the overflow baseline replays it) and splits a call's time into rg-through-bash and tool-side.
+ * (the overflow and glob baselines replay it) and splits a call's time into rg-through-bash and
+ * tool-side. A call runs more than one script (the link scan before its search; a grep's long
+ * lines' windows after it): `searchOf` names the slowest of one call's scripts, which is its search.
  */
 export async function loadRecordingHarness(
   spillRoot: string,
-): Promise<{ harness: Harness; last: () => SeamRecord; totalRunMs: () => number }> {
+): Promise<{ harness: Harness; searchOf: (call: () => Promise<unknown>) => Promise<SeamRecord>; totalRunMs: () => number }> {
   const local = bashLocal.createLocalBash()
-  let record: SeamRecord | undefined
-  // A grep call can run more than one script (the search, then its long lines' windows).
+  let records: SeamRecord[] = []
   let totalRunMs = 0
   const bash: BashExecutor = {
     resolve: (request) => local.resolve(request),
     run: async (spec) => {
       const started = process.hrtime.bigint()
       const result = await local.run(spec)
-      record = { spec, runMs: elapsedMs(started) }
+      const record = { spec, runMs: elapsedMs(started) }
+      records.push(record)
       totalRunMs += record.runMs
       return result
     },
@@ -70,9 +72,12 @@ export async function loadRecordingHarness(
   return {
     harness,
     totalRunMs: () => totalRunMs,
-    last: () => {
-      if (record === undefined) throw new Error('no command has run through the recording executor')
-      return record
+    searchOf: async (call) => {
+      records = []
+      await call()
+      const slowest = records.reduce<SeamRecord | undefined>((a, b) => (a === undefined || b.runMs > a.runMs ? b : a), undefined)
+      if (slowest === undefined) throw new Error('the call ran no command through the recording executor')
+      return slowest
     },
   }
 }
