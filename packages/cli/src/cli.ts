@@ -251,7 +251,6 @@ async function runBuiltin(args: BuiltinArgs, line: CommandLine, session: Session
           envToken: process.env.DSH_MCP_TOKEN,
           // Without --cwd the client's first root is the session cwd, once it says which.
           cwd: line.common.cwd === undefined ? undefined : session.cwd,
-          fallbackCwd: session.cwd,
           session: line.common.session ?? 'mcp',
           logger: session.logger,
           signal,

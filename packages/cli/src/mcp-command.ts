@@ -16,13 +16,12 @@ export interface McpRun {
   tokenFile: string | undefined
   /** `$DSH_MCP_TOKEN`: the token when no file names one. */
   envToken: string | undefined
-  /** `--cwd`, when given: client roots are ignored then. */
-  cwd: string | undefined
   /**
-   * The process cwd: over stdio the host started `dsh mcp` there, so calls that name no workspace run
-   * in it; over HTTP it is nobody's choice, and such a call fails saying how to name one.
+   * `--cwd`, when given: client roots are ignored then. Without it a call runs where the client or the
+   * config names; the directory `dsh mcp` happens to start in is never a silent default
+   * (docs/design.md#where-a-call-runs).
    */
-  fallbackCwd: string
+  cwd: string | undefined
   session: string
   logger: Logger
   signal: AbortSignal
@@ -66,7 +65,6 @@ export async function runMcpCommand(run: McpRun, io: CliIo): Promise<void> {
     harness: run.harness,
     searchCardAppHtml: await searchCardAppPage(run.logger),
     ...(run.cwd === undefined ? {} : { cwd: run.cwd }),
-    ...(http === undefined ? { fallbackCwd: run.fallbackCwd } : {}),
     session: run.session,
     name: 'dsh',
     version: io.version,

@@ -104,7 +104,7 @@ describe('dsh mcp --upstream, the built command', () => {
   async function gateway(tag: string) {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [bin, '--spill-dir', spill, 'mcp', '--upstream', upstreamFile(tag)],
+      args: [bin, '--spill-dir', spill, '--cwd', dir, 'mcp', '--upstream', upstreamFile(tag)],
       cwd: dir,
       stderr: 'pipe',
     })

@@ -191,13 +191,13 @@ describe('dsh mcp', () => {
   })
 
   it('puts SEARCH_INVALID_PATTERN in _meta for an invalid regex', async () => {
-    const { client } = await dshMcp([])
+    const { client } = await dshMcp(['--cwd', tree])
     const result = await client.callTool({ name: 'grep', arguments: { pattern: 'a(' } })
     expect(result).toMatchObject({ isError: true, _meta: { 'dsh/errorCode': 'SEARCH_INVALID_PATTERN' } })
   })
 
   it('kills rg when the client cancels the grep', async () => {
-    const server = await dshMcp([])
+    const server = await dshMcp(['--cwd', tree])
     const controller = new AbortController()
     const { fifo, call } = await blockedGrep(server, 'fifo-cancel', controller.signal)
     controller.abort()
@@ -218,15 +218,27 @@ describe('dsh mcp', () => {
     const { client, errors } = await dshMcp([], { cwd: elsewhere, modern: true })
     expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28')
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(registered)
-    // No roots in this revision: the request names its workspace, else the directory the host started dsh in.
+    // No roots in this revision: the request names its workspace, never the directory dsh started in.
     const named = await client.callTool({ name: 'grep', arguments: { pattern: 'needle' }, _meta: { 'dsh/cwd': tree } })
     expect(text(named)).toContain('a.txt')
     expect(named.structuredContent).toMatchObject({ card: 'search', shape: 'matches', total: 5 })
-    expect(text(await client.callTool({ name: 'grep', arguments: { pattern: 'needle' } }))).toContain('elsewhere.txt')
+    const unnamed = client.callTool({ name: 'grep', arguments: { pattern: 'needle' } })
+    await expect(unnamed).rejects.toThrow(
+      /no workspace to search.*send _meta\["dsh\/cwd"\] with an absolute path, start dsh mcp with --cwd DIR/,
+    )
     expect(errors).toEqual([])
   })
 
-  it("runs a call that names no workspace in the config's mcp.workspace before the directory it started in", async () => {
+  it('answers a call from a client that sends no roots with how to name a workspace, and goes on', async () => {
+    const { client, errors } = await dshMcp([], { cwd: elsewhere })
+    const unnamed = client.callTool({ name: 'grep', arguments: { pattern: 'needle' } })
+    await expect(unnamed).rejects.toThrow(/no workspace to search.*client named no file:\/\/ root.*--cwd DIR/)
+    // The session goes on: a listing still answers, and nothing searched the directory dsh started in.
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(registered)
+    expect(errors).toEqual([])
+  })
+
+  it("runs a call that names no workspace in the config's mcp.workspace, not the directory it started in", async () => {
     const config = configFile('workspace.json', { mcp: { workspace: tree } })
     for (const modern of [false, true]) {
       const { client } = await dshMcp(['--config', config], { cwd: elsewhere, modern })
@@ -239,7 +251,7 @@ describe('dsh mcp', () => {
     ['SIGTERM arrives', async (server) => void process.kill(server.transport.pid!, 'SIGTERM')],
   ]
   it.each(stops)('exits at once, leaving no rg behind, when %s', async (_when, stop) => {
-    const server = await dshMcp([])
+    const server = await dshMcp(['--cwd', tree])
     const pid = server.transport.pid!
     const { fifo } = await blockedGrep(server, `fifo-${pid}`)
     const stopped = Date.now()

@@ -23,6 +23,7 @@ export function isHarnessError(error: unknown): error is HarnessError<string> {
 export type CoreErrorCode =
   | 'TOOL_NOT_FOUND'
   | 'TOOL_NOT_LOADED'
+  | 'TOOL_NO_WORKSPACE'
   | 'TOOL_DUPLICATE'
   | 'TOOL_INVALID_DEFINITION'
   | 'TOOL_INVALID_ARGUMENTS'

@@ -196,6 +196,11 @@ export class ToolRegistry implements ToolRegistrar, SystemPromptRegistrar, ToolC
     if (sessionId !== undefined && this.#defers(tool) && this.#loaded.get(sessionId)?.has(name) !== true) {
       return failure(notLoadedError(name))
     }
+    if (tool.usesWorkspace && options.agent !== undefined && options.agent.session.header.cwd === undefined) {
+      return failure(
+        new CoreError('TOOL_NO_WORKSPACE', `${name} searches a workspace, and this session has none: the host named no directory`),
+      )
+    }
     const parsed = tool.parameters.safeParse(args)
     if (!parsed.success) return failure(invalidArguments(name, parsed.error))
     try {
@@ -251,6 +256,7 @@ export class ToolRegistry implements ToolRegistrar, SystemPromptRegistrar, ToolC
       alwaysLoad: tool.alwaysLoad,
       ...(tool.searchHint === undefined ? {} : { searchHint: tool.searchHint }),
       isMcp: tool.isMcp,
+      usesWorkspace: tool.usesWorkspace,
       promptSections: [...this.sections().filter((s) => s.tool === tool.name), ...extraSections],
       ...(tool.resultViewSchema === undefined ? {} : { resultViewSchema: tool.resultViewSchema }),
     }

@@ -4,9 +4,12 @@ import { CoreError } from './errors.js'
 import type { JsonValue } from './json.js'
 import type { ToolCallView, ToolResultView } from './presentation.js'
 
-/** The agent session a call runs in, when there is one. */
+/**
+ * The agent session a call runs in, when there is one. `cwd` is its workspace; a host that knows none
+ * leaves it out, and calls only tools that do not use one (`usesWorkspace: false`).
+ */
 export interface AgentRef {
-  session: { header: { id: string; cwd: string } }
+  session: { header: { id: string; cwd?: string } }
 }
 
 /** What `execute` receives besides its arguments. */
@@ -77,6 +80,11 @@ export interface ToolMetadata {
   searchHint?: string
   /** The tool comes from an MCP server; such tools are deferred unless `alwaysLoad`. */
   isMcp: boolean
+  /**
+   * The tool reads the session's workspace (`agent.session.header.cwd`), so a host must know one
+   * before calling it; false for a tool that only finds or forwards tools (docs/design.md#where-a-call-runs).
+   */
+  usesWorkspace: boolean
 }
 
 /** What `defineTool` takes. Parameters are a `z.strictObject`: unknown fields are argument errors. */
@@ -121,6 +129,7 @@ export function defineTool<P extends z.ZodObject>(spec: ToolSpec<P>): ToolDefini
     shouldDefer: false,
     alwaysLoad: false,
     isMcp: false,
+    usesWorkspace: true,
     ...spec,
   })
 }

@@ -282,6 +282,25 @@ describe('ToolRegistry deferred tools', () => {
     expect(await r.execute('mcp__slack__send_message', {}, session('s2'))).toMatchObject({ errorCode: 'TOOL_NOT_LOADED' })
   })
 
+  it('runs a tool that uses a workspace only for a session that has one; one that does not, always', async () => {
+    const r = new ToolRegistry()
+    r.register(tool('grep'))
+    r.register(defineTool({ ...tool('tool_search'), usesWorkspace: false }))
+    const none = { agent: { session: { header: { id: 's1' } } } }
+    expect(await r.execute('grep', {}, none)).toEqual({
+      isError: true,
+      errorCode: 'TOOL_NO_WORKSPACE',
+      content: 'grep searches a workspace, and this session has none: the host named no directory',
+    })
+    expect(await r.execute('tool_search', {}, none)).toEqual({ isError: false, content: 'tool_search ran' })
+    // A host that names no session at all keeps the library's behaviour: the process's own directory.
+    expect(await r.execute('grep', {})).toEqual({ isError: false, content: 'grep ran' })
+    expect(r.list().map((l) => [l.name, l.usesWorkspace])).toEqual([
+      ['grep', true],
+      ['tool_search', false],
+    ])
+  })
+
   it('runs any tool for a caller without a session, and tools never deferred in any session', async () => {
     const r = deferring()
     expect(await r.execute('notebook_edit', {})).toEqual({ isError: false, content: 'notebook_edit ran' })

@@ -15,9 +15,9 @@ export interface DshMcpOptions {
   cwd?: string
   /**
    * Where calls run when `cwd` is not given, the client names no workspace and the config sets no
-   * `mcp.workspace`: over stdio, the directory the host started the server in, which the host chose.
-   * Undefined (over HTTP, where the process's cwd is nobody's choice): such a call fails with Invalid
-   * params saying how to name one.
+   * `mcp.workspace`: an embedder's explicit choice. Undefined (as `dsh mcp` leaves it, on stdio and
+   * HTTP alike: the directory a server happens to start in is nobody's choice), such a call fails
+   * with Invalid params saying how to name one.
    */
   fallbackCwd?: string | undefined
   /** The session id; it owns the results calls spill. */

@@ -1,5 +1,5 @@
 // The directory tool calls run in: --cwd, else what the client names (its first root, or a request's
-// `_meta["dsh/cwd"]`), else the configured workspace or the directory the host started dsh in, else none.
+// `_meta["dsh/cwd"]`), else the configured workspace (or an embedder's fallback), else none.
 import { isAbsolute } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Logger } from '@dsh/core'

@@ -79,8 +79,11 @@ async function callTool(deps: ToolHandlerDeps, { name, args, meta, requestId }: 
     const { content } = await deps.registry.execute(name, args)
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, content, { [ERROR_CODE_META]: 'TOOL_NOT_FOUND' })
   }
-  const cwd = await deps.cwd.current({ signal, meta, requestId })
-  const result = await deps.registry.execute(name, args, { signal, agent: { session: { header: { id: deps.session, cwd } } } })
+  const asked = deps.cwd.current({ signal, meta, requestId })
+  // A tool that only finds or forwards tools runs without a workspace; one that searches fails first.
+  const cwd = deps.registry.get(name)!.usesWorkspace ? await asked : await asked.catch(() => undefined)
+  const header = { id: deps.session, ...(cwd === undefined ? {} : { cwd }) }
+  const result = await deps.registry.execute(name, args, { signal, agent: { session: { header } } })
   return forwardedCallResult(result) ?? toCallToolResult(result, deps.links, deps.registry.present(name, args, result))
 }
 

@@ -266,3 +266,39 @@ describe('a tool with a result view', () => {
     expect(result).not.toHaveProperty('structuredContent')
   })
 })
+
+describe('a session with no workspace', () => {
+  const where = (name: string, usesWorkspace: boolean) =>
+    defineTool({
+      name,
+      description: `Says where ${name} runs.`,
+      parameters: z.strictObject({}),
+      usesWorkspace,
+      execute: async (_args, exec) => ({ content: `${name} in ${exec.agent?.session.header.cwd ?? 'no workspace'}` }),
+    })
+
+  async function connectedNowhere(): Promise<Connection> {
+    const plugin = {
+      name: 'where',
+      inject: ['tools'] as const,
+      Config: z.strictObject({}),
+      apply: (ctx: PluginContext<'tools'>) => {
+        ctx.tools.register(where('finds_tools', false))
+        ctx.tools.register(where('searches', true))
+      },
+    }
+    connection = await connect(await loadHarness({ plugins: [plugin], logger: silentLogger() }), { fallbackCwd: undefined })
+    return connection
+  }
+
+  it('runs a tool that uses none, and refuses one that does with how to name one', async () => {
+    const { client } = await connectedNowhere()
+    expect(await client.callTool({ name: 'finds_tools', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'finds_tools in no workspace' }],
+      isError: false,
+    })
+    const searching = client.callTool({ name: 'searches', arguments: {} })
+    await expect(searching).rejects.toThrow(ProtocolError)
+    await expect(searching).rejects.toThrow(/no workspace to search: .*start dsh mcp with --cwd DIR/)
+  })
+})

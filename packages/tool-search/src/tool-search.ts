@@ -90,6 +90,7 @@ export function createToolSearchTool(catalog: ToolCatalog, scoring: Scoring = 'r
     parameters: ToolSearchArgs,
     isReadOnly: true,
     isConcurrencySafe: true,
+    usesWorkspace: false,
     execute: (args, exec) => executeToolSearch(catalog, ranker, args, exec, connectingWaitMs),
   })
 }

@@ -35,6 +35,8 @@ export function defineCallTool(registry: ToolRegistry): ToolDefinition {
     parameters: CallToolArgs,
     // Never deferred: a host that keeps its first list must find it there.
     alwaysLoad: true,
+    // The tool it runs asks for a workspace if it needs one (the registry checks it).
+    usesWorkspace: false,
     execute: async ({ name, arguments: args }, exec) => {
       if (!registry.deferred().some((tool) => tool.name === name)) {
         const known = registry.get(name) !== undefined

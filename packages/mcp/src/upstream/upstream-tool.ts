@@ -55,6 +55,8 @@ export function defineUpstreamTool(server: string, name: string, tool: Tool, cal
     parameters: z.looseObject({}),
     inputJsonSchema: cleanSchemaText(tool.inputSchema),
     isMcp: true,
+    // An upstream has its own workspace (its roots come from the host through the gateway).
+    usesWorkspace: false,
     alwaysLoad: tool._meta?.[ALWAYS_LOAD_META] === true,
     ...(typeof hint === 'string' ? { searchHint: cleanUntrustedText(hint) } : {}),
     isReadOnly: readOnly,
