@@ -583,7 +583,7 @@ describe('mcp', () => {
 
   it('serves the tools on stdio until stdin closes, then exits 0', async () => {
     const result = await mcpSession(
-      [],
+      ['--cwd', '.'],
       [
         initialize,
         { method: 'notifications/initialized' },
