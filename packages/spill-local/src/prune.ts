@@ -44,8 +44,9 @@ export async function pruneOwnerDir(dir: string, keep: { name: string; bytes: nu
   )
   const maxAgeMs = Math.max(policy.maxAgeMs, policy.minAgeMs)
   const expired = (e: SpillEntry): boolean => policy.now - e.mtimeMs > (e.temp ? Math.max(maxAgeMs, STALE_TEMP_MS) : maxAgeMs)
-  // A clock step back makes an age negative: such a file counts as fresh.
-  const fresh = (e: SpillEntry): boolean => policy.now - e.mtimeMs < policy.minAgeMs
+  // A clock step back makes an age negative: such a file counts as fresh, unless the grace is off
+  // (0), where a file's sub-millisecond mtime a hair past the whole-millisecond clock means nothing.
+  const fresh = (e: SpillEntry): boolean => policy.minAgeMs > 0 && policy.now - e.mtimeMs < policy.minAgeMs
   const doomed = entries.filter(expired)
   const kept = entries.filter((e) => !e.temp && !expired(e)).sort((a, b) => a.mtimeMs - b.mtimeMs || a.path.localeCompare(b.path))
   let total = keep.bytes + kept.reduce((sum, e) => sum + e.bytes, 0)

@@ -79,6 +79,17 @@ describe('pruneOwnerDir', () => {
     expect(readdirSync(dir).sort()).toEqual([spill(0), spill(2), spill(3)])
   })
 
+  it('keeps a file dated after the clock while there is a grace, and deletes it with the grace off', async () => {
+    // A clock stepped back, or a sub-millisecond mtime a hair past Date.now()'s whole millisecond.
+    const ahead = { [spill(0)]: { bytes: 100, ageMs: 0 }, [spill(1)]: { bytes: 1_000, ageMs: -0.5 } }
+    const graced = ownerDir(ahead)
+    await pruneOwnerDir(graced, keep, { ...policy, minAgeMs: MINUTE })
+    expect(readdirSync(graced).sort()).toEqual([spill(0), spill(1)])
+    const strict = ownerDir(ahead)
+    await pruneOwnerDir(strict, keep, policy)
+    expect(readdirSync(strict)).toEqual([spill(0)])
+  })
+
   it('never deletes a file younger than minAgeMs by age either, when maxAgeMs is shorter', async () => {
     const dir = ownerDir({
       [spill(0)]: { bytes: 100, ageMs: 0 },
