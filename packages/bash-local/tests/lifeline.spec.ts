@@ -45,7 +45,10 @@ async function hostWithBlockedSearch(prefix = 'true', later: string[] = []) {
   const child = spawn(process.execPath, [host, '60000', command, ...later], { stdio: 'ignore' })
   const entry: (typeof started)[number] = { host: child }
   started.push(entry)
-  const up = await waitUntil(() => existsSync(pidFile) && liveGroupMembers(Number(readFileSync(pidFile, 'utf8'))).length === 3, 10_000)
+  const up = await waitUntil(
+    () => existsSync(pidFile) && liveGroupMembers(Number(readFileSync(pidFile, 'utf8'))).length === 3,
+    budgetMs(10_000),
+  )
   if (!up) throw new Error('the host never started its blocked search')
   entry.pgid = Number(readFileSync(pidFile, 'utf8'))
   return { child, pgid: entry.pgid, children: liveChildren(child.pid!) }
@@ -91,7 +94,7 @@ describe('ensureWatcher, holdGroup and releaseGroup', () => {
     const pending = bash.run(await bash.resolve({ command: 'sleep 30', signal: running.signal }))
     const [first] = watchers()
     process.kill(first!, 'SIGKILL')
-    expect(await waitUntil(() => stillAlive([first!]).length === 0, 2_000)).toBe(true)
+    expect(await waitUntil(() => stillAlive([first!]).length === 0, budgetMs(2_000))).toBe(true)
     await new Promise((resolve) => setTimeout(resolve, budgetMs(50)))
     const home = mkdtempSync(join(scratch, 'home-'))
     writeFileSync(join(home, '.bashrc'), `touch '${join(home, 'canary')}'\n`)
@@ -131,7 +134,7 @@ describe('the lifeline', () => {
       child.kill(signal)
       await once(child, 'exit')
       expect(await waitForEmptyGroup(pgid, budgetMs(2_000))).toEqual([])
-      expect(await waitUntil(() => stillAlive(children).length === 0, 2_000)).toBe(true)
+      expect(await waitUntil(() => stillAlive(children).length === 0, budgetMs(2_000))).toBe(true)
     },
   )
 
@@ -150,9 +153,9 @@ describe('the lifeline', () => {
     const { child, pgid } = await hostWithBlockedSearch('true', [goFile, 'true'])
     const [first] = hostWatchers(child.pid!)
     process.kill(first!, 'SIGKILL')
-    expect(await waitUntil(() => stillAlive([first!]).length === 0, 2_000)).toBe(true)
+    expect(await waitUntil(() => stillAlive([first!]).length === 0, budgetMs(2_000))).toBe(true)
     writeFileSync(goFile, '')
-    expect(await waitUntil(() => hostWatchers(child.pid!).length === 1, 5_000)).toBe(true)
+    expect(await waitUntil(() => hostWatchers(child.pid!).length === 1, budgetMs(5_000))).toBe(true)
     // The second run is over once its group is unlisted; the first group is what the new watcher must know of.
     await new Promise((resolve) => setTimeout(resolve, budgetMs(200)))
     child.kill('SIGKILL')
@@ -169,6 +172,6 @@ describe('the lifeline', () => {
     expect(code).toBe(0)
     const report = JSON.parse(stdout) as { exitCode: number; children: number[] }
     expect(report.exitCode).toBe(0)
-    expect(await waitUntil(() => stillAlive(report.children).length === 0, 2_000)).toBe(true)
+    expect(await waitUntil(() => stillAlive(report.children).length === 0, budgetMs(2_000))).toBe(true)
   })
 })
