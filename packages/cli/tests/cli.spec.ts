@@ -418,6 +418,7 @@ describe('formatToolList', () => {
       shouldDefer: false,
       alwaysLoad: false,
       isMcp: false,
+      usesWorkspace: true,
       promptSections: [],
     }
     expect(formatToolList([tool, { ...tool, name: 'read', isReadOnly: true }])).toBe(

@@ -15,6 +15,7 @@ const tool = (name: string, properties: Record<string, unknown>, required: strin
   shouldDefer: false,
   alwaysLoad: false,
   isMcp: false,
+  usesWorkspace: true,
 })
 
 // A tool no code here knows: a positional, a number, a boolean, a repeated string, a one-letter flag.

@@ -11,6 +11,7 @@ export function listing(name: string, inputSchema: Record<string, unknown>, desc
     shouldDefer: false,
     alwaysLoad: false,
     isMcp: false,
+    usesWorkspace: true,
     promptSections: [],
   }
 }

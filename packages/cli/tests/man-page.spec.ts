@@ -15,6 +15,7 @@ const tool = (name: string, inputSchema: Record<string, unknown>, description = 
   shouldDefer: false,
   alwaysLoad: false,
   isMcp: false,
+  usesWorkspace: true,
 })
 
 const frob = tool('frob', {

@@ -11,6 +11,7 @@ const listing: ToolListing = {
   shouldDefer: false,
   alwaysLoad: false,
   isMcp: false,
+  usesWorkspace: true,
   promptSections: [
     { id: 'a', tool: 'grep', text: 'Use grep to search.' },
     { id: 'b', tool: 'grep', text: 'Use read for context.' },
