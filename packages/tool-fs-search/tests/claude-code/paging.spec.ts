@@ -28,7 +28,8 @@ describe('paging', () => {
     const texts = Array.from({ length: 3000 }, (_, i) => `${'é'.repeat(100)}${i}\n`)
     const blocks = [...textBlocks(texts)]
     expect(blocks.length).toBeGreaterThan(1)
-    expect(Buffer.concat(blocks).toString()).toBe(texts.join(''))
+    expect(Buffer.concat(blocks.map((block) => block.bytes)).toString()).toBe(texts.join(''))
+    expect(blocks.reduce((sum, block) => sum + block.texts, 0)).toBe(texts.length)
     expect([...textBlocks([])]).toEqual([])
   })
 })
