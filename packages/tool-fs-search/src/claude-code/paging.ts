@@ -68,20 +68,20 @@ const BLOCK_BYTES = 1 << 18
 // Room kept under `maxBytes` for the sentence that says the spill was cut.
 const CUT_NOTE_BYTES = 256
 
-/** Texts as blocks of UTF-8 bytes of about `BLOCK_BYTES`, each with how many texts it holds: their concatenation. */
-export function* textBlocks(texts: Iterable<string>): Generator<{ bytes: Uint8Array; texts: number }> {
+/** Texts as blocks of UTF-8 bytes of about `BLOCK_BYTES`, each with the texts it holds: their concatenation. */
+export function* textBlocks(texts: Iterable<string>): Generator<{ bytes: Uint8Array; texts: string[] }> {
   let pending: string[] = []
   let length = 0
   for (const text of texts) {
     pending.push(text)
     length += text.length
     if (length >= BLOCK_BYTES) {
-      yield { bytes: Buffer.from(pending.join('')), texts: pending.length }
+      yield { bytes: Buffer.from(pending.join('')), texts: pending }
       pending = []
       length = 0
     }
   }
-  if (length > 0) yield { bytes: Buffer.from(pending.join('')), texts: pending.length }
+  if (length > 0) yield { bytes: Buffer.from(pending.join('')), texts: pending }
 }
 
 /** What a spill holds and how large it may grow; `cut` is set when it was cut, with how many entries it holds. */
@@ -99,8 +99,8 @@ export interface SpillPlan {
 
 /**
  * The complete result as the spill keeps it, `heading`, a blank line, the entries and the tail, in
- * blocks of UTF-8 bytes. Past `plan.maxBytes` it keeps the whole blocks of entries that fit and says
- * how many of the total those are.
+ * blocks of UTF-8 bytes. Past `plan.maxBytes` it keeps the entries that fit and says how many of the
+ * total those are.
  */
 export function* spillBlocks(plan: SpillPlan): Generator<Uint8Array> {
   const head = Buffer.from(`${plan.heading}\n\n`)
@@ -109,16 +109,24 @@ export function* spillBlocks(plan: SpillPlan): Generator<Uint8Array> {
   let room = plan.maxBytes - head.length - tail.length - CUT_NOTE_BYTES
   let saved = 0
   for (const { bytes, texts } of textBlocks(plan.entries)) {
-    if (bytes.length > room) {
-      plan.cut = { saved }
-      yield Buffer.from(
-        `\n\n(This file holds the first ${saved} of ${plan.total} ${plan.unit}: the complete result passes spillMaxBytes, ${plan.maxBytes} bytes.)`,
-      )
-      break
+    if (bytes.length <= room) {
+      room -= bytes.length
+      saved += texts.length
+      yield bytes
+      continue
     }
-    room -= bytes.length
-    saved += texts
-    yield bytes
+    // The block's entries that still fit, one by one.
+    const fit: string[] = []
+    for (const text of texts) {
+      room -= Buffer.byteLength(text)
+      if (room < 0) break
+      fit.push(text)
+    }
+    saved += fit.length
+    plan.cut = { saved }
+    const note = `(This file holds the first ${saved} of ${plan.total} ${plan.unit}: the complete result passes spillMaxBytes, ${plan.maxBytes} bytes.)`
+    yield Buffer.from(`${fit.join('')}${saved === 0 ? '' : '\n\n'}${note}`)
+    break
   }
   yield tail
 }
