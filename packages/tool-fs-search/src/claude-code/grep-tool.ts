@@ -165,7 +165,9 @@ export async function executeClaudeGrep(ctx: ListingContext, args: ClaudeGrepArg
       unit: result.unit,
       maxBytes: config.spillMaxBytes,
     }
-    let spill = hasMore(page) ? await saveFormattedResult(ctx.spillStore(), exec, () => spillBlocks(spillPlan), 'grep-results.txt') : undefined
+    let spill = hasMore(page)
+      ? await saveFormattedResult(ctx.spillStore(), exec, () => spillBlocks(spillPlan), 'grep-results.txt')
+      : undefined
     if (spill?.saved === true && spillPlan.cut !== undefined) {
       spill = { ...spill, part: { saved: spillPlan.cut.saved, total: result.total, unit: result.unit, maxBytes: spillPlan.maxBytes } }
     }

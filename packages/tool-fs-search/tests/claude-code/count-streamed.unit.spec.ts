@@ -33,9 +33,16 @@ const NAMES: (string | number[])[] = [
 const name = (which: string | number[]): Buffer => (typeof which === 'string' ? Buffer.from(which) : Buffer.from(which))
 
 const output = fc
-  .array(fc.record({ name: fc.integer({ min: 0, max: NAMES.length - 1 }), dir: fc.integer({ min: 0, max: 4 }), count: fc.integer({ min: 1, max: 999 }) }), {
-    maxLength: 60,
-  })
+  .array(
+    fc.record({
+      name: fc.integer({ min: 0, max: NAMES.length - 1 }),
+      dir: fc.integer({ min: 0, max: 4 }),
+      count: fc.integer({ min: 1, max: 999 }),
+    }),
+    {
+      maxLength: 60,
+    },
+  )
   .map((records) => {
     // rg prints each file once; two raw names may still show alike.
     const seen = new Set<string>()
@@ -50,7 +57,14 @@ const output = fc
   })
 
 /** The reader with a stream whose runs hold a scratch file (or none), fed in chunks of `chunk` bytes. */
-function readStreamed(bytes: Buffer, rawCap: number, chunk: number, page: { offset: number; count: number }, scratch: boolean, timedOut = false) {
+function readStreamed(
+  bytes: Buffer,
+  rawCap: number,
+  chunk: number,
+  page: { offset: number; count: number },
+  scratch: boolean,
+  timedOut = false,
+) {
   const store = new MemorySpill()
   const stream: ModeStream = {
     pieces: () => {

@@ -31,7 +31,12 @@ export const COUNT: GrepMode = {
         }
         const counts = showCounts(last, displayFrom(workdir, baseOf(head, workdir, target, timedOut)))
         const lossy = counts.filter((file) => file.replaced).length
-        return result(counts.length, counts.reduce((sum, file) => sum + file.count, 0), lossy, (start) => countEntries(counts, start))
+        return result(
+          counts.length,
+          counts.reduce((sum, file) => sum + file.count, 0),
+          lossy,
+          (start) => countEntries(counts, start),
+        )
       },
     }
   },
