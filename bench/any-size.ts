@@ -16,6 +16,7 @@ import type { TargetCheck } from './report.js'
 // The tool's own rg builder and VCS excludes, so a baseline runs rg as the tool does.
 import { rgCommand } from '../packages/tool-fs-search/src/engine/rg-command.js'
 import { VCS_EXCLUDES } from '../packages/tool-fs-search/src/engine/vcs.js'
+import { DD_BLOCK, mtimeCommand } from '../packages/tool-fs-search/src/engine/glob/command.js'
 
 // Bump when a generator's output changes: the version is part of the cached folders' names.
 const GENERATOR_VERSION = 1
@@ -87,6 +88,23 @@ async function timeInSession(command: string, cwd: string): Promise<number> {
   return ms
 }
 
+/**
+ * A command's stdout read in this process to its end, counting `separator` bytes and keeping
+ * nothing: what reading the output costs Node at all, in a session of its own as the executor's shell.
+ */
+async function countInNode(command: string, cwd: string, separator: number): Promise<number> {
+  const started = process.hrtime.bigint()
+  const child = spawn('/bin/bash', ['-c', command], { cwd, stdio: ['ignore', 'pipe', 'ignore'], detached: true })
+  let count = 0
+  child.stdout.on('data', (chunk: Buffer) => {
+    for (let at = chunk.indexOf(separator); at !== -1; at = chunk.indexOf(separator, at + 1)) count += 1
+  })
+  const [exitCode] = (await once(child, 'close')) as [number | null]
+  const ms = elapsedMs(started)
+  if (exitCode !== 0 || count === 0) throw new Error(`${command} exited ${exitCode} after ${count} records`)
+  return ms
+}
+
 /** One case: the tool call, the rg command it is measured against, and where both run. */
 export interface AnySizeSearch {
   name: string
@@ -95,6 +113,11 @@ export interface AnySizeSearch {
   pattern: string
   /** rg's command, quoted for bash by the tool's own builder: the same search, printed as rg prints it. */
   rgCommand: string
+  /**
+   * What the tool's script prints, for the floor: rg's command for grep; for glob, rg's list through
+   * the mtime helper and dd, as the glob script runs them (a baseline without mtimes cannot sort).
+   */
+  scriptCommand: string
 }
 
 /** What the tool answered in the last measured round, besides its time. */
@@ -136,6 +159,12 @@ export async function anySizeCase(
     },
     { label: 'rg | cat >/dev/null', run: () => timeInSession(`${search.rgCommand} | cat >/dev/null`, search.root) },
     { label: 'rg >/dev/null', run: () => timeInSession(`exec ${search.rgCommand} >/dev/null`, search.root) },
+    // The fair floor in Node: the tool's script read to its end by a reader that only counts
+    // separators, started as the executor starts it; and the script into `cat`.
+    { label: 'script | node count', run: () => countInNode(search.scriptCommand, search.root, search.tool === 'glob' ? 0 : 0x0a) },
+    ...(search.tool === 'glob'
+      ? [{ label: 'script | cat >/dev/null', run: () => timeInSession(`${search.scriptCommand} | cat >/dev/null`, search.root) }]
+      : []),
   ]
   const times = await runInterleaved(contenders, rounds)
   outcome.peakRssMb = await dshPeakRssMb([search.tool, search.pattern, '--cwd', search.root]).catch(() => undefined)
@@ -185,10 +214,13 @@ export function anySizeSearches(
     rg,
     flags: ['--files', '--no-ignore', '--hidden', '--null', '--glob=**/*', ...VCS_EXCLUDES.map((d) => `--glob=!${d}`)],
   })
+  // GNU find reads the names and prints their times, as the glob script's helper on this machine.
+  const globScript = `${glob} | ${mtimeCommand({ helper: 'find', find: 'find' })} | dd bs=${DD_BLOCK} iflag=fullblock status=none`
+  const grepSearch = (pattern: string) => ({ rgCommand: grep(pattern), scriptCommand: grep(pattern) })
   return [
-    { name: 'grep 5M matches', root: roots.hugeMatch, tool: 'grep', pattern: HUGE_MATCH.pattern, rgCommand: grep(HUGE_MATCH.pattern) },
-    { name: 'glob 100k files', root: roots.files100k, tool: 'glob', pattern: '**/*', rgCommand: glob },
-    { name: 'glob 1M files', root: roots.files1m, tool: 'glob', pattern: '**/*', rgCommand: glob },
+    { name: 'grep 5M matches', root: roots.hugeMatch, tool: 'grep', pattern: HUGE_MATCH.pattern, ...grepSearch(HUGE_MATCH.pattern) },
+    { name: 'glob 100k files', root: roots.files100k, tool: 'glob', pattern: '**/*', rgCommand: glob, scriptCommand: globScript },
+    { name: 'glob 1M files', root: roots.files1m, tool: 'glob', pattern: '**/*', rgCommand: glob, scriptCommand: globScript },
     ...(roots.npmTree === undefined
       ? []
       : [
@@ -197,7 +229,7 @@ export function anySizeSearches(
             root: roots.npmTree,
             tool: 'grep' as const,
             pattern: 'function',
-            rgCommand: grep('function'),
+            ...grepSearch('function'),
           },
         ]),
   ]

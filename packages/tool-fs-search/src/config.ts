@@ -37,7 +37,7 @@ export const Config = z.strictObject({
     .max(256 * 1024 * 1024)
     .default(20_000_000)
     .describe(
-      "Bytes of rg output held in memory (Claude Code's raw buffer). grep, glob and Claude Code's Grep (content and files_with_matches) move what passes it to the spill store's scratch file and keep going, so it bounds memory, not the answer; Claude Code's Grep in count mode stops rg past it and fails. @default 20000000",
+      "Bytes of rg output held in memory (Claude Code's raw buffer). grep, glob and Claude Code's Grep (every output mode) move what passes it to the spill store's scratch file and keep going, so it bounds memory, not the answer. @default 20000000",
     ),
   spillMaxBytes: positiveInt()
     .default(1024 * 1024 * 1024)

@@ -34,8 +34,10 @@ export function showCounts(counts: readonly FileCount[], show: (path: string) =>
 }
 
 /** The counts from the `start`th on, `path:count` one per line. */
-export function* countEntries(counts: readonly ShownCount[], start: number): Generator<string> {
-  for (let index = start; index < counts.length; index += 1) {
-    yield `${index === start ? '' : '\n'}${counts[index]!.path}:${counts[index]!.count}`
+export function* countEntries(counts: Iterable<ShownCount>, start: number): Generator<string> {
+  let index = 0
+  for (const { path, count } of counts) {
+    if (index >= start) yield `${index === start ? '' : '\n'}${path}:${count}`
+    index += 1
   }
 }

@@ -4,6 +4,8 @@ import { defineTool, type BashRunResult, type SearchIndexUse, type SpillScratch,
 import { displayFrom } from '../engine/display-path.js'
 import { GlobRuns } from '../engine/glob/runs.js'
 import { GrepPieces } from '../engine/grep/pieces.js'
+import { CountRuns } from './count-runs.js'
+import type { Searched } from './script-head.js'
 import { SearchError } from '../errors.js'
 import { timedOutGlobGaps, type GlobGaps } from '../engine/glob/classify.js'
 import { showWindows } from '../engine/grep/windows.js'
@@ -23,7 +25,7 @@ import { buildClaudeGrepCommand } from './command.js'
 import { pageRecords } from './content.js'
 import { grepModeOf } from './modes.js'
 import type { ModeResult, ModeStream } from './modes/mode.js'
-import { hasMore, pageRequest, pagingNote, pastEndNote, takePage, textBlocks, type Page } from './paging.js'
+import { hasMore, pageRequest, pagingNote, pastEndNote, takePage, spillBlocks, type Page, type SpillPlan } from './paging.js'
 import { GREP_TOOL_DESCRIPTION } from './prompts.js'
 import { planGlobList } from './globs.js'
 import { closeTypeNames, typeNames } from './types.js'
@@ -77,26 +79,30 @@ export async function executeClaudeGrep(ctx: ListingContext, args: ClaudeGrepArg
     indexFlags: indexed.flags,
   })
   const request = pageRequest(args)
-  // A content result past what memory holds goes to a scratch file, when the store gives one and a
-  // spill could be saved (docs/design.md#results-bigger-than-memory).
+  // A result past what memory holds goes to a scratch file, in every mode, when the store gives one
+  // and a spill could be saved (docs/design.md#results-bigger-than-memory).
   const store = ctx.spillStore()
   const canSave = store !== undefined && (exec.agent?.session.header.id ?? '') !== ''
-  const streams = mode === 'content' || mode === 'files_with_matches'
   let scratch: SpillScratch | undefined
   let resolvedWorkdir = ''
   // A page holds at most its limit, and no more entries than its bytes allow (each takes at least 2).
   const pageCount = Math.min(request.limit, Math.ceil(config.inlineMaxBytes / 2) + 1)
+  const show = (searched: Searched) =>
+    displayFrom(resolvedWorkdir, searched === 'directory' ? path.resolve(resolvedWorkdir, target) : resolvedWorkdir)
   const stream: ModeStream = {
     pieces: (searched) => {
       scratch = canSave ? store.openScratch?.() : undefined
       // With a scratch file, the page is read back from it; without, the records up to the page's end stay in memory.
       const keep = scratch === undefined ? request.offset + pageCount : pageCount
-      const base = searched === 'directory' ? path.resolve(resolvedWorkdir, target) : resolvedWorkdir
-      return new GrepPieces(scratch, { maxMatches: keep, maxPerFile: Number.POSITIVE_INFINITY }, displayFrom(resolvedWorkdir, base))
+      return new GrepPieces(scratch, { maxMatches: keep, maxPerFile: Number.POSITIVE_INFINITY }, show(searched))
     },
     runs: (keep) => {
       scratch = canSave ? store.openScratch?.() : undefined
       return new GlobRuns(scratch, keep)
+    },
+    counts: (searched, keep) => {
+      scratch = canSave ? store.openScratch?.() : undefined
+      return { runs: new CountRuns(scratch, keep), show: show(searched) }
     },
     page: { offset: request.offset, count: pageCount },
   }
@@ -107,12 +113,12 @@ export async function executeClaudeGrep(ctx: ListingContext, args: ClaudeGrepArg
   }
 
   async function searchAndPage(): Promise<ToolOutput> {
-    const reader = grepMode.reader(args, config, target, streams ? stream : undefined)
+    const reader = grepMode.reader(args, config, target, stream)
     const searched = await runSearchCommand(ctx, exec, {
       command,
       narrow: 'pattern, path, glob or type',
       stdoutSink: (chunk) => reader.push(chunk),
-      streams,
+      streams: true,
       onWorkdir: (workdir) => (resolvedWorkdir = workdir),
       onTimeout: 'partial',
     }).finally(indexed.release)
@@ -151,21 +157,20 @@ export async function executeClaudeGrep(ctx: ListingContext, args: ClaudeGrepArg
         page = take()
       }
     }
-    const spill = hasMore(page)
-      ? await saveFormattedResult(
-          ctx.spillStore(),
-          exec,
-          () =>
-            textBlocks([
-              result.heading,
-              '\n\n',
-              ...(result.spillEntries?.() ?? result.entries(0)),
-              '\n',
-              ...(timedOut === undefined ? [] : ['\n', timeoutNote(timedOut, result.tally), '\n']),
-            ]),
-          'grep-results.txt',
-        )
+    const spillPlan: SpillPlan = {
+      heading: result.heading,
+      entries: { [Symbol.iterator]: () => (result.spillEntries?.() ?? result.entries(0))[Symbol.iterator]() },
+      tail: timedOut === undefined ? '\n' : `\n\n${timeoutNote(timedOut, result.tally)}\n`,
+      total: result.total,
+      unit: result.unit,
+      maxBytes: config.spillMaxBytes,
+    }
+    let spill = hasMore(page)
+      ? await saveFormattedResult(ctx.spillStore(), exec, () => spillBlocks(spillPlan), 'grep-results.txt')
       : undefined
+    if (spill?.saved === true && spillPlan.cut !== undefined) {
+      spill = { ...spill, part: { saved: spillPlan.cut.saved, total: result.total, unit: result.unit, maxBytes: spillPlan.maxBytes } }
+    }
     return {
       content: formatPage(result, page, spill, timedOut, namingFooters(result, gaps, run, linksFooter)),
       value: {

@@ -65,19 +65,68 @@ export function pastEndNote(page: Page, unit: string): string {
 
 // Blocks of the complete result as the spill store writes them.
 const BLOCK_BYTES = 1 << 18
+// Room kept under `maxBytes` for the sentence that says the spill was cut.
+const CUT_NOTE_BYTES = 256
 
-/** Texts as blocks of UTF-8 bytes of about `BLOCK_BYTES`, for the spill: their concatenation. */
-export function* textBlocks(texts: Iterable<string>): Generator<Uint8Array> {
+/** Texts as blocks of UTF-8 bytes of about `BLOCK_BYTES`, each with the texts it holds: their concatenation. */
+export function* textBlocks(texts: Iterable<string>): Generator<{ bytes: Uint8Array; texts: string[] }> {
   let pending: string[] = []
   let length = 0
   for (const text of texts) {
     pending.push(text)
     length += text.length
     if (length >= BLOCK_BYTES) {
-      yield Buffer.from(pending.join(''))
+      yield { bytes: Buffer.from(pending.join('')), texts: pending }
       pending = []
       length = 0
     }
   }
-  if (length > 0) yield Buffer.from(pending.join(''))
+  if (length > 0) yield { bytes: Buffer.from(pending.join('')), texts: pending }
+}
+
+/** What a spill holds and how large it may grow; `cut` is set when it was cut, with how many entries it holds. */
+export interface SpillPlan {
+  heading: string
+  entries: Iterable<string>
+  /** What follows the entries: a newline, and the timeout's note. */
+  tail: string
+  total: number
+  unit: string
+  /** `spillMaxBytes` (docs/design.md#results-bigger-than-memory). */
+  maxBytes: number
+  cut?: { saved: number }
+}
+
+/**
+ * The complete result as the spill keeps it, `heading`, a blank line, the entries and the tail, in
+ * blocks of UTF-8 bytes. Past `plan.maxBytes` it keeps the entries that fit and says how many of the
+ * total those are.
+ */
+export function* spillBlocks(plan: SpillPlan): Generator<Uint8Array> {
+  const head = Buffer.from(`${plan.heading}\n\n`)
+  const tail = Buffer.from(plan.tail)
+  yield head
+  let room = plan.maxBytes - head.length - tail.length - CUT_NOTE_BYTES
+  let saved = 0
+  for (const { bytes, texts } of textBlocks(plan.entries)) {
+    if (bytes.length <= room) {
+      room -= bytes.length
+      saved += texts.length
+      yield bytes
+      continue
+    }
+    // The block's entries that still fit, one by one.
+    const fit: string[] = []
+    for (const text of texts) {
+      room -= Buffer.byteLength(text)
+      if (room < 0) break
+      fit.push(text)
+    }
+    saved += fit.length
+    plan.cut = { saved }
+    const note = `(This file holds the first ${saved} of ${plan.total} ${plan.unit}: the complete result passes spillMaxBytes, ${plan.maxBytes} bytes.)`
+    yield Buffer.from(`${fit.join('')}${saved === 0 ? '' : '\n\n'}${note}`)
+    break
+  }
+  yield tail
 }

@@ -6,7 +6,8 @@ import type { GlobRuns } from '../../engine/glob/runs.js'
 import type { GrepPieces } from '../../engine/grep/pieces.js'
 import type { TimedOut } from '../../engine/timeout.js'
 import type { ClaudeGrepArgs } from '../args.js'
-import type { ScriptHead } from '../script-head.js'
+import type { CountRuns } from '../count-runs.js'
+import type { ScriptHead, Searched } from '../script-head.js'
 
 /** What one mode made of rg's output: its entries from any start, their count, the heading, the page's unit. */
 export interface ModeResult {
@@ -35,9 +36,11 @@ export interface ModeResult {
  * where its records go, made once rg's paths can be displayed, and which entries the page will ask for.
  */
 export interface ModeStream {
-  pieces: (searched: 'directory' | 'file') => GrepPieces
+  pieces: (searched: Searched) => GrepPieces
   /** Where a file list goes in sorted runs (files_with_matches), keeping at least `keep` files without a scratch file. */
   runs: (keep: number) => GlobRuns
+  /** Where counts go in sorted runs, keeping at least `keep` entries without a scratch file, and how their paths show. */
+  counts: (searched: Searched, keep: number) => { runs: CountRuns; show: (name: string) => string }
   /** The page's first entry and how many it may hold at most. */
   page: { offset: number; count: number }
 }

@@ -19,16 +19,71 @@ export function sortNewestFirst(listing: GlobListing): Uint32Array {
   const { bytes, nameStart, nameEnd, times } = listing
   const { seconds, nanos, first, next } = times
   const names: Names = { bytes, words: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), nameStart, nameEnd }
-  // Each bucket is one time, so no two compare equal.
-  const byTime = Array.from({ length: times.count }, (_, bucket) => bucket).sort(
-    (a, b) => seconds[b]! - seconds[a]! || nanos[b]! - nanos[a]!,
-  )
+  const byTime = bucketsNewestFirst(times.count, seconds, nanos)
   const order = new Uint32Array(listing.count)
   let at = 0
   for (const bucket of byTime) {
     const start = at
     for (let file = first[bucket]!; file !== -1; file = next[file]!) order[at++] = file
     if (at - start > 1) sortByName(names, order, start, at)
+  }
+  return order
+}
+
+// Times are sorted as two 32-bit keys relative to the newest, 11 bits a pass.
+const KEY_RANGE = 2 ** 32
+const DIGIT_BITS = 11
+const DIGITS = 1 << DIGIT_BITS
+
+/**
+ * The buckets newest first (each bucket is one time, so no two compare equal). A comparator sort of
+ * 100k buckets took 70–120 ms; a radix sort takes a few: nanoseconds, then seconds (each counted down
+ * from the newest, so the smallest key is the newest time), 11 bits a pass and only as many passes as
+ * their spread needs. Seconds that are not whole or span 2^32 s or more take the comparator.
+ */
+export function bucketsNewestFirst(count: number, seconds: Float64Array, nanos: Int32Array): ArrayLike<number> & Iterable<number> {
+  let minSeconds = Number.POSITIVE_INFINITY
+  let maxSeconds = Number.NEGATIVE_INFINITY
+  let minNanos = 0
+  let maxNanos = 0
+  let whole = true
+  for (let bucket = 0; bucket < count; bucket += 1) {
+    const time = seconds[bucket]!
+    if (time < minSeconds) minSeconds = time
+    if (time > maxSeconds) maxSeconds = time
+    whole &&= Number.isInteger(time)
+    minNanos = Math.min(minNanos, nanos[bucket]!)
+    maxNanos = Math.max(maxNanos, nanos[bucket]!)
+  }
+  if (!whole || maxSeconds - minSeconds >= KEY_RANGE) {
+    return Array.from({ length: count }, (_, bucket) => bucket).sort((a, b) => seconds[b]! - seconds[a]! || nanos[b]! - nanos[a]!)
+  }
+  let order = new Uint32Array(count)
+  for (let bucket = 0; bucket < count; bucket += 1) order[bucket] = bucket
+  let spare = new Uint32Array(count)
+  const keys = new Uint32Array(count)
+  const counts = new Uint32Array(DIGITS)
+  // Least significant first: a pass keeps the order of equal digits.
+  for (const [key, newest, spread] of [
+    [nanos, maxNanos, maxNanos - minNanos],
+    [seconds, maxSeconds, maxSeconds - minSeconds],
+  ] as const) {
+    for (let bucket = 0; bucket < count; bucket += 1) keys[bucket] = newest - key[bucket]!
+    for (let shift = 0; shift < 32 && spread >= 2 ** shift; shift += DIGIT_BITS) {
+      counts.fill(0)
+      for (let i = 0; i < count; i += 1) counts[(keys[i]! >>> shift) & (DIGITS - 1)]! += 1
+      let sum = 0
+      for (let digit = 0; digit < DIGITS; digit += 1) {
+        const here = counts[digit]!
+        counts[digit] = sum
+        sum += here
+      }
+      for (let i = 0; i < count; i += 1) {
+        const bucket = order[i]!
+        spare[counts[(keys[bucket]! >>> shift) & (DIGITS - 1)]!++] = bucket
+      }
+      ;[order, spare] = [spare, order]
+    }
   }
   return order
 }

@@ -291,10 +291,10 @@ function compareNameBytes(a: Buffer, aStart: number, aEnd: number, b: Buffer, bS
 }
 
 /** What the runs need of a scratch file. */
-type RunStore = Pick<SpillScratch, 'size' | 'append' | 'read'>
+export type RunStore = Pick<SpillScratch, 'size' | 'append' | 'read'>
 
-/** Where the kept head of each run waits when there is no scratch file: in memory. */
-function memoryScratch(): RunStore {
+/** Where the kept head of each run waits when there is no scratch file: in memory (count runs too). */
+export function memoryScratch(): RunStore {
   const chunks: Buffer[] = []
   let size = 0
   let joined: Buffer | undefined
