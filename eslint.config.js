@@ -37,6 +37,12 @@ export default tseslint.config(
   },
   // Plain JavaScript (this file, the build scripts) has no types to check against.
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
+  // The dsh command's launcher is CommonJS (packages/cli/bin/package.json), so a served call starts no ES module loader.
+  {
+    files: ['packages/cli/bin/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __dirname: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
   {
     plugins: { 'import-x': importX },
     languageOptions: {

@@ -141,6 +141,7 @@ export async function runBench(quick: boolean): Promise<void> {
     const start = await startCases(ctx, tiny, spillRoot, rounds.cli)
     report(results, start.warm)
     report(results, start.first)
+    report(results, start.parts)
     const mcp = await mcpCase(ctx, tiny, spillRoot, rounds.mcp)
     report(results, mcp)
 

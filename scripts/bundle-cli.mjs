@@ -170,6 +170,7 @@ const programShim = {
 rmSync(path.join(dist, 'chunks'), { recursive: true, force: true })
 rmSync(path.join(dist, 'dsh.mjs'), { force: true })
 rmSync(path.join(dist, 'dsh-client.mjs'), { force: true })
+rmSync(path.join(dist, 'dsh-client.cjs'), { force: true })
 const shared = { bundle: true, platform: 'node', target: 'node20', logLevel: 'warning', absWorkingDir: repo }
 await build({
   ...shared,
@@ -223,12 +224,15 @@ await build({
 })
 
 // The thin client (docs/design.md#a-warm-server): bin/dsh.js loads it first, and the program only when
-// the warm server does not take the call. Node builtins only, so it loads in a millisecond or two.
+// the warm server does not take the call. Node builtins only, and CommonJS, so that a served call
+// starts no ES module loader (bin/dsh.js is CommonJS too).
 await build({
   ...shared,
   entryPoints: [path.join(repo, 'packages', 'cli', 'src', 'daemon', 'entry.ts')],
-  outfile: path.join(dist, 'dsh-client.mjs'),
-  format: 'esm',
+  outfile: path.join(dist, 'dsh-client.cjs'),
+  format: 'cjs',
+  // A script has no import.meta: the client's createRequire takes its own file's path instead.
+  define: { 'import.meta.url': '__filename' },
 })
 
 // dsh(1), from the tools a default harness registers (as `dsh --help` lists them): npm links it into

@@ -8,11 +8,23 @@ import { fileURLToPath } from 'node:url'
 import { errorMessage } from '@dsh/core'
 import { runCli } from './cli.js'
 import { SERVER_IDLE_ENV, SERVER_SOCKET_ENV } from './daemon/client.js'
-import { buildIdentity, dirInfo, distrust } from './daemon/place.js'
+import { buildIdentity, dirInfo, distrust, PROBE_CACHE_FILE, socketDir } from './daemon/place.js'
 import { serveDaemon } from './daemon/server.js'
+import type { ProbeCache } from '@dsh/tool-fs-search'
+import { createProbeCache } from './probe-cache.js'
 import { firstInvalidArgument } from './raw-argv.js'
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string }
+
+/**
+ * The probe cache (docs/design.md#the-probe-cache): in this process's memory, and kept on disk in the
+ * user's private socket directory when there is one, so a call in process skips the probe too.
+ */
+function probeCache(): ProbeCache {
+  const uid = process.getuid?.()
+  const place = uid === undefined ? undefined : socketDir(process.env, uid)
+  return createProbeCache(place === undefined || !('dir' in place) ? {} : { file: path.join(place.dir, PROBE_CACHE_FILE) })
+}
 
 /** Ends the process with status 2, an error (EXIT.error), after one line on stderr: a broken environment is no place for a stack trace. */
 function fail(what: string, error: unknown): never {
@@ -49,6 +61,7 @@ async function runOnce(): Promise<void> {
       version,
       stdio: { stdin: process.stdin, stdout: process.stdout },
       terminal: { isTTY: process.stdout.isTTY === true, env: process.env },
+      probeCache: probeCache(),
     })
   } catch (error) {
     // A file as stdout writes synchronously, so its failure arrives here rather than as an event.
@@ -70,13 +83,15 @@ async function runServer(socket: string): Promise<void> {
   // SIGTERM (a shutdown, a user's kill) stops it as idleness does: its socket file removed.
   const stop = new AbortController()
   process.once('SIGTERM', () => stop.abort())
+  // One for the server's life: a call after the first skips the probe while its programs are unchanged.
+  const cache = probeCache()
   await serveDaemon({
     signal: stop.signal,
     socket,
     build,
     version,
     idleMs: Number.isFinite(idleMs) && idleMs > 0 ? idleMs : 300_000,
-    run: runCli,
+    run: (argv, io) => runCli(argv, { ...io, probeCache: cache }),
     // One grep of a small tree compiles what calls run (as the build's code-cache run does).
     warmUp: async () => {
       const tree = mkdtempSync(path.join(os.tmpdir(), 'dsh-warm-'))
@@ -89,6 +104,7 @@ async function runServer(socket: string): Promise<void> {
           version,
           stdio: { stdin: process.stdin, stdout: process.stdout },
           signal: new AbortController().signal,
+          probeCache: cache,
         })
       } finally {
         rmSync(tree, { recursive: true, force: true })

@@ -1,6 +1,7 @@
 // What every command writes through and the statuses it ends with: its own module, so the commands
 // cli.ts dispatches to share them without importing cli.ts back.
 import type { Readable, Writable } from 'node:stream'
+import type { ProbeCache } from '@dsh/tool-fs-search'
 
 /** Where the CLI writes and what it knows of its process. */
 export interface CliIo {
@@ -21,6 +22,12 @@ export interface CliIo {
    * each cancelled by their own client. @default Ctrl-C, SIGTERM or SIGHUP to this process
    */
   signal?: AbortSignal
+  /**
+   * Remembers the executor probe's answer across calls (docs/design.md#the-probe-cache): the command's
+   * own process and the warm server each hold one. Used only with the default local executor (no
+   * `bash-local` config). @default none: every call probes
+   */
+  probeCache?: ProbeCache
 }
 
 /**

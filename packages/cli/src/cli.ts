@@ -286,6 +286,8 @@ async function loadSession(line: CommandLine, io: CliIo, toolSet: ToolSet): Prom
     roots: common.roots.map((root) => path.resolve(io.cwd, root)),
     logger,
     toolSet,
+    // The cache checks the probe's programs on this machine, with the default shell and environment.
+    ...(io.probeCache === undefined || Object.hasOwn(config, 'bash-local') ? {} : { probeCache: io.probeCache }),
   })
   // The loader always provides toolAvailability.
   return { harness, withheld: harness.get('toolAvailability')!.withheld(), cwd, logger }

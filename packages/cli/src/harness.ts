@@ -36,6 +36,8 @@ export interface DshHarnessOptions {
    * collide with a catalog's built-ins. @default { kind: 'dsh', toolSearch: false }
    */
   toolSet?: ToolSet
+  /** Remembers the executor probe's answer across harnesses (the `probeCache` service): only for the default local executor. */
+  probeCache?: toolFsSearch.ProbeCache
 }
 
 /** Which tools a harness serves: see `DshHarnessOptions.toolSet`. */
@@ -60,5 +62,10 @@ export async function createDshHarness(options: DshHarnessOptions): Promise<Harn
   }
   const set = options.toolSet ?? { kind: 'dsh', toolSearch: false }
   const plugins = set.kind === 'catalog' ? [set.catalog, toolSearch] : [...DSH_PLUGINS, ...(set.toolSearch ? [toolSearch] : [])]
-  return loadHarness({ plugins, config, ...(options.logger === undefined ? {} : { logger: options.logger }) })
+  return loadHarness({
+    plugins,
+    config,
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+    ...(options.probeCache === undefined ? {} : { services: { probeCache: options.probeCache } }),
+  })
 }

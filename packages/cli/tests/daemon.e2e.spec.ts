@@ -2,7 +2,7 @@
 // calls are served by it and print what the call in process prints; a stale socket, a version change,
 // Ctrl-C and a socket directory that is not the user's alone.
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
-import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -47,6 +47,9 @@ function dsh(
   const run = spawnSync(program, argv, { cwd, encoding: 'utf8', timeout: budgetMs(20_000), env: envFor(xdg, env) })
   return { code: run.status, stdout: run.stdout, stderr: run.stderr }
 }
+
+/** The packaged rg, as the built dsh finds it. */
+const packagedRg = () => execFileSync(process.execPath, ['-p', "require('@vscode/ripgrep').rgPath"], { cwd: repo, encoding: 'utf8' }).trim()
 
 const socketOf = (xdg: string, distDir = dist) => join(xdg, 'dsh', `${fnv1a(distDir)}.sock`)
 const servers = (socket: string) => processesMentioning(`daemon\0${socket}`)
@@ -127,6 +130,42 @@ describe('with the server on', () => {
         dsh(xdg, ['--spill-dir', spill, 'grep', 'needle', '--format', 'json']).stdout,
       )
       expect([capped.meta.truncated, plain.meta.truncated]).toEqual([true, false])
+    },
+    budgetMs(60_000),
+  )
+
+  it(
+    'the probe cache: a replaced rg binary is probed again by the server, and the answer is the one in process',
+    async () => {
+      await serving(socket)
+      const rg = join(work, 'own-rg', 'rg')
+      mkdirSync(join(work, 'own-rg'))
+      cpSync(packagedRg(), rg)
+      const config = join(work, 'own-rg.json')
+      writeFileSync(config, JSON.stringify({ 'tool-fs-search': { rgPath: rg } }))
+      const argv = ['--config', config, '--spill-dir', spill, 'grep', 'needle', '-0']
+      expect(dsh(xdg, argv)).toMatchObject({ code: 0, stderr: '' })
+      // Answered from the cache now; then the binary is replaced by one that is not rg.
+      expect(dsh(xdg, argv)).toMatchObject({ code: 0, stderr: '' })
+      writeFileSync(`${rg}.new`, '#!/bin/sh\necho "not ripgrep"\n', { mode: 0o755 })
+      renameSync(`${rg}.new`, rg)
+      const served = dsh(xdg, argv)
+      expect(served.stderr).toMatch(/not runnable in the executor: .*not ripgrep/)
+      expect(served).toEqual(dsh(xdg, argv, { env: { DSH_NO_DAEMON: '1' } }))
+    },
+    budgetMs(60_000),
+  )
+
+  it(
+    'the probe cache file: private, and a corrupt one is ignored and replaced',
+    async () => {
+      const file = join(xdg, 'dsh', 'probe-cache.json')
+      await serving(socket)
+      expect(statSync(file).mode & 0o777).toBe(0o600)
+      writeFileSync(file, '["dsh-probe-cache-1", [["forged", ')
+      const argv = ['--spill-dir', spill, 'grep', 'needle']
+      expect(dsh(xdg, argv, { env: { DSH_NO_DAEMON: '1' } })).toMatchObject({ code: 0, stderr: '' })
+      expect((JSON.parse(readFileSync(file, 'utf8')) as unknown[])[0]).toBe('dsh-probe-cache-1')
     },
     budgetMs(60_000),
   )
@@ -220,7 +259,8 @@ describe('no server is started', () => {
       const run = dsh(xdg, [...argv], { env })
       expect(run.code).not.toBeNull()
       await quiet(xdg)
-      expect(existsSync(join(xdg, 'dsh')) ? readdirSync(join(xdg, 'dsh')) : []).toEqual([])
+      // No socket; the probe cache (probe-cache.json) a call in process keeps there is no server.
+      expect(existsSync(join(xdg, 'dsh')) ? readdirSync(join(xdg, 'dsh')).filter((name) => name.endsWith('.sock')) : []).toEqual([])
     },
     budgetMs(60_000),
   )

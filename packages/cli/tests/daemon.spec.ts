@@ -6,8 +6,10 @@ import net from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { runCli, type CliIo } from '@dsh/cli'
+import type { ProbeCache } from '@dsh/tool-fs-search'
 import { callServer, spawnServer, spawnServerAtExit, type ClientOptions } from '../src/daemon/client.js'
 import { buildIdentity, dirInfo, socketDir, socketPath } from '../src/daemon/place.js'
+import { createProbeCache } from '../src/probe-cache.js'
 import { replaceEnvironment, serveDaemon, type ServerOptions } from '../src/daemon/server.js'
 import { frame, type CallRequest } from '../src/daemon/wire.js'
 import { budgetMs, dsh, processesMentioning, scratchDir, waitUntil, writeTree } from './io.js'
@@ -601,5 +603,37 @@ describe('starting a server', () => {
 
   it('a spawn that throws at once is no error of the caller', () => {
     expect(() => spawnServer('/p', '/s', 1, { BAD: 'a\0b' })).not.toThrow()
+  })
+})
+
+describe('the probe cache reaches the search plugin', () => {
+  /** A real cache that counts what it is asked. */
+  function counted(): { cache: ProbeCache; lookups: () => number; records: () => number } {
+    const real = createProbeCache()
+    let lookups = 0
+    let records = 0
+    return {
+      lookups: () => lookups,
+      records: () => records,
+      cache: { get: (key) => ((lookups += 1), real.get(key)), set: (...args) => ((records += 1), real.set(...args)) },
+    }
+  }
+
+  it('with the default executor: a call asks it, and a second call is answered from it', async () => {
+    const { cache, lookups, records } = counted()
+    const first = await inProcess(['--spill-dir', spill, 'grep', 'needle'], treeA, { probeCache: cache })
+    expect(await inProcess(['--spill-dir', spill, 'grep', 'needle'], treeA, { probeCache: cache })).toEqual(first)
+    expect(first).toEqual(await inProcess(['--spill-dir', spill, 'grep', 'needle'], treeA))
+    expect([lookups(), records()]).toEqual([2, 1])
+  })
+
+  it('not when the config sets the executor up: it may run another shell, in another environment', async () => {
+    const { cache, lookups } = counted()
+    writeFileSync(join(work, 'executor.json'), JSON.stringify({ 'bash-local': { shellPath: '/bin/sh' } }))
+    const run = await inProcess(['--config', join(work, 'executor.json'), '--spill-dir', spill, 'grep', 'needle'], treeA, {
+      probeCache: cache,
+    })
+    expect(run.code).toBe(0)
+    expect(lookups()).toBe(0)
   })
 })

@@ -221,6 +221,8 @@ describe('dsh installed globally from its one tarball (docs/design.md#one-tarbal
     const names = installed
       .trim()
       .split('\n')
+      // A package's own manifest, not one inside it (bin/package.json says only that bin/ is CommonJS).
+      .filter((file) => /\/node_modules\/(@[^/]+\/)?[^/]+\/package\.json$/.test(file))
       .map((file) => (JSON.parse(readFileSync(file, 'utf8')) as { name: string }).name)
     expect(names.filter((name) => !name.startsWith('@vscode/ripgrep')).sort()).toEqual(['@dsh/cli'])
     // npm links the man page the build wrote into the prefix's man path.

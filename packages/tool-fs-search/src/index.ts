@@ -3,4 +3,5 @@
 export { name, inject, apply } from './plugin.js'
 export { Config, type SearchConfig } from './config.js'
 export { SearchError, type SearchErrorCode } from './errors.js'
+export type { ProbeCache } from './engine/probe/cache.js'
 export type { GlobValue, GrepValue, GrepMatch } from './values.js'

@@ -3,6 +3,7 @@ import type { PluginContext } from '@dsh/core'
 import type { SearchConfig } from './config.js'
 import { createGlobTool } from './dsh/glob/tool.js'
 import { createGrepTool } from './dsh/grep/tool.js'
+import type { ProbeCache } from './engine/probe/cache.js'
 import { probeExecutor } from './engine/probe/executor.js'
 import { warnAboveOutputCap } from './engine/probe/output-cap.js'
 import { packagedRgPath, rgCandidates } from './engine/probe/ripgrep.js'
@@ -14,7 +15,14 @@ import { CLAUDE_CODE_PROMPT_SECTIONS } from './claude-code/prompts.js'
 /** The plugin's name: its config key. */
 export const name = 'tool-fs-search'
 
-/** Services the plugin needs; `spillStore`, `access`, `fs` and `searchIndex` are optional and read with `ctx.get`. */
+declare module '@dsh/core' {
+  interface Services {
+    /** Remembers the executor probe's answer across harnesses; a host whose executor runs on this machine may provide one. */
+    probeCache: ProbeCache
+  }
+}
+
+/** Services the plugin needs; `spillStore`, `access`, `fs`, `searchIndex` and `probeCache` are optional and read with `ctx.get`. */
 export const inject = ['tools', 'systemPrompt', 'bash', 'toolAvailability'] as const
 
 type SearchPluginContext = PluginContext<(typeof inject)[number]>
@@ -27,7 +35,8 @@ type SearchPluginContext = PluginContext<(typeof inject)[number]>
  */
 export async function apply(ctx: SearchPluginContext, config: SearchConfig): Promise<void> {
   const claude = config.profile === 'claude-code'
-  const { rg, lister } = await probeExecutor(ctx.bash, rgCandidates(config.rgPath, await packagedRgPath()), ctx.logger)
+  const candidates = rgCandidates(config.rgPath, await packagedRgPath())
+  const { rg, lister } = await probeExecutor(ctx.bash, candidates, ctx.logger, ctx.get('probeCache'))
   if (!rg.available) return withhold(ctx, claude ? ['Glob', 'Grep'] : ['glob', 'grep'], rg.reason)
   await warnAboveOutputCap(ctx.bash, config, ctx.logger)
   const search = {

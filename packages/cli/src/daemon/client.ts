@@ -1,7 +1,7 @@
 // The thin client: hands a served call to the warm server and prints its answer, or says it cannot,
 // and the caller runs the call in process. Node builtins only, and nothing of the program: not loading
 // the program is the point (docs/design.md#a-warm-server).
-import { spawn } from 'node:child_process'
+import { createRequire } from 'node:module'
 import net from 'node:net'
 import { CANCEL, frame, LineReader, readReply, type CallRequest } from './wire.js'
 
@@ -127,6 +127,8 @@ const started = new Set<string>()
 /** Starts the server now (spawnServerAtExit's work). */
 export function spawnServer(program: string, socket: string, idleMs: number, env: NodeJS.ProcessEnv, node = process.execPath): void {
   try {
+    // Loaded only here: a served call, which starts no server, never loads it.
+    const { spawn } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process')
     // The socket in its arguments too, so `ps` shows which server this is.
     const child = spawn(node, [program, 'daemon', socket], {
       detached: true,

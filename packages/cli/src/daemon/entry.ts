@@ -1,9 +1,8 @@
-// The thin client's entry (bundled alone into dist/dsh-client.mjs): bin/dsh.js asks it first, and loads
+// The thin client's entry (bundled alone into dist/dsh-client.cjs): bin/dsh.js asks it first, and loads
 // the program only when it answers undefined. It imports nothing of the program, so a served call costs
 // Node's own start, this file and one round trip (docs/design.md#a-warm-server).
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { firstInvalidArgument } from '../raw-argv.js'
 import { callServer, spawnServerAtExit } from './client.js'
 import { buildIdentity, idleMs, socketDir, socketPath } from './place.js'
@@ -56,6 +55,3 @@ export async function handOver(argv: string[], dist: string): Promise<number | u
   if (status === undefined) process.stdout.removeListener('error', onError)
   return status
 }
-
-/** The dist directory this file was built into. */
-export const DIST = path.dirname(fileURLToPath(import.meta.url))

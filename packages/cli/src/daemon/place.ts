@@ -56,6 +56,9 @@ export function socketDir(env: Readonly<Record<string, string | undefined>>, uid
   return why === undefined ? { dir } : { refused: `${dir}: ${why}` }
 }
 
+/** The probe cache's file in the socket directory (docs/design.md#the-probe-cache). */
+export const PROBE_CACHE_FILE = 'probe-cache.json'
+
 /**
  * The socket one installed dsh listens on: named by a hash of its program's directory, so two installs
  * (a global one, a project's) each have their own server, and the same install always finds its own.

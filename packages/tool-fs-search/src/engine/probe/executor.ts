@@ -2,6 +2,7 @@
 import type { BashExecutor, Logger } from '@dsh/core'
 import type { MtimeLister } from '../glob/command.js'
 import { chooseMtimeLister, judgeMtimeAnswer, MTIME_ANSWER_FIELDS, MTIME_PROBE_FUNCTION } from './mtime-helper.js'
+import { dependencies, probeCacheKey, type ProbeCache } from './cache.js'
 import { chooseRg, judgeRgAnswer, rgProbeLines } from './ripgrep.js'
 import { LOOKUP, runProbe, type ProbeChoice } from './script.js'
 
@@ -32,26 +33,42 @@ export function buildJointProbeCommand(rg: string): string {
  * per candidate and one for the helper, side by side, whose answers say precisely what is wrong.
  * A broken executor fails both of those: the ripgrep probe's error is the one reported.
  */
-export async function probeExecutor(bash: BashExecutor, candidates: readonly string[], logger: Logger): Promise<ExecutorProbe> {
-  const joint = await jointProbe(bash, candidates[0]!)
-  if (joint !== undefined) return joint
+export async function probeExecutor(
+  bash: BashExecutor,
+  candidates: readonly string[],
+  logger: Logger,
+  cache?: ProbeCache,
+): Promise<ExecutorProbe> {
+  // A cached answer is the joint probe's own, read as a live one is, and only while its files are unchanged.
+  const slot = cache === undefined ? undefined : await probeCacheKey(bash, candidates)
+  const cached = slot === undefined ? undefined : cache!.get(slot.key)
+  const known = cached === undefined ? undefined : readJointAnswer(cached)
+  if (known !== undefined) return known
+  const answer = await jointAnswer(bash, candidates[0]!)
+  const joint = answer === undefined ? undefined : readJointAnswer(answer)
+  if (joint !== undefined) {
+    if (slot !== undefined) cache!.set(slot.key, answer!, dependencies(joint.rg.chosen, candidates, slot.searchPath))
+    return joint
+  }
   const [rg, lister] = await Promise.allSettled([chooseRg(bash, candidates, logger), chooseMtimeLister(bash)])
   if (rg.status === 'rejected') throw rg.reason
   if (lister.status === 'rejected') throw lister.reason
   return { rg: rg.value, lister: lister.value }
 }
 
-/** The joint probe's choices when its answer is complete and both are usable; otherwise undefined. */
-async function jointProbe(bash: BashExecutor, rg: string): Promise<ExecutorProbe | undefined> {
-  let answer: string
+/** The joint probe's answer when it ran whole and found the rg candidate; otherwise undefined. */
+async function jointAnswer(bash: BashExecutor, rg: string): Promise<string | undefined> {
   try {
     const { run } = await runProbe(bash, { command: buildJointProbeCommand(rg), what: 'ripgrep' })
     // The script's status is the rg candidate's: 0 only when it was found and asked for its version.
-    if (run.stdout.truncated || run.exitCode !== 0) return undefined
-    answer = run.stdout.text
+    return run.stdout.truncated || run.exitCode !== 0 ? undefined : run.stdout.text
   } catch {
     return undefined // the separate probes run it again, and report it in their own words
   }
+}
+
+/** The joint probe's choices when its answer is complete and both are usable; otherwise undefined. */
+export function readJointAnswer(answer: string): (ExecutorProbe & { rg: { available: true; chosen: string } }) | undefined {
   const fields = answer.split('\0')
   const count = fields[0] === TAG ? MTIME_ANSWER_FIELDS.get(fields[1]!) : undefined
   if (count === undefined) return undefined
