@@ -21,6 +21,11 @@ export interface CliIo {
    * each cancelled by their own client. @default Ctrl-C, SIGTERM or SIGHUP to this process
    */
   signal?: AbortSignal
+  /**
+   * This process outlives the call (the warm server): what pays off only across calls, such as the
+   * index's watcher (`index-local.watch`), is kept. @default false
+   */
+  warm?: boolean
 }
 
 /**

@@ -89,7 +89,9 @@ async function runInvocation(argv: readonly string[], io: CliIo, signal: AbortSi
     command !== undefined && Object.hasOwn(BUILTIN_COMMANDS, command) && !line.common.help
       ? readBuiltinArgs(command as BuiltinCommand, line.argv)
       : undefined
-  const session = await loadSession(line, io, await builtinToolSet(builtin, io))
+  // A process that serves more than this call keeps the index's watcher (docs/design.md#changes-since-the-build-are-read).
+  const warm = io.warm === true || command === 'mcp'
+  const session = await loadSession(line, io, await builtinToolSet(builtin, io), warm)
   const tools = session.harness.registry.list()
   if (command === undefined) {
     io.stdout.write(globalUsage(tools, session.withheld))
@@ -275,7 +277,7 @@ async function builtinToolSet(args: BuiltinArgs | undefined, io: CliIo): Promise
 }
 
 /** Resolves `--cwd`, reads `--config` and loads the plugins; a problem with any of them is a usage error (exit 2). */
-async function loadSession(line: CommandLine, io: CliIo, toolSet: ToolSet): Promise<Session> {
+async function loadSession(line: CommandLine, io: CliIo, toolSet: ToolSet, warm: boolean): Promise<Session> {
   const logger: Logger = { ...stderrLogger, warn: (message) => io.stderr.write(`dsh: warning: ${message}\n`) }
   const { common } = line
   const cwd = await directory(path.resolve(io.cwd, common.cwd ?? '.'))
@@ -287,6 +289,7 @@ async function loadSession(line: CommandLine, io: CliIo, toolSet: ToolSet): Prom
     roots: common.roots.map((root) => path.resolve(io.cwd, root)),
     logger,
     toolSet,
+    warm,
   })
   // The loader always provides toolAvailability.
   return { harness, withheld: harness.get('toolAvailability')!.withheld(), cwd, logger }

@@ -38,6 +38,12 @@ export const Config = z.strictObject({
     .describe(
       'When more files and directories than this changed since the index was built, a search reads the whole tree: the index is too old to save much. @default 20000',
     ),
+  watch: z
+    .boolean()
+    .default(false)
+    .describe(
+      'Keep an inotify watch on every directory of each index this process uses, so a search learns what changed since the build from events instead of walking the tree. For long-lived processes (dsh sets it in `dsh mcp` and its warm server); a watcher costs one watch per directory (`fs.inotify.max_user_watches`), and a search falls back to the walk whenever the watcher cannot vouch for every change. @default false',
+    ),
   broadFraction: z
     .number()
     .positive()
