@@ -153,6 +153,15 @@ describe('the watcher', () => {
     expect(await plan('omega')).toMatchObject({ kind: 'candidates', changesFrom: 'watcher' })
   }, budgetMs(60_000))
 
+  it('reads the whole tree when the tree is deleted under it, or replaced by another', async () => {
+    const { root, plan } = await setup(FILES)
+    await lines(await plan('alpha'))
+    rmSync(root, { recursive: true })
+    expect(reason(await plan('alpha'))).toMatch(/^no-index: the search path does not exist/)
+    writeTree(root, { 'a.txt': 'alpha again\n' })
+    expect(reason(await plan('alpha'))).toMatch(/^changed: the search directory is not the one indexed/)
+  })
+
   it('starts a new watcher for a rebuilt index', async () => {
     const { root, index, plan } = await setup(FILES)
     await lines(await plan('alpha'))
