@@ -251,7 +251,10 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     const seen = settings.watch ? await watched(found, query.signal) : ({ kind: 'walk' } as const)
     if (seen.kind === 'failed') return fullScan('freshness', seen.why)
     if (seen.kind === 'too-many') {
-      return fullScan('changed', `more than ${settings.changedMaxEntries} files and directories changed since the index was built: run dsh index`)
+      return fullScan(
+        'changed',
+        `more than ${settings.changedMaxEntries} files and directories changed since the index was built: run dsh index`,
+      )
     }
     if (seen.kind === 'changes') {
       changed = seen.walked

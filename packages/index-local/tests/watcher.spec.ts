@@ -127,31 +127,35 @@ describe('the watcher', () => {
     expect(reason(await plan('alpha'))).toMatch(/^freshness: the change walk did not finish \(broken\)/)
   })
 
-  it('walks when its marker cannot be written, and is replaced after a burst that may have lost events', async () => {
-    const { root, index, plan } = await setup(FILES)
-    await lines(await plan('alpha'))
-    // The sync directory replaced by a file: the marker cannot be written.
-    const syncDir = join(treeDir(index.settings.dir, root), 'sync')
-    rmSync(syncDir, { recursive: true })
-    writeFileSync(syncDir, '')
-    writeFileSync(join(root, 'a.txt'), 'omega\n')
-    const walked = await plan('omega')
-    expect(walked).toMatchObject({ kind: 'candidates', changesFrom: 'walk' })
-    expect(await lines(walked)).toContain('!/a.txt')
-    rmSync(syncDir)
-    expect(await plan('omega')).toMatchObject({ kind: 'candidates', changesFrom: 'watcher' })
-    // More events than the kernel queues while this process is busy: some are lost, and the search must not trust the rest.
-    const files = inotifyQueueLimit()
-    // In a watched directory: a new one's own entries raise no events (it is read whole).
-    for (let i = 0; i < files; i++) writeFileSync(join(root, 'src', `f${i}`), 'x')
-    writeFileSync(join(root, 'src', 'last.txt'), 'omega\n')
-    const [one, two] = await Promise.all([plan('omega'), plan('omega')])
-    // The first walks; the second walks too, or, when the first had already dropped the watcher, starts a new one.
-    expect(one).toMatchObject({ kind: 'candidates', changesFrom: 'walk' })
-    for (const answer of [one!, two!]) expect(rgBoth(root, answer, 'omega')[0]).toContain('src/last.txt')
-    // The next search starts a new watcher, seeded by a walk of its own.
-    expect(await plan('omega')).toMatchObject({ kind: 'candidates', changesFrom: 'watcher' })
-  }, budgetMs(60_000))
+  it(
+    'walks when its marker cannot be written, and is replaced after a burst that may have lost events',
+    async () => {
+      const { root, index, plan } = await setup(FILES)
+      await lines(await plan('alpha'))
+      // The sync directory replaced by a file: the marker cannot be written.
+      const syncDir = join(treeDir(index.settings.dir, root), 'sync')
+      rmSync(syncDir, { recursive: true })
+      writeFileSync(syncDir, '')
+      writeFileSync(join(root, 'a.txt'), 'omega\n')
+      const walked = await plan('omega')
+      expect(walked).toMatchObject({ kind: 'candidates', changesFrom: 'walk' })
+      expect(await lines(walked)).toContain('!/a.txt')
+      rmSync(syncDir)
+      expect(await plan('omega')).toMatchObject({ kind: 'candidates', changesFrom: 'watcher' })
+      // More events than the kernel queues while this process is busy: some are lost, and the search must not trust the rest.
+      const files = inotifyQueueLimit()
+      // In a watched directory: a new one's own entries raise no events (it is read whole).
+      for (let i = 0; i < files; i++) writeFileSync(join(root, 'src', `f${i}`), 'x')
+      writeFileSync(join(root, 'src', 'last.txt'), 'omega\n')
+      const [one, two] = await Promise.all([plan('omega'), plan('omega')])
+      // The first walks; the second walks too, or, when the first had already dropped the watcher, starts a new one.
+      expect(one).toMatchObject({ kind: 'candidates', changesFrom: 'walk' })
+      for (const answer of [one, two]) expect(rgBoth(root, answer, 'omega')[0]).toContain('src/last.txt')
+      // The next search starts a new watcher, seeded by a walk of its own.
+      expect(await plan('omega')).toMatchObject({ kind: 'candidates', changesFrom: 'watcher' })
+    },
+    budgetMs(60_000),
+  )
 
   it('reads the whole tree when the tree is deleted under it, or replaced by another', async () => {
     const { root, plan } = await setup(FILES)
@@ -188,8 +192,7 @@ describe('TreeWatcher', () => {
   })
 
   /** fs.watch, failing with `code` for the paths `fails` picks: the kernel's errors, on demand. */
-  const failingWatch =
-    (fails: (path: string) => string | undefined): typeof watch =>
+  const failingWatch = (fails: (path: string) => string | undefined): typeof watch =>
     ((path: string | Buffer, ...rest: unknown[]) => {
       const code = fails(path.toString())
       if (code === 'none') throw new Error('no code')
@@ -220,10 +223,18 @@ describe('TreeWatcher', () => {
   })
 
   it.each([
-    ['a watch limit', (path: string) => (path.endsWith('/a') ? 'ENOSPC' : undefined), /could not be watched \(ENOSPC; fs.inotify.max_user_watches/],
+    [
+      'a watch limit',
+      (path: string) => (path.endsWith('/a') ? 'ENOSPC' : undefined),
+      /could not be watched \(ENOSPC; fs.inotify.max_user_watches/,
+    ],
     ['too many open files', (path: string) => (path.endsWith('/a') ? 'EMFILE' : undefined), /could not be watched \(EMFILE/],
     ['an unwatchable root', (path: string) => (path.endsWith('w-limit') ? 'EACCES' : undefined), /could not be watched \(EACCES/],
-    ['an unwatchable root without an error code', (path: string) => (path.endsWith('w-limit') ? 'none' : undefined), /could not be watched \(error;/],
+    [
+      'an unwatchable root without an error code',
+      (path: string) => (path.endsWith('w-limit') ? 'none' : undefined),
+      /could not be watched \(error;/,
+    ],
     ['an unwatchable sync directory', (path: string) => (path.endsWith('/sync') ? 'EACCES' : undefined), /could not be watched \(EACCES/],
   ])('cannot vouch for anything after %s', async (_label, fails, why) => {
     const root = join(base, 'w-limit')
