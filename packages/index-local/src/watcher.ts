@@ -2,7 +2,7 @@
 // directory the index knows, and a sync point that proves every event before a search has arrived.
 import { readFileSync, watch, type FSWatcher } from 'node:fs'
 import { mkdir, rm, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import type { Changed } from './freshness.js'
 import { UNREAD_DIR } from './format.js'
 
@@ -70,7 +70,23 @@ export class TreeWatcher {
       // Read whole by every search already.
       if (inode === UNREAD_DIR) continue
       const path = rel === '' ? rootBytes : Buffer.concat([rootBytes, Buffer.from(`/${rel}`, 'latin1')])
-      watcher.add(path, (name) => watcher.record(rel === '' ? name : `${rel}/${name}`), rel)
+      // A directory deleted or moved away reports its own name (libuv names a watch's self events by
+      // the watched path's last part): a directory made in its place, which may reuse its inode, is
+      // watched by no one. Below the root its parent's watch names it too; it is read whole from then
+      // on. The root has no parent here: the watcher gives up. A child with the directory's own name
+      // reads the same, which costs only time.
+      const own = rel === '' ? basename(root) : rel.slice(rel.lastIndexOf('/') + 1)
+      watcher.add(
+        path,
+        (name) => {
+          if (name === own) {
+            if (rel === '') watcher.fail('the tree was deleted or moved away')
+            else watcher.record(rel)
+          }
+          watcher.record(rel === '' ? name : `${rel}/${name}`)
+        },
+        rel,
+      )
       if (watcher.broken !== undefined) break
       if (++added % (options.batch ?? 2000) === 0) await new Promise((resolve) => setImmediate(resolve))
     }

@@ -17,7 +17,8 @@ async function harness(index: 'auto' | 'off', indexDir: string, spillRoot: strin
     plugins: [bashLocal, spillLocal, fsLocal, indexLocal, toolFsSearch],
     config: {
       'spill-local': { root: spillRoot },
-      'index-local': { dir: indexDir, ...extra },
+      // The trees here are a few files: one candidate of three is past the default broad share.
+      'index-local': { dir: indexDir, broadFraction: 0.5, ...extra },
       'tool-fs-search': { index },
     },
     logger: quiet,

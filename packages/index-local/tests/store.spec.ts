@@ -21,7 +21,8 @@ let count = 0
 async function setup(files: Record<string, string>, options: Record<string, unknown> = {}, executor: BashExecutor = bash) {
   const root = join(base, `t${count++}`)
   writeTree(root, files)
-  const index = createLocalSearchIndex({ dir: join(base, 'index'), ...options, bash: executor })
+  // The trees here are a few files: one candidate of three is past the default broad share.
+  const index = createLocalSearchIndex({ dir: join(base, 'index'), broadFraction: 0.5, ...options, bash: executor })
   await buildIndex(index.settings, root)
   const plan = (pattern: string, extra: Record<string, unknown> = {}, dir = root) =>
     index.plan({ dir, pattern, caseInsensitive: false, multiline: false, signal, ...extra })
