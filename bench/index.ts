@@ -1,7 +1,7 @@
 // What the content index costs and saves (docs/design.md#an-index-chooses-files-rg-decides-matches): build time
 // and size, then narrow, medium and broad greps through a warm in-process harness with the index and without
 // it, beside a raw rg pass of the same search, interleaved; then the same after 100 files changed.
-// Run (after npm run build): npx tsx bench/index.ts [--rounds N] [--generated-files N] [--skip-npm] [--rebuild] [--reuse-index DIR --reuse-content-bytes N]
+// Run (after npm run build): npm run bench:index -- [--rounds N] [--generated-files N] [--skip-npm] [--rebuild] [--reuse-index DIR --reuse-content-bytes N]
 import { spawn } from 'node:child_process'
 import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
