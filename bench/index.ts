@@ -1,6 +1,7 @@
 // What the content index costs and saves (docs/design.md#an-index-chooses-files-rg-decides-matches): build time
-// and size, then narrow, medium and broad greps through a warm in-process harness with the index and without
-// it, beside a raw rg pass of the same search, interleaved; then the same after 100 files changed.
+// and size, then narrow, medium and broad greps through a warm `dsh mcp` (its watcher on), p50/p95, each round
+// beside a raw rg pass of the same search; the same after 100 files changed; and the candidate share where a
+// full scan wins (the broad sweep).
 // Run (after npm run build): npm run bench:index -- [--rounds N] [--generated-files N] [--skip-npm] [--rebuild] [--reuse-index DIR --reuse-content-bytes N]
 import { spawn } from 'node:child_process'
 import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
