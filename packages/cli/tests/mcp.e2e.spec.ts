@@ -192,7 +192,9 @@ describe('dsh mcp', () => {
 
   it('answers from the index with a change made just before the call, which its watcher heard', async () => {
     const indexed = scratchDir('mcp-indexed')
-    writeTree(indexed, { 'src/a.ts': 'export const alpha = 1\n', 'src/b.ts': 'export const beta = 2\n' })
+    // Enough files that one candidate is not past the broad share (0.3).
+    const others = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`lib/f${i}.ts`, `export const f${i} = ${i}\n`]))
+    writeTree(indexed, { 'src/a.ts': 'export const alpha = 1\n', 'src/b.ts': 'export const beta = 2\n', ...others })
     const config = configFile('indexed.json', { 'index-local': { dir: join(configs, 'index') } })
     execFileSync(process.execPath, [bin, 'index', '--no-daemon', '--config', config], { cwd: indexed })
     const server = await dshMcp(['--config', config, '--cwd', indexed])
