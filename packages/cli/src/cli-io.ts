@@ -28,6 +28,11 @@ export interface CliIo {
    * `bash-local` config). @default none: every call probes
    */
   probeCache?: ProbeCache
+  /**
+   * This process outlives the call (the warm server): what pays off only across calls, such as the
+   * index's watcher (`index-local.watch`), is kept. @default false
+   */
+  warm?: boolean
 }
 
 /**

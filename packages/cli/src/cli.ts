@@ -89,7 +89,9 @@ async function runInvocation(argv: readonly string[], io: CliIo, signal: AbortSi
     command !== undefined && Object.hasOwn(BUILTIN_COMMANDS, command) && !line.common.help
       ? readBuiltinArgs(command as BuiltinCommand, line.argv)
       : undefined
-  const session = await loadSession(line, io, await builtinToolSet(builtin, io))
+  // A process that serves more than this call keeps the index's watcher (docs/design.md#changes-since-the-build-are-read).
+  const warm = io.warm === true || command === 'mcp'
+  const session = await loadSession(line, io, await builtinToolSet(builtin, io), warm)
   const tools = session.harness.registry.list()
   if (command === undefined) {
     io.stdout.write(globalUsage(tools, session.withheld))
@@ -274,7 +276,7 @@ async function builtinToolSet(args: BuiltinArgs | undefined, io: CliIo): Promise
 }
 
 /** Resolves `--cwd`, reads `--config` and loads the plugins; a problem with any of them is a usage error (exit 2). */
-async function loadSession(line: CommandLine, io: CliIo, toolSet: ToolSet): Promise<Session> {
+async function loadSession(line: CommandLine, io: CliIo, toolSet: ToolSet, warm: boolean): Promise<Session> {
   const logger: Logger = { ...stderrLogger, warn: (message) => io.stderr.write(`dsh: warning: ${message}\n`) }
   const { common } = line
   const cwd = await directory(path.resolve(io.cwd, common.cwd ?? '.'))
@@ -288,6 +290,7 @@ async function loadSession(line: CommandLine, io: CliIo, toolSet: ToolSet): Prom
     toolSet,
     // The cache checks the probe's programs on this machine, with the default shell and environment.
     ...(io.probeCache === undefined || Object.hasOwn(config, 'bash-local') ? {} : { probeCache: io.probeCache }),
+    warm,
   })
   // The loader always provides toolAvailability.
   return { harness, withheld: harness.get('toolAvailability')!.withheld(), cwd, logger }

@@ -38,6 +38,11 @@ export interface DshHarnessOptions {
   toolSet?: ToolSet
   /** Remembers the executor probe's answer across harnesses (the `probeCache` service): only for the default local executor. */
   probeCache?: toolFsSearch.ProbeCache
+  /**
+   * The process serves many calls (`dsh mcp`, the warm server): the index keeps a watcher of each
+   * indexed tree it searches, unless the config file says `index-local.watch`. @default false
+   */
+  warm?: boolean
 }
 
 /** Which tools a harness serves: see `DshHarnessOptions.toolSet`. */
@@ -59,6 +64,11 @@ export async function createDshHarness(options: DshHarnessOptions): Promise<Harn
     // Added to the configured roots, or to the default one, the session cwd.
     const roots: unknown[] = Array.isArray(policy.roots) ? (policy.roots as unknown[]) : ['.']
     config[access.name] = { ...policy, roots: [...roots, ...options.roots] }
+  }
+  if (options.warm === true) {
+    const index = config[indexLocal.name] ?? {}
+    // Anything but an object is left for the plugin's config check to refuse.
+    if (typeof index === 'object') config[indexLocal.name] = { watch: true, ...index }
   }
   const set = options.toolSet ?? { kind: 'dsh', toolSearch: false }
   const plugins = set.kind === 'catalog' ? [set.catalog, toolSearch] : [...DSH_PLUGINS, ...(set.toolSearch ? [toolSearch] : [])]

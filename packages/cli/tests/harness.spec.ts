@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createDshHarness, DSH_PLUGINS } from '@dsh/cli'
+import type { LocalSearchIndex } from '@dsh/index-local'
 import { scratchDir } from './io.js'
 
 const spill = scratchDir('harness-spill')
@@ -20,6 +21,17 @@ describe('createDshHarness', () => {
       .get('spillStore')!
       .saveText({ owner: 'o', source: { toolName: 'grep', callId: 'c', label: 'result' }, text: 'x', filename: 'grep-results.txt' })
     expect(saved.locator.startsWith(join(spill, 'o') + '/')).toBe(true)
+  })
+
+  it('keeps the index watcher in a warm process, unless the config file says otherwise', async () => {
+    const watch = async (options: Parameters<typeof createDshHarness>[0]) =>
+      ((await createDshHarness(options)).get('searchIndex') as LocalSearchIndex).settings.watch
+    expect(await watch({ config: {} })).toBe(false)
+    expect(await watch({ config: {}, warm: true })).toBe(true)
+    expect(await watch({ config: { 'index-local': { broadFraction: 0.5 } }, warm: true })).toBe(true)
+    expect(await watch({ config: { 'index-local': { watch: false } }, warm: true })).toBe(false)
+    // A value that is not an object is refused by the plugin's config, as without warm.
+    await expect(createDshHarness({ config: { 'index-local': 5 }, warm: true })).rejects.toThrow(/index-local/)
   })
 
   it('passes warnings to the logger it is given', async () => {

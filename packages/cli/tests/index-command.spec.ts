@@ -10,7 +10,8 @@ const tree = join(dir, 'tree')
 writeTree(tree, { 'src/a.ts': 'export function alpha() {}\n', 'src/b.ts': 'export const beta = 1\n', 'c.md': 'gamma\n' })
 const config = join(dir, 'config.json')
 const indexDir = join(dir, 'index')
-writeFileSync(config, JSON.stringify({ 'index-local': { dir: indexDir } }))
+// Three files: one candidate of three is past the default broad share (0.3).
+writeFileSync(config, JSON.stringify({ 'index-local': { dir: indexDir, broadFraction: 0.5 } }))
 
 describe('dsh index', () => {
   it('builds the index of the working directory and says what it covers and cost', async () => {

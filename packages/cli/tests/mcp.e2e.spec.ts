@@ -1,6 +1,6 @@
 // `dsh mcp` as an MCP host runs it: the built command, spawned by the official client over stdio.
 import { execFileSync, spawn } from 'node:child_process'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Client, type ResourceLink, type Root } from '@modelcontextprotocol/client'
@@ -187,6 +187,31 @@ describe('dsh mcp', () => {
       `dsh-spill://one-shot/000000000000-grep-results.txt`,
     ]) {
       await expect(second.client.readResource({ uri }), uri).rejects.toThrow(/no result is saved under/)
+    }
+  })
+
+  it('answers from the index with a change made just before the call, which its watcher heard', async () => {
+    const indexed = scratchDir('mcp-indexed')
+    // Enough files that one candidate is not past the broad share (0.3).
+    const others = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`lib/f${i}.ts`, `export const f${i} = ${i}\n`]))
+    writeTree(indexed, { 'src/a.ts': 'export const alpha = 1\n', 'src/b.ts': 'export const beta = 2\n', ...others })
+    const config = configFile('indexed.json', { 'index-local': { dir: join(configs, 'index') } })
+    execFileSync(process.execPath, [bin, 'index', '--no-daemon', '--config', config], { cwd: indexed })
+    const server = await dshMcp(['--config', config, '--cwd', indexed])
+    const grep = async (pattern: string) => {
+      const result = await server.client.callTool({ name: 'grep', arguments: { pattern } })
+      return { text: text(result), index: (result.structuredContent as { index?: { used: boolean } }).index }
+    }
+    expect(await grep('alpha')).toMatchObject({ text: expect.stringContaining('src/a.ts'), index: { used: true } })
+    // dsh mcp keeps a watcher: its sync markers' directory is beside the index (a one-shot search makes none).
+    const [home] = readdirSync(join(configs, 'index'))
+    expect(existsSync(join(configs, 'index', home!, 'sync'))).toBe(true)
+    for (let i = 0; i < 5; i++) {
+      writeTree(indexed, { [`src/new${i}/n.ts`]: `omega${i}\n`, 'src/b.ts': `omega${i}\n` })
+      const answer = await grep(`omega${i}`)
+      expect(answer.index).toMatchObject({ used: true })
+      expect(answer.text).toContain(`src/new${i}/n.ts`)
+      expect(answer.text).toContain('src/b.ts')
     }
   })
 

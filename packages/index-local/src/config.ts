@@ -38,13 +38,19 @@ export const Config = z.strictObject({
     .describe(
       'When more files and directories than this changed since the index was built, a search reads the whole tree: the index is too old to save much. @default 20000',
     ),
+  watch: z
+    .boolean()
+    .default(false)
+    .describe(
+      'Keep an inotify watch on every directory of each index this process uses, so a search learns what changed since the build from events instead of walking the tree. For long-lived processes (dsh sets it in `dsh mcp` and its warm server); a watcher costs one watch per directory (`fs.inotify.max_user_watches`), and a search falls back to the walk whenever the watcher cannot vouch for every change. @default false',
+    ),
   broadFraction: z
     .number()
     .positive()
     .max(1)
-    .default(0.5)
+    .default(0.3)
     .describe(
-      'When the index leaves more than this share of the files under the search path as candidates, rg reads the whole tree instead (the pattern is too common to gain from the index). @default 0.5',
+      'When the index leaves more than this share of the files under the search path as candidates, rg reads the whole tree instead: measured on a 500,000-file tree, rg with the candidates cost 0.53x a full pass at 15% of the files, 0.82x at 27%, and a full pass or more from about a third. @default 0.3',
     ),
 })
 

@@ -2,6 +2,12 @@
 // for hand wiring, and the build `dsh index` runs. Any new export here becomes public API.
 export { name, inject, apply } from './plugin.js'
 export { Config, resolveIndexOptions, type LocalIndexOptions, type LocalIndexSettings } from './config.js'
-export { createLocalSearchIndex, type LocalSearchIndex, type LocalSearchIndexOptions } from './store.js'
+export {
+  closeIndexWatchers,
+  createLocalSearchIndex,
+  type LocalIndexAnswer,
+  type LocalSearchIndex,
+  type LocalSearchIndexOptions,
+} from './store.js'
 export { buildIndex, type BuildReport } from './build.js'
 export { IndexError, type IndexErrorCode } from './errors.js'

@@ -7,14 +7,27 @@ import type { BashExecutor, IndexAnswer, IndexFallback, IndexQuery, SearchIndex 
 import { resolveIndexOptions, type LocalIndexOptions, type LocalIndexSettings } from './config.js'
 import { IndexError } from './errors.js'
 import { decodeIndex, FILE_ALWAYS, findKey, readPostings, UNREAD_DIR, type IndexData } from './format.js'
-import { changedSince } from './freshness.js'
+import { changedSince, type Changed } from './freshness.js'
 import { ancestors, assertPrivate, INDEX_FILE, treeDir } from './location.js'
 import { patternQuery, type TrigramQuery } from './regex-query.js'
+import { inotifyQueueLimit, TreeWatcher } from './watcher.js'
 
 // The change walk stats every entry once: a second per ~300,000 on the reference machine; this is room.
 const FRESHNESS_TIMEOUT_MS = 60_000
 // Bytes of find's output kept: about 20 entries a KiB.
 const FRESHNESS_MAX_BYTES = 16 * 1024 * 1024
+// How long a search waits for its sync marker's event (it arrives in well under a millisecond when
+// the process is idle); a search that waits longer walks the tree instead.
+const SYNC_TIMEOUT_MS = 5_000
+
+/** A watcher per index file, for the whole process: the warm server builds a harness per call. */
+const WATCHERS = new Map<string, { stamp: string; watcher: Promise<TreeWatcher>; dead: boolean }>()
+
+/** Closes every watcher this process keeps (tests; a host that stops serving). */
+export function closeIndexWatchers(): void {
+  for (const { watcher } of WATCHERS.values()) void watcher.then((w) => w.close())
+  WATCHERS.clear()
+}
 
 /** What `createLocalSearchIndex` takes. */
 export interface LocalSearchIndexOptions extends LocalIndexOptions {
@@ -22,10 +35,21 @@ export interface LocalSearchIndexOptions extends LocalIndexOptions {
   bash: BashExecutor
 }
 
+/** A plan, saying for candidates how the changes since the build were learned. */
+export type LocalIndexAnswer = IndexAnswer | (Extract<IndexAnswer, { kind: 'candidates' }> & { changesFrom: 'watcher' | 'walk' })
+
 /** The local index, with its settings for `dsh index`. */
 export interface LocalSearchIndex extends SearchIndex {
   readonly settings: LocalIndexSettings
+  plan(query: IndexQuery): Promise<LocalIndexAnswer>
 }
+
+/** What a watcher says before a search: the changes, too many of them, or nothing it can vouch for. */
+type Watched =
+  | { kind: 'changes'; walked: readonly Changed[]; named: ReadonlySet<string> }
+  | { kind: 'too-many' }
+  | { kind: 'walk' }
+  | { kind: 'failed'; why: string }
 
 /** A decoded index kept while its file stays the same (inode, size, mtime): a warm `dsh mcp` decodes it once. */
 interface Loaded {
@@ -107,9 +131,10 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
   const { bash, ...rest } = options
   const settings = resolveIndexOptions(rest)
   const cache = new Map<string, Loaded>()
+  const freshnessLimits = { maxBytes: FRESHNESS_MAX_BYTES, timeoutMs: FRESHNESS_TIMEOUT_MS }
 
   /** The nearest index that covers `dir` (a real path), with its root; undefined when none does. */
-  async function findIndex(dir: string): Promise<{ root: string; data: IndexData } | undefined> {
+  async function findIndex(dir: string): Promise<{ root: string; data: IndexData; file: string; stamp: string } | undefined> {
     for (const root of ancestors(dir)) {
       const home = treeDir(settings.dir, root)
       const file = join(home, INDEX_FILE)
@@ -125,16 +150,54 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       }
       if (loaded.data.header.root !== root)
         throw new IndexError('INDEX_REFUSED', `the index at ${file} is of another tree (${loaded.data.header.root})`)
-      return { root, data: loaded.data }
+      return { root, data: loaded.data, file, stamp }
     }
     return undefined
   }
 
-  async function plan(query: IndexQuery): Promise<IndexAnswer> {
+  /**
+   * The changes since the build as this process's watcher of the index saw them. The first search
+   * starts the watcher and then walks the whole tree once (the seed): what changed before a watch was
+   * in place has a later ctime than the build, and what changed after is an event. `walk` when the
+   * watcher cannot vouch (broken, or its sync marker late): the search walks as a one-shot one does.
+   */
+  async function watched(found: NonNullable<Awaited<ReturnType<typeof findIndex>>>, signal: AbortSignal): Promise<Watched> {
+    const { file, stamp, root, data } = found
+    let entry = WATCHERS.get(file)
+    if (entry === undefined || entry.stamp !== stamp || entry.dead) {
+      // The watcher of a rebuilt index (a dead one is closed already; closing twice is harmless).
+      void entry?.watcher.then((w) => w.close())
+      const syncDir = join(treeDir(settings.dir, root), 'sync')
+      const options = { syncDir, maxNames: settings.changedMaxEntries, burstLimit: Math.floor(inotifyQueueLimit() / 2) }
+      entry = { stamp, watcher: TreeWatcher.start(root, data.dirs, options), dead: false }
+      WATCHERS.set(file, entry)
+    }
+    const watcher = await entry.watcher
+    if (!(await watcher.sync(SYNC_TIMEOUT_MS))) {
+      // Broken for good: the next search starts another watcher; this one walks as a one-shot one does.
+      entry.dead = true
+      watcher.close()
+      return { kind: 'walk' }
+    }
+    // Started after every watch was in place: what changed before one was has a later ctime than the
+    // build; what changed after is an event, and the sync above has every event made before the search.
+    if (watcher.walked === undefined) {
+      const seed = await changedSince(bash, root, BigInt(data.header.builtAtNs), freshnessLimits, signal)
+      if (!seed.ok) return { kind: 'failed', why: seed.why }
+      watcher.walked = seed.changed
+    }
+    const changes = watcher.changes()
+    return changes === undefined ? { kind: 'too-many' } : { kind: 'changes', ...changes }
+  }
+
+  async function plan(query: IndexQuery): Promise<LocalIndexAnswer> {
     let dir: string
+    let inode: number
     try {
       dir = await realpath(query.dir)
-      if (!(await stat(dir)).isDirectory()) return fullScan('no-index', 'the search path is a file')
+      const info = await stat(dir)
+      if (!info.isDirectory()) return fullScan('no-index', 'the search path is a file')
+      inode = info.ino
     } catch {
       return fullScan('no-index', 'the search path does not exist')
     }
@@ -176,16 +239,36 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     if (candidates > indexedFiles * settings.broadFraction) {
       return fullScan('broad', `${candidates} of ${indexedFiles} files may match: a full scan is as fast`)
     }
-    const walked = await changedSince(
-      bash,
-      dir,
-      builtAtNs,
-      { maxBytes: FRESHNESS_MAX_BYTES, timeoutMs: FRESHNESS_TIMEOUT_MS },
-      query.signal,
-    )
-    if (!walked.ok) return fullScan('freshness', walked.why)
-    if (walked.changed.length > settings.changedMaxEntries) {
-      return fullScan('changed', `${walked.changed.length} files and directories changed since the index was built: run dsh index`)
+    const dirRel = prefix.slice(0, -1)
+    // A search directory the index does not know by this inode (new, moved in, replaced, or unread at
+    // the build) is not the one it indexed.
+    if (data.dirs.get(dirRel) !== inode) {
+      return fullScan('changed', 'the search directory is not the one indexed (new, replaced, or unreadable at the build)')
+    }
+    let changed: readonly Changed[]
+    let named: ReadonlySet<string> = new Set()
+    let changesFrom: 'watcher' | 'walk' = 'walk'
+    const seen = settings.watch ? await watched(found, query.signal) : ({ kind: 'walk' } as const)
+    if (seen.kind === 'failed') return fullScan('freshness', seen.why)
+    if (seen.kind === 'too-many') {
+      return fullScan(
+        'changed',
+        `more than ${settings.changedMaxEntries} files and directories changed since the index was built: run dsh index`,
+      )
+    }
+    if (seen.kind === 'changes') {
+      changed = seen.walked
+      named = seen.named
+      changesFrom = 'watcher'
+    } else {
+      const walked = await changedSince(bash, dir, builtAtNs, freshnessLimits, query.signal)
+      if (!walked.ok) return fullScan('freshness', walked.why)
+      // From the root, as the watcher's are.
+      changed = walked.changed.map((c) => ({ ...c, rel: c.rel === '' ? dirRel : prefix + c.rel }))
+    }
+    const changedCount = changed.length + named.size
+    if (changedCount > settings.changedMaxEntries) {
+      return fullScan('changed', `${changedCount} files and directories changed since the index was built: run dsh index`)
     }
     // What rg reaches through a link it follows has no path in the index: read it all.
     for (const link of query.followedLinks ?? []) {
@@ -200,21 +283,33 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       if (line === undefined) return fullScan('names', 'an unread directory has a name an ignore file cannot hold')
       lines.push(line)
     }
-    for (const { type, inode, rel } of walked.changed) {
+    for (const { type, inode: changedInode, rel } of changed) {
+      // The watcher's seed walked the whole tree: what lies outside this search does not matter to it.
+      if (rel !== dirRel && !rel.startsWith(prefix)) continue
+      const local = rel === dirRel ? '' : rel.slice(prefix.length)
       if (type !== 'd') {
-        const line = ignoreLine(rel)
+        const line = ignoreLine(local)
         if (line === undefined) return fullScan('names', 'a changed file has a name an ignore file cannot hold')
         lines.push(line)
         continue
       }
       // A directory whose entries changed: its own files are searched; a directory the index does not
       // know by this inode (new, moved in, replaced) is searched whole.
-      const known = data.dirs.get(rel === '' ? prefix.slice(0, -1) : prefix + rel)
-      const whole = known !== inode
-      if (rel === '' && whole) return fullScan('changed', 'the search directory itself was replaced since the index was built')
-      const line = rel === '' ? '!/*' : ignoreLine(rel, whole ? '/**' : '/*')
+      const whole = data.dirs.get(rel) !== changedInode
+      /* v8 ignore next 2 -- replaced between the inode check above and the walk: a race no test can order */
+      if (local === '' && whole)
+        return fullScan('changed', 'the search directory is not the one indexed (new, replaced, or unreadable at the build)')
+      const line = local === '' ? '!/*' : ignoreLine(local, whole ? '/**' : '/*')
       if (line === undefined) return fullScan('names', 'a changed directory has a name an ignore file cannot hold')
       lines.push(line)
+    }
+    // An entry an event named may be a file or a directory, old or new: both are searched.
+    for (const rel of named) {
+      if (!rel.startsWith(prefix)) continue
+      const local = rel.slice(prefix.length)
+      const file = ignoreLine(local)
+      if (file === undefined) return fullScan('names', 'a changed entry has a name an ignore file cannot hold')
+      lines.push(file, `${file}/**`)
     }
     const ignoreFile = join(treeDir(settings.dir, root), `query-${process.pid}-${randomBytes(6).toString('hex')}.ignore`)
     await writeFile(ignoreFile, Buffer.from(`${lines.join('\n')}\n`, 'latin1'), { mode: 0o600, flag: 'wx' })
@@ -223,7 +318,8 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       ignoreFile,
       indexedFiles,
       candidates,
-      changed: walked.changed.length,
+      changed: changedCount,
+      changesFrom,
       release: () => rm(ignoreFile, { force: true }),
     }
   }

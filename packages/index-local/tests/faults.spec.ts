@@ -1,7 +1,7 @@
 // Staleness and faults: every change after indexing is seen, and a damaged, foreign, old or half-built index is refused, never trusted.
 import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as bashLocal from '@dsh/bash-local'
 import { loadHarness, type Harness, type ToolResult } from '@dsh/core'
 import * as fsLocal from '@dsh/fs-local'
@@ -17,7 +17,8 @@ async function harness(index: 'auto' | 'off', indexDir: string, spillRoot: strin
     plugins: [bashLocal, spillLocal, fsLocal, indexLocal, toolFsSearch],
     config: {
       'spill-local': { root: spillRoot },
-      'index-local': { dir: indexDir, ...extra },
+      // The trees here are a few files: one candidate of three is past the default broad share.
+      'index-local': { dir: indexDir, broadFraction: 0.5, ...extra },
       'tool-fs-search': { index },
     },
     logger: quiet,
@@ -40,21 +41,29 @@ const TREE = {
   'docs/readme.md': 'nothing to see\n',
 }
 
-describe('an index never misses a change made before the search', () => {
-  const base = scratchDir('index-stale')
+// One-shot (the change walk) and warm (a watcher, established by a first search; the change is made
+// right before the next search, in the same process, so its event may not have been read yet).
+describe.each([
+  ['walked', false],
+  ['watched', true],
+])('an index never misses a change made before the search (%s)', (label, watch) => {
+  const base = scratchDir(`index-stale-${label}`)
   const indexDir = join(base, 'index')
   let on: Harness
   let off: Harness
   beforeAll(async () => {
-    on = await harness('auto', indexDir, join(base, 'spill'))
+    on = await harness('auto', indexDir, join(base, 'spill'), { watch })
     off = await harness('off', indexDir, join(base, 'spill'))
   })
+  afterAll(() => indexLocal.closeIndexWatchers())
   const settings = () => (on.get('searchIndex') as indexLocal.LocalSearchIndex).settings
 
   async function indexedTree(label: string): Promise<string> {
     const root = join(base, label)
     writeTree(root, TREE)
     await indexLocal.buildIndex(settings(), root)
+    // Warm: the watcher is in place and seeded before the change.
+    if (watch) expect(indexUse(await grep(on, 'alpha', root))?.used).toBe(true)
     return root
   }
 

@@ -1,7 +1,7 @@
 // The local index's plan, file by file: every reason it reads the whole tree, and the checks on the file it reads.
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { BashExecutor, BashRunResult, IndexAnswer } from '@dsh/core'
@@ -21,7 +21,8 @@ let count = 0
 async function setup(files: Record<string, string>, options: Record<string, unknown> = {}, executor: BashExecutor = bash) {
   const root = join(base, `t${count++}`)
   writeTree(root, files)
-  const index = createLocalSearchIndex({ dir: join(base, 'index'), ...options, bash: executor })
+  // The trees here are a few files: one candidate of three is past the default broad share.
+  const index = createLocalSearchIndex({ dir: join(base, 'index'), broadFraction: 0.5, ...options, bash: executor })
   await buildIndex(index.settings, root)
   const plan = (pattern: string, extra: Record<string, unknown> = {}, dir = root) =>
     index.plan({ dir, pattern, caseInsensitive: false, multiline: false, signal, ...extra })
@@ -71,7 +72,7 @@ describe('plan', () => {
     writeTree(`${root}-other`, FILES)
     rmSync(root, { recursive: true })
     renameSync(`${root}-other`, root)
-    expect(reason(await plan('alpha'))).toMatch(/^changed: the search directory itself was replaced/)
+    expect(reason(await plan('alpha'))).toMatch(/^changed: the search directory is not the one indexed/)
   })
 
   it('reads the whole tree when the clock is earlier than the build', async () => {
@@ -141,7 +142,7 @@ describe('plan', () => {
       files: ['a.txt', 'b.txt', 'c.txt'],
       fileFlags: new Uint8Array(3),
       dirs: [
-        ['', UNREAD_DIR],
+        ['', statSync(root).ino],
         ['locked', UNREAD_DIR],
         ['bad\nname', UNREAD_DIR],
       ],
@@ -151,6 +152,11 @@ describe('plan', () => {
     })
     writeFileSync(join(treeDir(index.settings.dir, root), INDEX_FILE), Buffer.concat(parts))
     expect(reason(await plan('alpha'))).toMatch(/^names: an unread directory/)
+    // A search of the unread directory itself, or of one the index never saw, reads it all.
+    mkdirSync(join(root, 'locked'))
+    mkdirSync(join(root, 'unseen'))
+    expect(reason(await plan('alpha', {}, join(root, 'locked')))).toMatch(/^changed: the search directory is not the one indexed/)
+    expect(reason(await plan('alpha', {}, join(root, 'unseen')))).toMatch(/^changed: the search directory is not the one indexed/)
   })
 })
 

@@ -136,6 +136,7 @@ async function serve(request: CallRequest, socket: net.Socket, signal: AbortSign
       stdio: { stdin: new PassThrough().end(), stdout: new PassThrough() },
       terminal: { isTTY: request.isTTY, env: request.env },
       signal,
+      warm: true,
     })
   } catch (error) {
     // What would have ended the client's own process with a stack trace ends its call with an error.

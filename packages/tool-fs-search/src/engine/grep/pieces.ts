@@ -139,7 +139,8 @@ export class GrepPieces {
       this.#contextLines += run.contextLines
       added.push({ piece, held })
     })
-    this.#candidates.push(...added.map(({ piece }) => piece))
+    // One push each: a flush can hold more runs (one a file) than a spread passes as arguments.
+    for (const { piece } of added) this.#candidates.push(piece)
     this.#trim()
     // Only the pieces that may reach the page are copied out of the parser's buffer.
     const kept = new Set(this.#candidates)

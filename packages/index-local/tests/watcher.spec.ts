@@ -1,0 +1,312 @@
+// A warm process's watcher: changes made right before a search are in its answer, and whenever it
+// cannot vouch for every change (lost events, a limit, a marker it cannot write) the search walks.
+import { execFileSync } from 'node:child_process'
+import { readFileSync, renameSync, rmSync, watch, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import type { BashExecutor, IndexAnswer } from '@dsh/core'
+import { createLocalBash } from '@dsh/bash-local'
+import { buildIndex, closeIndexWatchers, createLocalSearchIndex, type LocalIndexAnswer } from '../src/index.js'
+import { treeDir } from '../src/location.js'
+import { inotifyQueueLimit, TreeWatcher, type WatcherOptions } from '../src/watcher.js'
+import { rgPath } from '@vscode/ripgrep'
+import { budgetMs } from '../../../test-support/budget.js'
+import { scratchDir, writeTree } from '../../../test-support/temp-tree.js'
+
+const base = scratchDir('index-watch')
+const signal = new AbortController().signal
+const bash = createLocalBash({})
+let count = 0
+
+afterEach(() => {
+  closeIndexWatchers()
+  vi.restoreAllMocks()
+})
+
+async function setup(files: Record<string, string>, options: Record<string, unknown> = {}, executor: BashExecutor = bash) {
+  const root = join(base, `t${count++}`)
+  writeTree(root, files)
+  // The trees here are a few files: one candidate of three is past the default broad share.
+  const index = createLocalSearchIndex({ dir: join(base, 'index'), watch: true, broadFraction: 0.5, ...options, bash: executor })
+  await buildIndex(index.settings, root)
+  const plan = (pattern: string, dir = root) => index.plan({ dir, pattern, caseInsensitive: false, multiline: false, signal })
+  return { root, index, plan }
+}
+
+function reason(answer: IndexAnswer): string {
+  return answer.kind === 'full-scan' ? `${answer.reason}: ${answer.detail}` : 'candidates'
+}
+
+async function lines(answer: LocalIndexAnswer): Promise<string[]> {
+  if (answer.kind !== 'candidates') throw new Error(reason(answer))
+  const text = readFileSync(answer.ignoreFile, 'utf8')
+  await answer.release()
+  return text.split('\n').filter(Boolean)
+}
+
+/** rg's answer with the plan's ignore file, and a full scan's: what the search would say either way. */
+function rgBoth(root: string, answer: LocalIndexAnswer, pattern: string): [string, string] {
+  if (answer.kind !== 'candidates') throw new Error(reason(answer))
+  const rg = (extra: string[]) =>
+    execFileSync(rgPath, ['--no-config', '--hidden', '-l', '--sort=path', ...extra, '--', pattern, '.'], { cwd: root })
+      .toString()
+      .split('\n')
+      .sort()
+      .join('\n')
+  const run = (extra: string[]) => {
+    try {
+      return rg(extra)
+    } catch {
+      return ''
+    }
+  }
+  return [run([`--ignore-file=${answer.ignoreFile}`]), run([])]
+}
+
+const FILES = { 'a.txt': 'alpha\n', 'b.txt': 'beta\n', 'src/c.txt': 'gamma\n', 'src/deep/d.txt': 'delta\n' }
+
+describe('the watcher', () => {
+  it('seeds itself with one walk, then answers from events: a change right before the search is in it', async () => {
+    const { root, plan } = await setup(FILES)
+    // Changed before the watcher exists: the seed walk finds it.
+    writeFileSync(join(root, 'b.txt'), 'omega\n')
+    const first = await plan('omega')
+    expect(first).toMatchObject({ kind: 'candidates', changesFrom: 'watcher', changed: 1 })
+    expect(await lines(first)).toEqual(['*', '!*/', '!/b.txt'])
+    // Each change is made in this process immediately before the search: no event has been read yet.
+    for (let i = 0; i < 20; i++) {
+      writeFileSync(join(root, `src/deep/n${i}.txt`), `omega ${i}\n`)
+      const answer = await plan('omega')
+      expect(answer).toMatchObject({ kind: 'candidates', changesFrom: 'watcher' })
+      const [indexed, full] = rgBoth(root, answer, 'omega')
+      expect(indexed).toBe(full)
+      expect(full).toContain(`src/deep/n${i}.txt`)
+    }
+  })
+
+  it('reads a new or replaced directory whole, and a renamed one under its new name', async () => {
+    const { root, plan } = await setup(FILES)
+    await lines(await plan('omega'))
+    writeTree(root, { 'fresh/x/y.txt': 'omega\n' })
+    rmSync(join(root, 'src/deep'), { recursive: true })
+    writeTree(root, { 'src/deep/z.txt': 'omega\n' })
+    renameSync(join(root, 'src'), join(root, 'moved'))
+    const answer = await plan('omega')
+    const [indexed, full] = rgBoth(root, answer, 'omega')
+    expect(indexed).toBe(full)
+    expect(full.split('\n').filter(Boolean)).toEqual(['./fresh/x/y.txt', './moved/deep/z.txt'])
+    expect(await lines(await plan('omega'))).toEqual(expect.arrayContaining(['!/fresh', '!/fresh/**', '!/moved', '!/moved/**']))
+  })
+
+  it('answers a search of a subdirectory with what changed under it only', async () => {
+    const { root, plan } = await setup(FILES)
+    // Before the watcher: the seed walk (of the whole tree) finds these; the first is outside the search.
+    writeFileSync(join(root, 'b.txt'), 'omega\n')
+    writeFileSync(join(root, 'src/new.txt'), 'omega\n')
+    expect(await lines(await plan('omega', join(root, 'src')))).toEqual(['*', '!*/', '!/*', '!/new.txt'])
+    writeFileSync(join(root, 'a.txt'), 'omega\n')
+    writeFileSync(join(root, 'src/deep/d.txt'), 'omega\n')
+    expect(await lines(await plan('omega', join(root, 'src')))).toEqual(['*', '!*/', '!/*', '!/new.txt', '!/deep/d.txt', '!/deep/d.txt/**'])
+    // A name no ignore line can hold.
+    writeFileSync(join(root, 'src/deep/bad\nname'), 'omega\n')
+    expect(reason(await plan('omega', join(root, 'src')))).toMatch(/^names: a changed entry has a name/)
+  })
+
+  it('reads the whole tree when more changed than it keeps', async () => {
+    const { root, plan } = await setup(FILES, { changedMaxEntries: 2 })
+    await lines(await plan('alpha'))
+    writeTree(root, { 'x.txt': '1', 'y.txt': '2', 'z.txt': '3' })
+    expect(reason(await plan('alpha'))).toMatch(/^changed: more than 2 files and directories changed/)
+  })
+
+  it('reads the whole tree when its seed walk fails', async () => {
+    const failing: BashExecutor = {
+      resolve: (request) => bash.resolve(request),
+      run: async (spec) => ({ ...(await bash.run({ ...spec, command: 'echo broken >&2; exit 3' })) }),
+    }
+    const { plan } = await setup(FILES, {}, failing)
+    expect(reason(await plan('alpha'))).toMatch(/^freshness: the change walk did not finish \(broken\)/)
+  })
+
+  it(
+    'walks when its marker cannot be written, and is replaced after a burst that may have lost events',
+    async () => {
+      const { root, index, plan } = await setup(FILES)
+      await lines(await plan('alpha'))
+      // The sync directory replaced by a file: the marker cannot be written.
+      const syncDir = join(treeDir(index.settings.dir, root), 'sync')
+      rmSync(syncDir, { recursive: true })
+      writeFileSync(syncDir, '')
+      writeFileSync(join(root, 'a.txt'), 'omega\n')
+      const walked = await plan('omega')
+      expect(walked).toMatchObject({ kind: 'candidates', changesFrom: 'walk' })
+      expect(await lines(walked)).toContain('!/a.txt')
+      rmSync(syncDir)
+      expect(await plan('omega')).toMatchObject({ kind: 'candidates', changesFrom: 'watcher' })
+      // More events than the kernel queues while this process is busy: some are lost, and the search must not trust the rest.
+      const files = inotifyQueueLimit()
+      // In a watched directory: a new one's own entries raise no events (it is read whole).
+      for (let i = 0; i < files; i++) writeFileSync(join(root, 'src', `f${i}`), 'x')
+      writeFileSync(join(root, 'src', 'last.txt'), 'omega\n')
+      const [one, two] = await Promise.all([plan('omega'), plan('omega')])
+      // Both find the file. One walks; the other walks too, or, when the first had already dropped the
+      // watcher, starts a new one (either may get there first).
+      for (const answer of [one, two]) expect(rgBoth(root, answer, 'omega')[0]).toContain('src/last.txt')
+      expect([one, two].map((answer) => (answer as { changesFrom?: string }).changesFrom)).toContain('walk')
+      // The next search starts a new watcher, seeded by a walk of its own.
+      expect(await plan('omega')).toMatchObject({ kind: 'candidates', changesFrom: 'watcher' })
+    },
+    budgetMs(60_000),
+  )
+
+  it('reads the whole tree when the tree is deleted under it, or replaced by another', async () => {
+    const { root, plan } = await setup(FILES)
+    await lines(await plan('alpha'))
+    rmSync(root, { recursive: true })
+    expect(reason(await plan('alpha'))).toMatch(/^no-index: the search path does not exist/)
+    // Made afresh, the tree may reuse its old inode; nothing watches it, and no event names its files.
+    writeTree(root, { 'fresh.txt': 'alpha again\n', 'src/deep/new.txt': 'alpha too\n' })
+    const answer = await plan('alpha')
+    if (answer.kind === 'full-scan') expect(reason(answer)).toMatch(/^changed: the search directory is not the one indexed/)
+    else {
+      expect(answer).toMatchObject({ changesFrom: 'walk' })
+      const [indexed, full] = rgBoth(root, answer, 'alpha')
+      expect(indexed).toBe(full)
+      expect(full).toContain('src/deep/new.txt')
+    }
+  })
+
+  it('reads a directory deleted and made again under the same name whole, whatever its inode', async () => {
+    const { root, plan } = await setup(FILES)
+    await lines(await plan('alpha'))
+    rmSync(join(root, 'src/deep'), { recursive: true })
+    writeTree(root, { 'src/deep/new.txt': 'alpha too\n' })
+    const answer = await plan('alpha')
+    expect(answer).toMatchObject({ changesFrom: 'watcher' })
+    expect(rgBoth(root, answer, 'alpha')[0]).toContain('src/deep/new.txt')
+  })
+
+  it('starts a new watcher for a rebuilt index', async () => {
+    const { root, index, plan } = await setup(FILES)
+    await lines(await plan('alpha'))
+    writeFileSync(join(root, 'b.txt'), 'omega\n')
+    await buildIndex(index.settings, root)
+    expect(await plan('omega')).toMatchObject({ kind: 'candidates', changesFrom: 'watcher', changed: 0, candidates: 1 })
+  })
+})
+
+describe('TreeWatcher', () => {
+  const options = (dir: string, extra: Partial<WatcherOptions> = {}): WatcherOptions => ({
+    syncDir: join(dir, 'sync'),
+    maxNames: 100,
+    burstLimit: 1000,
+    ...extra,
+  })
+
+  it('reads the kernel queue limit, with a default when it cannot', () => {
+    const dir = join(base, 'limits')
+    writeTree(dir, { good: '123\n', bad: 'many\n' })
+    expect(inotifyQueueLimit(join(dir, 'good'))).toBe(123)
+    expect(inotifyQueueLimit(join(dir, 'bad'))).toBe(16_384)
+    expect(inotifyQueueLimit(join(dir, 'missing'))).toBe(16_384)
+  })
+
+  /** fs.watch, failing with `code` for the paths `fails` picks: the kernel's errors, on demand. */
+  const failingWatch = (fails: (path: string) => string | undefined): typeof watch =>
+    ((path: string | Buffer, ...rest: unknown[]) => {
+      const code = fails(path.toString())
+      if (code === 'none') throw new Error('no code')
+      if (code !== undefined) throw Object.assign(new Error(code), { code })
+      return (watch as (...args: unknown[]) => ReturnType<typeof watch>)(path, ...rest)
+    }) as typeof watch
+
+  it('skips unread and vanished directories, yields between batches, and reads an unwatchable one whole', async () => {
+    const root = join(base, 'w-skip')
+    writeTree(root, { 'a/x.txt': '1', 'locked/y.txt': '2' })
+    const dirs = new Map([
+      ['', 1],
+      ['a', 2],
+      ['gone', 3],
+      ['unread', -1],
+      ['locked', 4],
+    ])
+    const watch = failingWatch((path) => (path.endsWith('/locked') ? 'EACCES' : path.endsWith('/a') ? 'none' : undefined))
+    const watcher = await TreeWatcher.start(root, dirs, options(root, { batch: 1, watch }))
+    expect(watcher.changes()).toBeUndefined()
+    watcher.walked = []
+    expect(await watcher.sync(budgetMs(5000))).toBe(true)
+    expect([...watcher.changes()!.named]).toEqual(['a', 'locked'])
+    writeFileSync(join(root, 'x.txt'), '3')
+    expect(await watcher.sync(budgetMs(5000))).toBe(true)
+    expect([...watcher.changes()!.named]).toEqual(['a', 'locked', 'x.txt'])
+    watcher.close()
+  })
+
+  it.each([
+    [
+      'a watch limit',
+      (path: string) => (path.endsWith('/a') ? 'ENOSPC' : undefined),
+      /could not be watched \(ENOSPC; fs.inotify.max_user_watches/,
+    ],
+    ['too many open files', (path: string) => (path.endsWith('/a') ? 'EMFILE' : undefined), /could not be watched \(EMFILE/],
+    ['an unwatchable root', (path: string) => (path.endsWith('w-limit') ? 'EACCES' : undefined), /could not be watched \(EACCES/],
+    [
+      'an unwatchable root without an error code',
+      (path: string) => (path.endsWith('w-limit') ? 'none' : undefined),
+      /could not be watched \(error;/,
+    ],
+    ['an unwatchable sync directory', (path: string) => (path.endsWith('/sync') ? 'EACCES' : undefined), /could not be watched \(EACCES/],
+  ])('cannot vouch for anything after %s', async (_label, fails, why) => {
+    const root = join(base, 'w-limit')
+    writeTree(root, { 'a/x.txt': '1', 'b/y.txt': '2' })
+    const watcher = await TreeWatcher.start(
+      root,
+      new Map([
+        ['', 1],
+        ['a', 2],
+        ['b', 3],
+      ]),
+      options(root, { watch: failingWatch(fails) }),
+    )
+    expect(watcher.broken).toMatch(why)
+    expect(await watcher.sync(budgetMs(5000))).toBe(false)
+    watcher.close()
+  })
+
+  it('cannot vouch after a burst as long as the queue, an event without a name, or a failed watch', async () => {
+    const root = join(base, 'w-broken')
+    writeTree(root, { 'a/x.txt': '1' })
+    const burst = await TreeWatcher.start(root, new Map([['', 1]]), options(root, { burstLimit: 3 }))
+    for (let i = 0; i < 10; i++) writeFileSync(join(root, `b${i}`), 'x')
+    expect(await burst.sync(budgetMs(5000))).toBe(false)
+    expect(burst.broken).toMatch(/a burst filled the inotify queue/)
+    burst.close()
+
+    const handles = (w: TreeWatcher) => (w as unknown as { handles: Array<{ emit(event: string, ...args: unknown[]): void }> }).handles
+    const unnamed = await TreeWatcher.start(root, new Map([['', 1]]), options(root))
+    handles(unnamed)[1]!.emit('change', 'rename', null)
+    expect(await unnamed.sync(budgetMs(5000))).toBe(false)
+    expect(unnamed.broken).toBe('an event came without a name')
+    unnamed.close()
+
+    const failed = await TreeWatcher.start(root, new Map([['', 1]]), options(root))
+    handles(failed)[1]!.emit('error', new Error('boom'))
+    expect(failed.broken).toBe('the watch failed (boom)')
+    failed.close()
+  })
+
+  it('breaks when its marker cannot be written or its event never comes', async () => {
+    const root = join(base, 'w-late')
+    writeTree(root, { 'x.txt': '1' })
+    const late = await TreeWatcher.start(root, new Map([['', 1]]), options(root))
+    ;(late as unknown as { waiters: { set(): void } }).waiters.set = () => undefined
+    expect(await late.sync(1)).toBe(false)
+    expect(late.broken).toBe("the sync marker's event did not come within 1 ms")
+    late.close()
+
+    const unwritable = await TreeWatcher.start(root, new Map([['', 1]]), options(root, { syncDir: join(root, 'x.txt') }))
+    expect(await unwritable.sync(budgetMs(5000))).toBe(false)
+    expect(unwritable.broken).toMatch(/^the sync marker could not be written \(ENOTDIR/)
+    unwritable.close()
+  })
+})
