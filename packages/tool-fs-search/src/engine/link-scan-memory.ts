@@ -111,10 +111,7 @@ export class LinkScanMemory {
     const rootAbsolute = path.resolve(cold.workdir, root)
     const rootReal = await fs.realpath(rootAbsolute).catch(() => undefined)
     const records = this.readRecords(cold, 'all', started)
-    if (rootReal !== undefined && records.has('.')) {
-      const dirs = assemble(['.'], (name) => records.get(name))
-      if (dirs.missing.length === 0) this.keep(key, { workdir: cold.workdir, rootAbsolute, rootReal, dirs: dirs.found, size: sizeOf(dirs.found) })
-    }
+    if (rootReal !== undefined && records.has('.')) this.keep(key, { workdir: cold.workdir, rootAbsolute, rootReal, dirs: records, size: sizeOf(records) })
     return { links: sortedLinks(cold.links), workdir: cold.workdir, complete: true }
   }
 
@@ -164,14 +161,14 @@ export class LinkScanMemory {
       else changed.push(name)
     }
     const fresh = new Map<string, DirRecord>()
-    const targets = new Map<string, TargetInfo>()
+    const targets = new Map<string, TargetInfo | undefined>()
     const read = async (starts: readonly string[], depth: 'all' | 'one', at: number): Promise<boolean> => {
       const scan = await run(starts, depth)
       if (typeof scan === 'string' || !scan.complete || scan.dirs === undefined) return false
       const records = this.readRecords(scan, depth, at)
       if (!starts.every((start) => records.has(start))) return false
       for (const [name, record] of records) fresh.set(name, record)
-      for (const link of scan.links) if (link.target !== undefined) targets.set(link.name, link.target)
+      for (const link of scan.links) targets.set(link.name, link.target)
       return true
     }
     if (changed.length > 0 && !(await read(changed, 'one', started))) return undefined
@@ -182,17 +179,17 @@ export class LinkScanMemory {
     if (first.missing.length > 0) {
       // Directories new since the last scan (or back again): walked whole.
       if (!(await read(first.missing, 'all', this.now()))) return undefined
-      const below = assemble(first.missing, (name) => fresh.get(name))
-      if (below.missing.length > 0) return undefined
-      for (const [name, record] of below.found) dirs.set(name, record)
+      // A walk lists every directory below its starts, each read: none is missing.
+      for (const [name, record] of assemble(first.missing, (name) => fresh.get(name)).found) dirs.set(name, record)
     }
     const links: ScannedLink[] = []
     const unstated: Array<{ name: string; text: string | undefined }> = []
     for (const record of dirs.values()) {
       for (const link of record.links) {
-        const target = targets.get(link.name)
-        if (target !== undefined && fresh.has(path.posix.dirname(link.name))) links.push({ name: link.name, target })
-        else unstated.push(link)
+        // A link in a directory read this call has what find reported of it now.
+        const target = fresh.has(path.posix.dirname(link.name)) ? targets.get(link.name) : undefined
+        if (target === undefined) unstated.push(link)
+        else links.push({ name: link.name, target })
       }
     }
     // A remembered link's text cannot have changed (a link is replaced, never rewritten), but where it leads can.
@@ -267,5 +264,6 @@ function sizeOf(dirs: ReadonlyMap<string, DirRecord>): number {
 
 /** Links by name: a remembered scan and a walk list them alike. */
 function sortedLinks(links: ScannedLink[]): ScannedLink[] {
-  return links.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  // Names are unique: no two compare equal.
+  return links.sort((a, b) => (a.name < b.name ? -1 : 1))
 }

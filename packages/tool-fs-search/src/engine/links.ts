@@ -481,9 +481,11 @@ export function decodeScan(bytes: Buffer, found?: { dirs: ScannedDir[]; readable
   if (records[0]?.toString('latin1') === GNU_SCAN) {
     for (let i = 1; i < records.length; i += 2) {
       if (records[i]![0] === DIR_RECORD) {
-        const dir = decodeDir(utf8(records[i]!), name)
-        if (dir === undefined) found !== undefined && (found.readable = false)
-        else found?.dirs.push(dir)
+        if (found !== undefined) {
+          const dir = decodeDir(utf8(records[i]!), name)
+          if (dir === undefined) found.readable = false
+          else found.dirs.push(dir)
+        }
         i--
         continue
       }
