@@ -385,6 +385,8 @@ async function scanLinks(
     const scan = await runSearchCommand(ctx, exec, {
       command: scanCommand(root, batch, options),
       narrow: 'path',
+      // Directories are not rg's output: their records are bounded here (MAX_SCAN_BYTES), not by rawOutputMaxBytes.
+      streams: options.dirs,
       stdoutSink: (chunk) => {
         size += chunk.length
         // A copy (the executor may reuse the chunk), by memcpy: Uint8Array.from walks it byte by byte.

@@ -60,6 +60,9 @@ function tree(): string {
   symlinkSync('/', join(work, 'a/out'))
   symlinkSync('missing', join(work, 'a/d/broken'))
   symlinkSync('..', join(work, 'store/p2/up'))
+  // Names a shell or a record format could misread: a newline, a leading dash, spaces, a record's own fields.
+  mkdirSync(join(work, 'we\nird/-x/1 2 3 4 5'), { recursive: true })
+  symlinkSync('../../../store', join(work, 'we\nird/-x/1 2 3 4 5/s p'))
   return work
 }
 
@@ -72,7 +75,7 @@ describe('the remembered link scan, over real files', () => {
     const first = await planLinks(ctx, exec(work), '.', fs, undefined)
     expect(scans().filter(walksRoot)).toHaveLength(1)
     expect(first).toEqual(await cold(work))
-    expect(first.skipped.map((link) => link.path).sort()).toEqual(['a/b/p2/up', 'a/d/broken', 'a/out', 'store/p2/up'])
+    expect(first.skipped.map((link) => link.path).sort()).toEqual(['a/b/p2/up', 'a/d/broken', 'a/out', 'store/p2/up', 'we\nird/-x/1 2 3 4 5/s p/p2/up'])
     const second = await planLinks(ctx, exec(work), '.', fs, undefined)
     expect(scans()).toEqual([])
     expect(second).toEqual(first)
@@ -110,6 +113,8 @@ describe('the remembered link scan, over real files', () => {
       () => writeFileSync(join(work, 'missing'), 'now it exists'),
       () => renameSync(join(work, 'store/p2'), join(work, 'store/p3')),
       () => renameSync(join(work, 'a/b'), join(work, 'a/moved')),
+      () => symlinkSync('/', join(work, 'we\nird/-x/-out')),
+      () => rmSync(join(work, 'we\nird/-x/1 2 3 4 5'), { recursive: true }),
     ]
     for (const [i, step] of steps.entries()) {
       step()

@@ -468,6 +468,8 @@ describe('planLinks with a remembered scan', () => {
     expect(first.followed).toEqual([{ path: 'a', directory: true }])
     expect(bash.specs).toHaveLength(1)
     expect(bash.specs[0]!.command).toContain("-type d -printf '/%d %D %i %T@ %C@ %p\\0'")
+    // Directory records are no rg output: rawOutputMaxBytes does not cut them.
+    expect(bash.requests[0]!.stdoutMaxBytes).toBe(Number.MAX_SAFE_INTEGER)
   })
 
   it('walks every call without a memory, or with a file system that cannot stamp many paths', async () => {
