@@ -51,7 +51,7 @@ describe('stampMany', () => {
     expect(stamps.map((stamp) => stamp.kind)).toEqual(paths.map((_, i) => (i % 2 === 0 ? 'directory' : 'missing')))
   })
 
-  it('is the local file system\'s', async () => {
+  it("is the local file system's", async () => {
     expect(await createLocalFileSystem().stampMany!([dir], { follow: false })).toEqual(await stampMany([dir], { follow: false }))
   })
 })

@@ -111,7 +111,8 @@ export class LinkScanMemory {
     const rootAbsolute = path.resolve(cold.workdir, root)
     const rootReal = await fs.realpath(rootAbsolute).catch(() => undefined)
     const records = this.readRecords(cold, 'all', started)
-    if (rootReal !== undefined && records.has('.')) this.keep(key, { workdir: cold.workdir, rootAbsolute, rootReal, dirs: records, size: sizeOf(records) })
+    if (rootReal !== undefined && records.has('.'))
+      this.keep(key, { workdir: cold.workdir, rootAbsolute, rootReal, dirs: records, size: sizeOf(records) })
     return { links: sortedLinks(cold.links), workdir: cold.workdir, complete: true }
   }
 
@@ -197,7 +198,8 @@ export class LinkScanMemory {
       unstated.map((link) => where(link.name)),
       { follow: true },
     )
-    for (const [i, link] of unstated.entries()) links.push({ name: link.name, target: { type: TYPE_OF[followed[i]!.kind], text: link.text } })
+    for (const [i, link] of unstated.entries())
+      links.push({ name: link.name, target: { type: TYPE_OF[followed[i]!.kind], text: link.text } })
     return {
       scan: { links: sortedLinks(links), workdir: last.workdir, complete: true },
       remembered: { ...last, dirs, size: sizeOf(dirs) },
@@ -213,7 +215,8 @@ export class LinkScanMemory {
     const settledBefore = BigInt(started - this.settleMs) * 1_000_000n
     const records = new Map<string, DirRecord>()
     for (const dir of scan.dirs!) {
-      if (depth === 'all' || dir.depth === 0) records.set(dir.name, { stamp: dir.stamp, settled: dir.changedNs < settledBefore, links: [], dirs: [] })
+      if (depth === 'all' || dir.depth === 0)
+        records.set(dir.name, { stamp: dir.stamp, settled: dir.changedNs < settledBefore, links: [], dirs: [] })
     }
     // Entries below a start go to their directory; a start is its parent's entry only where the parent was read.
     for (const dir of scan.dirs!) if (dir.depth > 0) records.get(path.posix.dirname(dir.name))?.dirs.push(dir.name)
@@ -239,7 +242,10 @@ const TYPE_OF: Record<PathStamp['kind'], string> = {
  * The directories below `starts`, each with the record `known` gives it, and those it gives none:
  * from the top down, so a directory below one that is gone or is a link now is never reached.
  */
-function assemble(starts: readonly string[], known: (name: string) => DirRecord | undefined): { found: Map<string, DirRecord>; missing: string[] } {
+function assemble(
+  starts: readonly string[],
+  known: (name: string) => DirRecord | undefined,
+): { found: Map<string, DirRecord>; missing: string[] } {
   const found = new Map<string, DirRecord>()
   const missing: string[] = []
   const stack = [...starts]

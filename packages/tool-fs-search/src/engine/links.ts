@@ -400,7 +400,9 @@ async function scanLinks(
     if (run.exitCode !== 0 && run.exitCode !== 1) return `listing them failed (find exited ${run.exitCode ?? run.signal})`
     if (size > MAX_SCAN_BYTES) {
       // The directories filled it: the links alone are what the cap is for.
-      return options.dirs && options.depth === 'all' ? scanLinks(ctx, exec, root, starts) : `there are more than ${MAX_LINKS.toLocaleString('en')} of them`
+      return options.dirs && options.depth === 'all'
+        ? scanLinks(ctx, exec, root, starts)
+        : `there are more than ${MAX_LINKS.toLocaleString('en')} of them`
     }
     complete &&= run.exitCode === 0
     const found = { dirs: [] as ScannedDir[], readable: true }
@@ -439,7 +441,11 @@ const GNU_SCAN = 'G'
  * stamp (docs/design.md#the-link-scan-is-remembered); any other prints names. The C locale makes its
  * name tests byte comparisons (a third of the scan's time in C.UTF-8, measured).
  */
-export function scanCommand(root: string, starts: readonly string[], options: { dirs: boolean; depth: 'all' | 'one' } = { dirs: false, depth: 'all' }): string {
+export function scanCommand(
+  root: string,
+  starts: readonly string[],
+  options: { dirs: boolean; depth: 'all' | 'one' } = { dirs: false, depth: 'all' },
+): string {
   const prune = VCS_EXCLUDES.flatMap((name, i) => [...(i === 0 ? [] : ['-o']), '-name', name])
   const points = starts.map((start) => (start === '.' ? '.' : options.dirs ? `./${start}` : `./${start}/`))
   const depth = options.depth === 'one' ? ' -maxdepth 1' : ''

@@ -48,11 +48,13 @@ const exec = (cwd: string) =>
   ({ name: 'grep', signal: new AbortController().signal, agent: { session: { header: { id: 's', cwd } } } }) as never
 
 /** The plan a process that never searched here would make: a fresh memory, so its links come sorted as a warm one's. */
-const cold = (cwd: string, root = '.'): Promise<LinkPlan> => planLinks(context(new LinkScanMemory(SETTLE_MS)), exec(cwd), root, fs, undefined)
+const cold = (cwd: string, root = '.'): Promise<LinkPlan> =>
+  planLinks(context(new LinkScanMemory(SETTLE_MS)), exec(cwd), root, fs, undefined)
 
 function tree(): string {
   const work = realpathSync(scratchDir('memory'))
-  for (const dir of ['a/b/c', 'a/d', 'store/p1/lib', 'store/p2', 'node_modules', '.git/objects']) mkdirSync(join(work, dir), { recursive: true })
+  for (const dir of ['a/b/c', 'a/d', 'store/p1/lib', 'store/p2', 'node_modules', '.git/objects'])
+    mkdirSync(join(work, dir), { recursive: true })
   writeFileSync(join(work, 'a/b/c/f.txt'), 'x')
   writeFileSync(join(work, 'store/p1/index.js'), 'x')
   symlinkSync('../store/p1', join(work, 'node_modules/p1'))
@@ -75,7 +77,13 @@ describe('the remembered link scan, over real files', () => {
     const first = await planLinks(ctx, exec(work), '.', fs, undefined)
     expect(scans().filter(walksRoot)).toHaveLength(1)
     expect(first).toEqual(await cold(work))
-    expect(first.skipped.map((link) => link.path).sort()).toEqual(['a/b/p2/up', 'a/d/broken', 'a/out', 'store/p2/up', 'we\nird/-x/1 2 3 4 5/s p/p2/up'])
+    expect(first.skipped.map((link) => link.path).sort()).toEqual([
+      'a/b/p2/up',
+      'a/d/broken',
+      'a/out',
+      'store/p2/up',
+      'we\nird/-x/1 2 3 4 5/s p/p2/up',
+    ])
     const second = await planLinks(ctx, exec(work), '.', fs, undefined)
     expect(scans()).toEqual([])
     expect(second).toEqual(first)
@@ -148,35 +156,39 @@ describe('the remembered link scan, over real files', () => {
     expect(memory.size.roots).toBe(2)
   })
 
-  it('equals a cold scan after any sequence of random changes', async () => {
-    const names = ['a', 'b', 'c']
-    const place = fc.array(fc.constantFrom(...names), { minLength: 1, maxLength: 3 }).map((parts) => parts.join('/'))
-    const change = fc.oneof(
-      fc.record({ op: fc.constant('mkdir' as const), at: place }),
-      fc.record({ op: fc.constant('rm' as const), at: place }),
-      fc.record({ op: fc.constant('link' as const), at: place, to: fc.constantFrom('.', '..', 'a', '../b', '/', 'gone', 'c/a') }),
-      fc.record({ op: fc.constant('file' as const), at: place }),
-    )
-    const step = fc.record({ changes: fc.array(change, { minLength: 1, maxLength: 4 }), wait: fc.boolean() })
-    let run = 0
-    await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 5 }), async (steps) => {
-        const work = realpathSync(scratchDir(`memory-random-${run++}`))
-        mkdirSync(join(work, 'a/b'), { recursive: true })
-        symlinkSync('../a', join(work, 'a/b/c'))
-        const memory = new LinkScanMemory(SETTLE_MS)
-        const ctx = context(memory)
-        await planLinks(ctx, exec(work), '.', fs, undefined)
-        for (const { changes, wait } of steps) {
-          for (const { op, at, ...rest } of changes) apply(join(work, at), op, 'to' in rest ? rest.to : '')
-          if (wait) await sleep(SETTLE_MS * 2)
-          const warm = await planLinks(ctx, exec(work), '.', fs, undefined)
-          expect(warm).toEqual(await cold(work))
-        }
-      }),
-      { numRuns: 25 },
-    )
-  }, budgetMs(60_000))
+  it(
+    'equals a cold scan after any sequence of random changes',
+    async () => {
+      const names = ['a', 'b', 'c']
+      const place = fc.array(fc.constantFrom(...names), { minLength: 1, maxLength: 3 }).map((parts) => parts.join('/'))
+      const change = fc.oneof(
+        fc.record({ op: fc.constant('mkdir' as const), at: place }),
+        fc.record({ op: fc.constant('rm' as const), at: place }),
+        fc.record({ op: fc.constant('link' as const), at: place, to: fc.constantFrom('.', '..', 'a', '../b', '/', 'gone', 'c/a') }),
+        fc.record({ op: fc.constant('file' as const), at: place }),
+      )
+      const step = fc.record({ changes: fc.array(change, { minLength: 1, maxLength: 4 }), wait: fc.boolean() })
+      let run = 0
+      await fc.assert(
+        fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 5 }), async (steps) => {
+          const work = realpathSync(scratchDir(`memory-random-${run++}`))
+          mkdirSync(join(work, 'a/b'), { recursive: true })
+          symlinkSync('../a', join(work, 'a/b/c'))
+          const memory = new LinkScanMemory(SETTLE_MS)
+          const ctx = context(memory)
+          await planLinks(ctx, exec(work), '.', fs, undefined)
+          for (const { changes, wait } of steps) {
+            for (const { op, at, ...rest } of changes) apply(join(work, at), op, 'to' in rest ? rest.to : '')
+            if (wait) await sleep(SETTLE_MS * 2)
+            const warm = await planLinks(ctx, exec(work), '.', fs, undefined)
+            expect(warm).toEqual(await cold(work))
+          }
+        }),
+        { numRuns: 25 },
+      )
+    },
+    budgetMs(60_000),
+  )
 })
 
 /** One change to the tree at `at`; one that cannot be made (a parent missing, say) is no change. */

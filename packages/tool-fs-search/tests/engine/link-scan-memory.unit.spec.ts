@@ -28,7 +28,11 @@ const dir = (name: string, version = 0, depth = 0, changedNs = OLD): ScannedDir 
 })
 
 /** The fake file system: stamps by absolute path (a directory at version 0 unless said), kinds when following. */
-function fakeFs(stamps: Map<string, PathStamp>, followed: Map<string, PathStamp['kind']>, real = new Map<string, string>()): FileSystem & {
+function fakeFs(
+  stamps: Map<string, PathStamp>,
+  followed: Map<string, PathStamp['kind']>,
+  real = new Map<string, string>(),
+): FileSystem & {
   stampMany: NonNullable<FileSystem['stampMany']>
   calls: number
 } {
@@ -89,10 +93,18 @@ describe('LinkScanMemory', () => {
     const { memory, stamps, followed } = remembered()
     const fs = fakeFs(stamps, followed)
     const run = runner([coldScan()])
-    expect(await memory.scan('k', 'r', fs, run)).toEqual({ links: [{ name: 'a/l', target: { type: 'd', text: '../b' } }], workdir: '/w', complete: true })
+    expect(await memory.scan('k', 'r', fs, run)).toEqual({
+      links: [{ name: 'a/l', target: { type: 'd', text: '../b' } }],
+      workdir: '/w',
+      complete: true,
+    })
     expect(memory.size).toEqual({ roots: 1, entries: 4 })
     followed.set('/w/r/a/l', 'missing')
-    expect(await memory.scan('k', 'r', fs, run)).toEqual({ links: [{ name: 'a/l', target: { type: 'N', text: '../b' } }], workdir: '/w', complete: true })
+    expect(await memory.scan('k', 'r', fs, run)).toEqual({
+      links: [{ name: 'a/l', target: { type: 'N', text: '../b' } }],
+      workdir: '/w',
+      complete: true,
+    })
     expect(run.calls).toEqual([[['.'], 'all']])
   })
 
@@ -118,7 +130,13 @@ describe('LinkScanMemory', () => {
     const run = runner([
       coldScan(),
       // a changed: it now holds a new directory n and a second link.
-      scan([dir('a', 1), dir('a/n', 0, 1)], [{ name: 'a/l', target: { type: 'd', text: '../b' } }, { name: 'a/k', target: { type: 'f', text: 'x' } }]),
+      scan(
+        [dir('a', 1), dir('a/n', 0, 1)],
+        [
+          { name: 'a/l', target: { type: 'd', text: '../b' } },
+          { name: 'a/k', target: { type: 'f', text: 'x' } },
+        ],
+      ),
       scan([dir('a/n'), dir('a/n/m', 0, 1)], [{ name: 'a/n/m/z', target: { type: 'L', text: 'z' } }]),
     ])
     await memory.scan('k', 'r', fs, run)

@@ -454,7 +454,8 @@ describe('planLinks with a remembered scan', () => {
   /** A file system that can stamp many paths: every directory unchanged since long ago. */
   const stamping = (links: Record<string, string>): FileSystem => ({
     ...fakeFs(links),
-    stampMany: async (paths, { follow }) => paths.map(() => (follow ? { kind: 'directory' } : { kind: 'directory', dev: '1', ino: '2', mtimeNs: '0', ctimeNs: '0' })),
+    stampMany: async (paths, { follow }) =>
+      paths.map(() => (follow ? { kind: 'directory' } : { kind: 'directory', dev: '1', ino: '2', mtimeNs: '0', ctimeNs: '0' })),
   })
   const withMemory = (ctx: SearchContext, memory = new LinkScanMemory(0)): SearchContext => ({ ...ctx, linkScans: () => memory })
 
@@ -474,7 +475,10 @@ describe('planLinks with a remembered scan', () => {
 
   it('walks every call without a memory, or with a file system that cannot stamp many paths', async () => {
     const { ctx, bash } = context([{}, {}, {}, {}])
-    for (const [search, fs] of [[ctx, stamping({})], [withMemory(ctx), fakeFs({})]] as const) {
+    for (const [search, fs] of [
+      [ctx, stamping({})],
+      [withMemory(ctx), fakeFs({})],
+    ] as const) {
       await planLinks(search, exec, '.', fs, undefined)
       await planLinks(search, exec, '.', fs, undefined)
     }
@@ -493,7 +497,7 @@ describe('planLinks with a remembered scan', () => {
 
 describe('scanCommand', () => {
   it('reads each start and its entries alone when asked for one level, and never enters a start that is a link then', () => {
-    expect(scanCommand('.', ['a', '.'], { dirs: true, depth: 'one' })).toContain("set -- ./a .\n")
+    expect(scanCommand('.', ['a', '.'], { dirs: true, depth: 'one' })).toContain('set -- ./a .\n')
     expect(scanCommand('.', ['a', '.'], { dirs: true, depth: 'one' })).toContain('"$@" -maxdepth 1 ')
     expect(scanCommand('.', ['a'])).toContain('set -- ./a/\n')
   })
