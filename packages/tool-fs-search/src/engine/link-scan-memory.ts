@@ -189,15 +189,19 @@ export class LinkScanMemory {
       for (const link of record.links) {
         // A link in a directory read this call has what find reported of it now.
         const target = fresh.has(path.posix.dirname(link.name)) ? targets.get(link.name) : undefined
-        if (target === undefined) unstated.push(link)
-        else links.push({ name: link.name, target })
+        if (target !== undefined) links.push({ name: link.name, target })
+        else if (leadsToKnownDirectory(link, dirs, rootReal)) links.push({ name: link.name, target: { type: 'd', text: link.text } })
+        else unstated.push(link)
       }
     }
     // A remembered link's text cannot have changed (a link is replaced, never rewritten), but where it leads can.
-    const followed = await fs.stampMany(
-      unstated.map((link) => where(link.name)),
-      { follow: true },
-    )
+    const followed =
+      unstated.length === 0
+        ? []
+        : await fs.stampMany(
+            unstated.map((link) => where(link.name)),
+            { follow: true },
+          )
     for (const [i, link] of unstated.entries())
       links.push({ name: link.name, target: { type: TYPE_OF[followed[i]!.kind], text: link.text } })
     return {
@@ -236,6 +240,25 @@ const TYPE_OF: Record<PathStamp['kind'], string> = {
   missing: 'N',
   loop: 'L',
   unknown: '?',
+}
+
+/**
+ * True when a remembered link's text leads, as the kernel would resolve it, to a directory this call
+ * proved is one: every directory in `dirs` is real (a walk does not enter links) and was found from
+ * the root down, so a target whose resolved path is one of them is that directory. A `..` after a name
+ * could climb out of a link, so such a text is left to a stat, as is any target elsewhere (a pnpm
+ * store's 10,000 packages need none).
+ */
+function leadsToKnownDirectory(
+  link: { name: string; text: string | undefined },
+  dirs: ReadonlyMap<string, DirRecord>,
+  rootReal: string,
+): boolean {
+  if (link.text === undefined) return false
+  const parts = link.text.split('/').filter((part) => part !== '' && part !== '.')
+  if (parts.some((part, i) => part === '..' && i > 0 && parts[i - 1] !== '..')) return false
+  const relative = path.relative(rootReal, path.resolve(rootReal, path.posix.dirname(link.name), link.text))
+  return dirs.has(relative === '' ? '.' : relative)
 }
 
 /**

@@ -86,7 +86,10 @@ function remembered(): { memory: LinkScanMemory; stamps: Map<string, PathStamp>;
   return { memory, stamps, followed }
 }
 
-const coldScan = () => scan([dir('.'), dir('a', 0, 1), dir('b', 0, 1)], [{ name: 'a/l', target: { type: 'd', text: '../b' } }])
+/** The tree's walk, its one link `a/l` with the text given. */
+const walkWith = (text: string | undefined) =>
+  scan([dir('.'), dir('a', 0, 1), dir('b', 0, 1)], [{ name: 'a/l', target: { type: 'd', text } }])
+const coldScan = () => walkWith('/x')
 
 describe('LinkScanMemory', () => {
   it('walks first, then answers from stats alone while nothing changed, judging where each link leads anew', async () => {
@@ -94,18 +97,35 @@ describe('LinkScanMemory', () => {
     const fs = fakeFs(stamps, followed)
     const run = runner([coldScan()])
     expect(await memory.scan('k', 'r', fs, run)).toEqual({
-      links: [{ name: 'a/l', target: { type: 'd', text: '../b' } }],
+      links: [{ name: 'a/l', target: { type: 'd', text: '/x' } }],
       workdir: '/w',
       complete: true,
     })
     expect(memory.size).toEqual({ roots: 1, entries: 4 })
     followed.set('/w/r/a/l', 'missing')
     expect(await memory.scan('k', 'r', fs, run)).toEqual({
-      links: [{ name: 'a/l', target: { type: 'N', text: '../b' } }],
+      links: [{ name: 'a/l', target: { type: 'N', text: '/x' } }],
       workdir: '/w',
       complete: true,
     })
     expect(run.calls).toEqual([[['.'], 'all']])
+  })
+
+  it.each([
+    ['../b', 'd', 0],
+    ['..', 'd', 0],
+    ['../../r/./b/', 'd', 0],
+    ['../c', 'N', 1],
+    ['b/../../b', 'N', 1],
+    [undefined, 'N', 1],
+  ] as const)('takes a link to %j for a directory without a stat only when the walk proved one is there', async (text, type, stats) => {
+    const { memory, stamps } = remembered()
+    const fs = fakeFs(stamps, new Map())
+    await memory.scan('k', 'r', fs, runner([walkWith(text)]))
+    const calls = fs.calls
+    expect((await memory.scan('k', 'r', fs, runner([]))) as Scan).toMatchObject({ links: [{ target: { type, text } }] })
+    // One stamp of the directories, and one of the links when a link is left to the file system.
+    expect(fs.calls - calls).toBe(1 + stats)
   })
 
   it.each([
