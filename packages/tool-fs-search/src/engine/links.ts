@@ -531,7 +531,7 @@ function decodeDir(record: string | undefined, name: (printed: string) => string
 }
 
 /** find's `%T@` (seconds, a fraction of up to ten digits) in nanoseconds, as Node's `mtimeNs` gives them. */
-export function nanoseconds(seconds: string): bigint {
+function nanoseconds(seconds: string): bigint {
   const [whole, fraction = ''] = seconds.split('.')
   const negative = whole!.startsWith('-')
   const ns = BigInt(whole!) * 1_000_000_000n + (negative ? -1n : 1n) * BigInt(fraction.padEnd(9, '0').slice(0, 9))
