@@ -34,8 +34,11 @@ const spillRoot = mkdtempSync(path.join(os.tmpdir(), 'dsh-bench-spill-'))
 try {
   const ctx = await loadLinksContext(rg, spillRoot)
   print(CASE_HEADER)
+  // The npm tree's grep patterns of the full bench (bench.ts NPM_PATTERNS): narrow, medium, broad.
+  const greps = ['SvgIconTypeMap', 'export declare'].map((pattern) => linksSearches(rg, 'npm-tree', npm, pattern, '**/*.ts', false)[0]!)
   for (const search of [
     ...linksSearches(rg, 'npm-tree', npm, 'Paginator', '**/*.ts', false),
+    ...greps,
     ...linksSearches(rg, 'generated-links', linked, LINK_NEEDLE, '**/*.js', true),
   ])
     print(formatCase(await linksCase(ctx, search, { warmup: 1, measured })))

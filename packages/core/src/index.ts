@@ -69,6 +69,7 @@ export type {
   SpillStore,
   FileKind,
   FileInfo,
+  PathStamp,
   FileLine,
   ReadLinesRequest,
   ReadLinesResult,

@@ -256,6 +256,26 @@ export interface FileSystem {
   readLines(request: ReadLinesRequest): Promise<ReadLinesResult>
   /** The canonical absolute path, every symbolic link followed (`FS_NOT_FOUND` when a component is missing). */
   realpath(path: string): Promise<string>
+  /**
+   * Optional: many absolute paths' identities at once, in order, for revalidating a remembered walk
+   * (docs/design.md#the-link-scan-is-remembered). `follow: false` describes a final link itself
+   * (`lstat`). Never throws for one path: a failure is that path's `kind`.
+   */
+  stampMany?(paths: readonly string[], options: { follow: boolean }): Promise<PathStamp[]>
+}
+
+/**
+ * What `FileSystem.stampMany` reports of one path: what it names (`link` only without following;
+ * `missing` for ENOENT, `loop` for ELOOP, `unknown` for any other failure), and for a path that
+ * exists, its device, inode, and modification and change times in nanoseconds, as decimal digits:
+ * a directory whose four are unchanged has the same entries (on Linux; see the design note).
+ */
+export interface PathStamp {
+  kind: FileKind | 'link' | 'missing' | 'loop' | 'unknown'
+  dev?: string
+  ino?: string
+  mtimeNs?: string
+  ctimeNs?: string
 }
 
 /** What a tool asks the access policy about one path it is about to search or read. */

@@ -60,6 +60,21 @@ export const Config = z.strictObject({
     .describe(
       'Whether grep asks a content index (`dsh index`) which files cannot match: `auto` when one covers the searched tree, `off` never. rg still decides every match, so the answer is the same; files changed since the index was built are always read. @default auto',
     ),
+  rememberLinkScans: z
+    .boolean()
+    .default(true)
+    .describe(
+      "Keep each searched directory's link scan between calls in this process and check it with one stat per directory, reading again only the directories that changed, instead of walking the tree before every search (docs/design.md#the-link-scan-is-remembered). The first search of a directory walks it. @default true",
+    ),
+  linkScanSettleMs: z
+    .number()
+    .int()
+    .min(0)
+    .max(600_000)
+    .default(5000)
+    .describe(
+      "A directory whose last change came within this long before a link scan began is read again at the next search even when its stamp looks unchanged: it covers the file system's timestamp granularity (2 s on FAT) and clock skew with a file server. @default 5000",
+    ),
   rgPath: z
     .string()
     .min(1)

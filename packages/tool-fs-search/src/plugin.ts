@@ -3,6 +3,7 @@ import type { PluginContext } from '@dsh/core'
 import type { SearchConfig } from './config.js'
 import { createGlobTool } from './dsh/glob/tool.js'
 import { createGrepTool } from './dsh/grep/tool.js'
+import { LinkScanMemory } from './engine/link-scan-memory.js'
 import type { ProbeCache } from './engine/probe/cache.js'
 import { probeExecutor } from './engine/probe/executor.js'
 import { warnAboveOutputCap } from './engine/probe/output-cap.js'
@@ -39,6 +40,7 @@ export async function apply(ctx: SearchPluginContext, config: SearchConfig): Pro
   const { rg, lister } = await probeExecutor(ctx.bash, candidates, ctx.logger, ctx.get('probeCache'))
   if (!rg.available) return withhold(ctx, claude ? ['Glob', 'Grep'] : ['glob', 'grep'], rg.reason)
   await warnAboveOutputCap(ctx.bash, config, ctx.logger)
+  const linkScans = config.rememberLinkScans ? new LinkScanMemory(config.linkScanSettleMs) : undefined
   const search = {
     bash: ctx.bash,
     rg: rg.chosen,
@@ -47,6 +49,7 @@ export async function apply(ctx: SearchPluginContext, config: SearchConfig): Pro
     access: () => ctx.get('access'),
     fs: () => ctx.get('fs'),
     searchIndex: () => ctx.get('searchIndex'),
+    linkScans: () => linkScans,
   }
   if (claude) {
     // Grep lists files newest first through the same helper as Glob, so both need it.

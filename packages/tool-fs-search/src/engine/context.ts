@@ -2,6 +2,7 @@
 import type { AccessPolicy, BashExecutor, FileSystem, SearchIndex, SpillStore } from '@dsh/core'
 import type { SearchConfig } from '../config.js'
 import type { MtimeLister } from './glob/command.js'
+import type { LinkScanMemory } from './link-scan-memory.js'
 
 /** What both tools share at run time. */
 export interface SearchContext {
@@ -17,6 +18,8 @@ export interface SearchContext {
   fs?(): FileSystem | undefined
   /** Optional: a content index that narrows which files grep reads (docs/design.md#an-index-chooses-files-rg-decides-matches). */
   searchIndex?(): SearchIndex | undefined
+  /** Optional: each root's last link scan, revalidated rather than walked again (docs/design.md#the-link-scan-is-remembered). */
+  linkScans?(): LinkScanMemory | undefined
 }
 
 /** A context whose searches can also list files with their mtimes: dsh's glob, Claude Code's Glob and Grep. */

@@ -10,6 +10,7 @@ import { runSearchCommand } from './run.js'
 import { shellCommand } from './shell-quote.js'
 import { VCS_EXCLUDES } from './vcs.js'
 import type { SearchContext } from './context.js'
+import type { Scan, ScannedDir, ScannedLink, TargetInfo } from './link-scan-memory.js'
 
 /** What a search does with symbolic links (docs/design.md#symbolic-links), in words every tool description uses. */
 export const LINKS =
@@ -57,21 +58,6 @@ const JUDGED_AT_ONCE = 16
 // The scan's exit status when the executor has no find.
 const EXIT_NO_FIND = 120
 
-/**
- * What GNU find reported of a link's target (`%Y`, `%l`): its type after following (`d`, `f`, ..., `N`
- * missing, `L` a loop, `?` unknown) and the link's own text, undefined when that is not UTF-8.
- */
-interface TargetInfo {
-  type: string
-  text: string | undefined
-}
-
-/** One link a scan found: its path from the search root, and what find reported of its target when it could. */
-interface ScannedLink {
-  name: string
-  target?: TargetInfo
-}
-
 /** Where a link leads, resolved: what the walk would reach through it. */
 interface Resolved {
   /** The link's path from the search root, '/'-separated, no `./`. */
@@ -98,7 +84,7 @@ export async function planLinks(
   access: AccessPolicy | undefined,
 ): Promise<LinkPlan> {
   if (!(await mayHoldLinks(fs, exec, root))) return NO_LINKS
-  const first = await scanLinks(ctx, exec, root, ['.'])
+  const first = await firstScan(ctx, exec, root, fs)
   if (typeof first === 'string') return { ...NO_LINKS, unfollowed: first }
   if (first.links.length === 0) return NO_LINKS
   if (fs === undefined) return { ...NO_LINKS, unfollowed: 'no file system provider is loaded to resolve them' }
@@ -363,25 +349,44 @@ function within(root: string, path_: string): boolean {
 }
 
 /**
+ * The first scan of a search: from the root's remembered scan when the context keeps them and the file
+ * system can stat many paths at once (docs/design.md#the-link-scan-is-remembered), else a walk.
+ */
+async function firstScan(ctx: SearchContext, exec: ToolExecContext, root: string, fs: FileSystem | undefined): Promise<Scan | string> {
+  const memory = ctx.linkScans?.()
+  if (memory === undefined || fs?.stampMany === undefined) return scanLinks(ctx, exec, root, ['.'])
+  const withStamps = { ...fs, stampMany: fs.stampMany.bind(fs) }
+  const key = `${exec.agent?.session.header.cwd ?? ''}\0${root}`
+  return memory.scan(key, root, withStamps, (starts, depth) => scanLinks(ctx, exec, root, starts, { dirs: true, depth }))
+}
+
+/**
  * The links below `starts` (paths from the root; a directory link as `link/`, so find enters it),
  * outside VCS directories, by find in the executor: NUL-separated names, each a path from the root.
- * Returns why none can be followed instead when the scan cannot be trusted.
+ * With `dirs`, GNU find also reports each directory it visits, with its stamp, to the depth asked (a
+ * scan whose output passes the cap with them is run again without). Returns why none can be followed
+ * instead when the scan cannot be trusted.
  */
 async function scanLinks(
   ctx: SearchContext,
   exec: ToolExecContext,
   root: string,
   starts: readonly string[],
-): Promise<{ links: ScannedLink[]; workdir: string; complete: boolean } | string> {
+  options: { dirs: boolean; depth: 'all' | 'one' } = { dirs: false, depth: 'all' },
+): Promise<Scan | string> {
   const links: ScannedLink[] = []
+  const dirs: ScannedDir[] = []
+  let readable = options.dirs
   let workdir = ''
   let complete = true
   for (const batch of batches(starts)) {
     const bytes: Uint8Array[] = []
     let size = 0
     const scan = await runSearchCommand(ctx, exec, {
-      command: scanCommand(root, batch),
+      command: scanCommand(root, batch, options),
       narrow: 'path',
+      // Directories are not rg's output: their records are bounded here (MAX_SCAN_BYTES), not by rawOutputMaxBytes.
+      streams: options.dirs,
       stdoutSink: (chunk) => {
         size += chunk.length
         // A copy (the executor may reuse the chunk), by memcpy: Uint8Array.from walks it byte by byte.
@@ -393,13 +398,21 @@ async function scanLinks(
     if (run.exitCode === EXIT_NO_FIND) return 'the executor has no find to list them'
     // find exits 1 for a directory it cannot read, which rg cannot read either: the rest is listed.
     if (run.exitCode !== 0 && run.exitCode !== 1) return `listing them failed (find exited ${run.exitCode ?? run.signal})`
-    if (size > MAX_SCAN_BYTES) return `there are more than ${MAX_LINKS.toLocaleString('en')} of them`
+    if (size > MAX_SCAN_BYTES) {
+      // The directories filled it: the links alone are what the cap is for.
+      return options.dirs && options.depth === 'all'
+        ? scanLinks(ctx, exec, root, starts)
+        : `there are more than ${MAX_LINKS.toLocaleString('en')} of them`
+    }
     complete &&= run.exitCode === 0
-    const decoded = decodeScan(Buffer.concat(bytes))
+    const found = { dirs: [] as ScannedDir[], readable: true }
+    const decoded = decodeScan(Buffer.concat(bytes), found)
     if (decoded === undefined) return 'a link name is not valid UTF-8, which rg globs cannot exclude exactly'
     links.push(...decoded)
+    dirs.push(...found.dirs)
+    readable &&= found.readable && found.dirs.length > 0
   }
-  return { links, workdir, complete }
+  return { links, workdir, complete, ...(readable ? { dirs } : {}) }
 }
 
 /** Start points in runs whose script stays below the command-line cap. */
@@ -423,29 +436,40 @@ const GNU_SCAN = 'G'
 
 /**
  * The scan script: find from inside the root, its absolute path looked up as the probes do. A find
- * with `-printf` (GNU) also reports each target's type after following and the link's text, which
- * spares a system call or two a link (docs/design.md#symbolic-links); any other prints names. The C
- * locale makes its name tests byte comparisons (a third of the scan's time in C.UTF-8, measured).
+ * with `-printf` (GNU) also reports each target's type and the link's text, which spares a system call
+ * or two a link (docs/design.md#symbolic-links), and with `dirs` each directory with its depth and
+ * stamp (docs/design.md#the-link-scan-is-remembered); any other prints names. The C locale makes its
+ * name tests byte comparisons (a third of the scan's time in C.UTF-8, measured).
  */
-export function scanCommand(root: string, starts: readonly string[]): string {
+export function scanCommand(
+  root: string,
+  starts: readonly string[],
+  options: { dirs: boolean; depth: 'all' | 'one' } = { dirs: false, depth: 'all' },
+): string {
   const prune = VCS_EXCLUDES.flatMap((name, i) => [...(i === 0 ? [] : ['-o']), '-name', name])
-  const points = starts.map((start) => (start === '.' ? '.' : `./${start}/`))
-  const walk = `LC_ALL=C "$dsh_path" "$@" '(' ${shellCommand(prune)} ')' -prune -o -type l`
+  const points = starts.map((start) => (start === '.' ? '.' : options.dirs ? `./${start}` : `./${start}/`))
+  const depth = options.depth === 'one' ? ' -maxdepth 1' : ''
+  const walk = `LC_ALL=C "$dsh_path" "$@"${depth} '(' ${shellCommand(prune)} ')' -prune -o`
+  const gnu = options.dirs
+    ? `${walk} '(' -type l -printf '%Y%p\\0%l\\0' ')' -o '(' -type d -printf '/%d %D %i %T@ %C@ %p\\0' ')' </dev/null`
+    : `${walk} -type l -printf '%Y%p\\0%l\\0' </dev/null`
   return [
     LOOKUP,
     `dsh_lookup find || exit ${EXIT_NO_FIND}`,
     `cd -- ${shellCommand([explicitPath(root)])} || exit 1`,
     `set -- ${shellCommand(points)}`,
-    `if "$dsh_path" . -maxdepth 0 -printf '' </dev/null 2>/dev/null; then printf '${GNU_SCAN}\\0'; ${walk} -printf '%Y%p\\0%l\\0' </dev/null`,
-    `else ${walk} -print0 </dev/null; fi`,
+    `if "$dsh_path" . -maxdepth 0 -printf '' </dev/null 2>/dev/null; then printf '${GNU_SCAN}\\0'; ${gnu}`,
+    `else ${walk} -type l -print0 </dev/null; fi`,
   ].join('\n')
 }
 
 /**
  * A scan's NUL-separated records as links (paths from the root: no `./`, no doubled `/`), or undefined
- * when a name is not UTF-8. A link's text that is not UTF-8 leaves its target to the file system.
+ * when a link's name is not UTF-8. A link's text that is not UTF-8 leaves its target to the file
+ * system. GNU directory records (`/` first: no `%Y` type is one) go to `found` when it is given; one
+ * that cannot be read marks it unreadable.
  */
-export function decodeScan(bytes: Buffer): ScannedLink[] | undefined {
+export function decodeScan(bytes: Buffer, found?: { dirs: ScannedDir[]; readable: boolean }): ScannedLink[] | undefined {
   const records: Buffer[] = []
   for (let start = 0; start < bytes.length;) {
     const end = bytes.indexOf(0, start)
@@ -463,7 +487,17 @@ export function decodeScan(bytes: Buffer): ScannedLink[] | undefined {
   const name = (printed: string) => printed.replace(/\/{2,}/g, '/').replace(/^\.\//, '')
   const links: ScannedLink[] = []
   if (records[0]?.toString('latin1') === GNU_SCAN) {
-    for (let i = 1; i + 1 < records.length; i += 2) {
+    for (let i = 1; i < records.length; i += 2) {
+      if (records[i]![0] === DIR_RECORD) {
+        if (found !== undefined) {
+          const dir = decodeDir(utf8(records[i]!), name)
+          if (dir === undefined) found.readable = false
+          else found.dirs.push(dir)
+        }
+        i--
+        continue
+      }
+      if (i + 1 >= records.length) break
       const printed = utf8(records[i]!)
       if (printed === undefined) return undefined
       links.push({ name: name(printed.slice(1)), target: { type: printed.slice(0, 1), text: utf8(records[i + 1]!) } })
@@ -476,6 +510,32 @@ export function decodeScan(bytes: Buffer): ScannedLink[] | undefined {
     if (printed !== '') links.push({ name: name(printed) })
   }
   return links
+}
+
+// The first byte of a directory's record: `/`, which no `%Y` type is.
+const DIR_RECORD = 0x2f
+
+/** A directory record, `/%d %D %i %T@ %C@ %p`, or undefined when its name is not UTF-8 or a field is malformed. */
+function decodeDir(record: string | undefined, name: (printed: string) => string): ScannedDir | undefined {
+  const fields = /^\/(\d+) (\d+) (\d+) (-?\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?) (.*)$/s.exec(record ?? '')
+  if (fields === null) return undefined
+  const [, depth, dev, ino, mtime, ctime, printed] = fields
+  const mtimeNs = nanoseconds(mtime!)
+  const ctimeNs = nanoseconds(ctime!)
+  return {
+    name: name(printed!),
+    depth: Number(depth),
+    stamp: `${dev} ${ino} ${mtimeNs} ${ctimeNs}`,
+    changedNs: mtimeNs > ctimeNs ? mtimeNs : ctimeNs,
+  }
+}
+
+/** find's `%T@` (seconds, a fraction of up to ten digits) in nanoseconds, as Node's `mtimeNs` gives them. */
+function nanoseconds(seconds: string): bigint {
+  const [whole, fraction = ''] = seconds.split('.')
+  const negative = whole!.startsWith('-')
+  const ns = BigInt(whole!) * 1_000_000_000n + (negative ? -1n : 1n) * BigInt(fraction.padEnd(9, '0').slice(0, 9))
+  return ns
 }
 
 /** An rg glob that matches exactly the path from the search root: anchored, every glob character escaped. */

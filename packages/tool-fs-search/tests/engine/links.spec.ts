@@ -8,11 +8,13 @@ import {
   linksListedBelow,
   decodeScan,
   linksNote,
+  scanCommand,
   NO_LINKS,
   planLinks,
   withoutSkippedLinks,
   type LinkPlan,
 } from '../../src/engine/links.js'
+import { LinkScanMemory, type ScannedDir } from '../../src/engine/link-scan-memory.js'
 import { FakeBash, isLinkScan, type Scripted } from '../fake-bash.js'
 
 const exec = {
@@ -421,5 +423,82 @@ describe('decodeScan', () => {
     expect(decodeScan(Buffer.from('./a\0\0.//b//c\0'))).toEqual([{ name: 'a' }, { name: 'b/c' }])
     expect(decodeScan(Buffer.from('G\0d./a\0../b\0f./c'))).toEqual([{ name: 'a', target: { type: 'd', text: '../b' } }])
     expect(decodeScan(Buffer.from([0x47, 0, 0x64, 0x2e, 0x2f, 0xff, 0, 0x62, 0]))).toBeUndefined()
+  })
+
+  it('reads directory records, with their stamps in nanoseconds, only when asked for them', () => {
+    const bytes = Buffer.from('G\0/0 64 2 1.5 2.25 .\0d./a\0/abs\0/1 64 3 -1.5 -2 ./a b\0/2 9 9 1.0000000001 1 ./c//d\0')
+    const found = { dirs: [] as ScannedDir[], readable: true }
+    expect(decodeScan(bytes, found)).toEqual([{ name: 'a', target: { type: 'd', text: '/abs' } }])
+    expect(found).toEqual({
+      readable: true,
+      dirs: [
+        { name: '.', depth: 0, stamp: '64 2 1500000000 2250000000', changedNs: 2_250_000_000n },
+        { name: 'a b', depth: 1, stamp: '64 3 -1500000000 -2000000000', changedNs: -1_500_000_000n },
+        { name: 'c/d', depth: 2, stamp: '9 9 1000000000 1000000000', changedNs: 1_000_000_000n },
+      ],
+    })
+    expect(decodeScan(bytes)).toEqual([{ name: 'a', target: { type: 'd', text: '/abs' } }])
+  })
+
+  it.each([
+    ['a field that is no number', Buffer.from('G\0/0 64 x 1 1 .\0')],
+    ['a name that is not UTF-8', Buffer.concat([Buffer.from('G\0/0 64 2 1 1 ./'), Buffer.from([0xff, 0])])],
+  ])('marks the directories unreadable for %s', (_case, bytes) => {
+    const found = { dirs: [] as ScannedDir[], readable: true }
+    expect(decodeScan(bytes, found)).toEqual([])
+    expect(found).toEqual({ dirs: [], readable: false })
+  })
+})
+
+describe('planLinks with a remembered scan', () => {
+  /** A file system that can stamp many paths: every directory unchanged since long ago. */
+  const stamping = (links: Record<string, string>): FileSystem => ({
+    ...fakeFs(links),
+    stampMany: async (paths, { follow }) =>
+      paths.map(() => (follow ? { kind: 'directory' } : { kind: 'directory', dev: '1', ino: '2', mtimeNs: '0', ctimeNs: '0' })),
+  })
+  const withMemory = (ctx: SearchContext, memory = new LinkScanMemory(0)): SearchContext => ({ ...ctx, linkScans: () => memory })
+
+  it('asks find for directories, remembers the walk, and answers the next call without a scan, in the executor workdir too', async () => {
+    const { ctx, bash } = context([{ stdout: 'G\0/0 1 2 0 0 .\0d./a\0b\0' }])
+    const remembering = withMemory(ctx)
+    const fs = stamping({ '/work/default/a': '/work/default/b' })
+    const first = await planLinks(remembering, noSession, '.', fs, undefined)
+    const second = await planLinks(remembering, noSession, '.', fs, undefined)
+    expect(second).toEqual(first)
+    expect(first.followed).toEqual([{ path: 'a', directory: true }])
+    expect(bash.specs).toHaveLength(1)
+    expect(bash.specs[0]!.command).toContain("-type d -printf '/%d %D %i %T@ %C@ %p\\0'")
+    // Directory records are no rg output: rawOutputMaxBytes does not cut them.
+    expect(bash.requests[0]!.stdoutMaxBytes).toBe(Number.MAX_SAFE_INTEGER)
+  })
+
+  it('walks every call without a memory, or with a file system that cannot stamp many paths', async () => {
+    const { ctx, bash } = context([{}, {}, {}, {}])
+    for (const [search, fs] of [
+      [ctx, stamping({})],
+      [withMemory(ctx), fakeFs({})],
+    ] as const) {
+      await planLinks(search, exec, '.', fs, undefined)
+      await planLinks(search, exec, '.', fs, undefined)
+    }
+    expect(bash.specs).toHaveLength(4)
+    for (const spec of bash.specs.slice(0, 2)) expect(spec.command).not.toContain('-type d')
+  })
+
+  it('lists the links alone when the directories overflow the scan, as a walk without them would', async () => {
+    const { ctx, bash } = context([{ stdout: Buffer.alloc(16 * 1024 * 1024 + 1, 0x61) }, { stdout: found('./a') }])
+    bash.stdoutChunkBytes = 64 * 1024
+    const plan = await planLinks(withMemory(ctx), exec, '.', stamping({ '/w/a': '/w/b' }), undefined)
+    expect(plan.followed).toEqual([{ path: 'a', directory: true }])
+    expect(bash.specs[1]!.command).not.toContain('-type d')
+  })
+})
+
+describe('scanCommand', () => {
+  it('reads each start and its entries alone when asked for one level, and never enters a start that is a link then', () => {
+    expect(scanCommand('.', ['a', '.'], { dirs: true, depth: 'one' })).toContain('set -- ./a .\n')
+    expect(scanCommand('.', ['a', '.'], { dirs: true, depth: 'one' })).toContain('"$@" -maxdepth 1 ')
+    expect(scanCommand('.', ['a'])).toContain('set -- ./a/\n')
   })
 })
