@@ -280,7 +280,8 @@ function assemble(
       continue
     }
     found.set(name, record)
-    stack.push(...record.dirs)
+    // One push each: a directory may hold more subdirectories than a spread passes as arguments.
+    for (const dir of record.dirs) stack.push(dir)
   }
   return { found, missing }
 }

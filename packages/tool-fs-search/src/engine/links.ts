@@ -408,8 +408,9 @@ async function scanLinks(
     const found = { dirs: [] as ScannedDir[], readable: true }
     const decoded = decodeScan(Buffer.concat(bytes), found)
     if (decoded === undefined) return 'a link name is not valid UTF-8, which rg globs cannot exclude exactly'
-    links.push(...decoded)
-    dirs.push(...found.dirs)
+    // One push each: a big tree lists more than a spread passes as arguments (about 120,000).
+    for (const link of decoded) links.push(link)
+    for (const dir of found.dirs) dirs.push(dir)
     readable &&= found.readable && found.dirs.length > 0
   }
   return { links, workdir, complete, ...(readable ? { dirs } : {}) }

@@ -111,6 +111,17 @@ describe('LinkScanMemory', () => {
     expect(run.calls).toEqual([[['.'], 'all']])
   })
 
+  it('remembers a directory holding more subdirectories than a spread passes as arguments', async () => {
+    const names = Array.from({ length: 130_000 }, (_, i) => `d${i}`)
+    const stamps = new Map([['/w/r', stamped(0)], ...names.map((name): [string, PathStamp] => [`/w/r/${name}`, stamped(0)])])
+    const memory = new LinkScanMemory(SETTLE_MS, () => NOW)
+    const fs = fakeFs(stamps, new Map())
+    const run = runner([scan([dir('.'), ...names.map((name) => dir(name, 0, 1))])])
+    await memory.scan('k', 'r', fs, run)
+    expect(await memory.scan('k', 'r', fs, run)).toEqual({ links: [], workdir: '/w', complete: true })
+    expect(run.calls).toHaveLength(1)
+  })
+
   it.each([
     ['../b', 'd', 0],
     ['..', 'd', 0],

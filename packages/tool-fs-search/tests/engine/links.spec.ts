@@ -211,6 +211,11 @@ describe('planLinks', () => {
     const many = Array.from({ length: 50_001 }, (_, i) => `./l${i}`)
     const { ctx: tooMany } = context([{ stdout: found(...many) }])
     expect((await planLinks(tooMany, exec, '.', fakeFs({}), undefined)).unfollowed).toBe('there are more than 50,000 of them')
+    // More than a spread passes as arguments (about 120,000), well inside the scan's 16 MiB.
+    const myriad = Array.from({ length: 200_000 }, (_, i) => `./l${i}\0`).join('')
+    const { ctx: tooManyToSpread, bash: myriadBash } = context([{ stdout: myriad }])
+    myriadBash.stdoutChunkBytes = 64 * 1024
+    expect((await planLinks(tooManyToSpread, exec, '.', fakeFs({}), undefined)).unfollowed).toBe('there are more than 50,000 of them')
 
     let depth = 0
     const { ctx: deep } = context(Array.from({ length: 50 }, () => () => ({ stdout: found(`./${'d/'.repeat(++depth)}d`) })))
