@@ -189,7 +189,8 @@ describe('a listing past the raw output cap streams through sorted runs', () => 
             expect(spill.saved).toEqual([])
             return
           }
-          const streamed = stdout.length * 2 >= rawOutputMaxBytes
+          // The parser measures the output it keeps, where each invalid sequence became U+FFFD (3 bytes).
+          const streamed = Buffer.byteLength(Buffer.from(stdout).toString('utf8')) * 2 >= rawOutputMaxBytes
           let outcome: SpillOutcome
           if (store === 'no-store') outcome = { saved: false, reason: 'no spill store is configured' }
           else if (store === 'no-session') outcome = { saved: false, reason: 'the call has no session to own the file' }
