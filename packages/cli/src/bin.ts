@@ -10,7 +10,7 @@ import { runCli } from './cli.js'
 import { SERVER_IDLE_ENV, SERVER_SOCKET_ENV } from './daemon/client.js'
 import { buildIdentity, dirInfo, distrust, PROBE_CACHE_FILE, socketDir } from './daemon/place.js'
 import { serveDaemon } from './daemon/server.js'
-import type { ProbeCache } from '@dsh/tool-fs-search'
+import { Config, LinkScanMemory, type ProbeCache } from '@dsh/tool-fs-search'
 import { createProbeCache } from './probe-cache.js'
 import { firstInvalidArgument } from './raw-argv.js'
 
@@ -85,13 +85,15 @@ async function runServer(socket: string): Promise<void> {
   process.once('SIGTERM', () => stop.abort())
   // One for the server's life: a call after the first skips the probe while its programs are unchanged.
   const cache = probeCache()
+  // One for the server's life too: a search of a tree searched before checks its link scan with stats.
+  const linkScanMemory = new LinkScanMemory(Config.parse({}).linkScanSettleMs)
   await serveDaemon({
     signal: stop.signal,
     socket,
     build,
     version,
     idleMs: Number.isFinite(idleMs) && idleMs > 0 ? idleMs : 300_000,
-    run: (argv, io) => runCli(argv, { ...io, probeCache: cache }),
+    run: (argv, io) => runCli(argv, { ...io, probeCache: cache, linkScanMemory }),
     // One grep of a small tree compiles what calls run (as the build's code-cache run does).
     warmUp: async () => {
       const tree = mkdtempSync(path.join(os.tmpdir(), 'dsh-warm-'))

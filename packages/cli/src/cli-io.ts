@@ -1,7 +1,7 @@
 // What every command writes through and the statuses it ends with: its own module, so the commands
 // cli.ts dispatches to share them without importing cli.ts back.
 import type { Readable, Writable } from 'node:stream'
-import type { ProbeCache } from '@dsh/tool-fs-search'
+import type { LinkScanMemory, ProbeCache } from '@dsh/tool-fs-search'
 
 /** Where the CLI writes and what it knows of its process. */
 export interface CliIo {
@@ -28,6 +28,11 @@ export interface CliIo {
    * `bash-local` config). @default none: every call probes
    */
   probeCache?: ProbeCache
+  /**
+   * Keeps link scans across calls (docs/design.md#the-link-scan-is-remembered): the warm server holds
+   * one. Used only with the default local executor. @default none: each call's harness keeps its own
+   */
+  linkScanMemory?: LinkScanMemory
   /**
    * This process outlives the call (the warm server): what pays off only across calls, such as the
    * index's watcher (`index-local.watch`), is kept. @default false

@@ -288,8 +288,9 @@ async function loadSession(line: CommandLine, io: CliIo, toolSet: ToolSet, warm:
     roots: common.roots.map((root) => path.resolve(io.cwd, root)),
     logger,
     toolSet,
-    // The cache checks the probe's programs on this machine, with the default shell and environment.
+    // Both hold what this machine's default shell and file system answered: another executor may differ.
     ...(io.probeCache === undefined || Object.hasOwn(config, 'bash-local') ? {} : { probeCache: io.probeCache }),
+    ...(io.linkScanMemory === undefined || Object.hasOwn(config, 'bash-local') ? {} : { linkScanMemory: io.linkScanMemory }),
     warm,
   })
   // The loader always provides toolAvailability.

@@ -38,6 +38,8 @@ export interface DshHarnessOptions {
   toolSet?: ToolSet
   /** Remembers the executor probe's answer across harnesses (the `probeCache` service): only for the default local executor. */
   probeCache?: toolFsSearch.ProbeCache
+  /** Keeps link scans across harnesses (the `linkScanMemory` service): only for the default local executor. */
+  linkScanMemory?: toolFsSearch.LinkScanMemory
   /**
    * The process serves many calls (`dsh mcp`, the warm server): the index keeps a watcher of each
    * indexed tree it searches, unless the config file says `index-local.watch`. @default false
@@ -76,6 +78,9 @@ export async function createDshHarness(options: DshHarnessOptions): Promise<Harn
     plugins,
     config,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
-    ...(options.probeCache === undefined ? {} : { services: { probeCache: options.probeCache } }),
+    services: {
+      ...(options.probeCache === undefined ? {} : { probeCache: options.probeCache }),
+      ...(options.linkScanMemory === undefined ? {} : { linkScanMemory: options.linkScanMemory }),
+    },
   })
 }

@@ -6,7 +6,7 @@ import net from 'node:net'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { runCli, type CliIo } from '@dsh/cli'
-import type { ProbeCache } from '@dsh/tool-fs-search'
+import { Config, LinkScanMemory, type ProbeCache } from '@dsh/tool-fs-search'
 import { callServer, spawnServer, spawnServerAtExit, type ClientOptions } from '../src/daemon/client.js'
 import { buildIdentity, dirInfo, socketDir, socketPath } from '../src/daemon/place.js'
 import { createProbeCache } from '../src/probe-cache.js'
@@ -635,5 +635,25 @@ describe('the probe cache reaches the search plugin', () => {
     })
     expect(run.code).toBe(0)
     expect(lookups()).toBe(0)
+  })
+})
+
+describe('the link scan memory reaches the search plugin', () => {
+  it('with the default executor: a call fills it, and the next call of the tree answers the same from it', async () => {
+    const memory = new LinkScanMemory(Config.parse({}).linkScanSettleMs)
+    const first = await inProcess(['--spill-dir', spill, 'grep', 'needle'], treeA, { linkScanMemory: memory })
+    expect(memory.size.roots).toBe(1)
+    expect(await inProcess(['--spill-dir', spill, 'grep', 'needle'], treeA, { linkScanMemory: memory })).toEqual(first)
+    expect(memory.size.roots).toBe(1)
+  })
+
+  it('not when the config sets the executor up: its find may see another machine', async () => {
+    const memory = new LinkScanMemory(Config.parse({}).linkScanSettleMs)
+    writeFileSync(join(work, 'executor.json'), JSON.stringify({ 'bash-local': { shellPath: '/bin/sh' } }))
+    const run = await inProcess(['--config', join(work, 'executor.json'), '--spill-dir', spill, 'grep', 'needle'], treeA, {
+      linkScanMemory: memory,
+    })
+    expect(run.code).toBe(0)
+    expect(memory.size.roots).toBe(0)
   })
 })

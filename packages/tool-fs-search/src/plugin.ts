@@ -20,10 +20,18 @@ declare module '@dsh/core' {
   interface Services {
     /** Remembers the executor probe's answer across harnesses; a host whose executor runs on this machine may provide one. */
     probeCache: ProbeCache
+    /**
+     * Link scans remembered across harnesses (the warm server builds one a call); a host whose executor
+     * and file system are this machine's may provide one. Used when its settle time is the config's.
+     */
+    linkScanMemory: LinkScanMemory
   }
 }
 
-/** Services the plugin needs; `spillStore`, `access`, `fs`, `searchIndex` and `probeCache` are optional and read with `ctx.get`. */
+/**
+ * Services the plugin needs; `spillStore`, `access`, `fs`, `searchIndex`, `probeCache` and
+ * `linkScanMemory` are optional and read with `ctx.get`.
+ */
 export const inject = ['tools', 'systemPrompt', 'bash', 'toolAvailability'] as const
 
 type SearchPluginContext = PluginContext<(typeof inject)[number]>
@@ -40,7 +48,12 @@ export async function apply(ctx: SearchPluginContext, config: SearchConfig): Pro
   const { rg, lister } = await probeExecutor(ctx.bash, candidates, ctx.logger, ctx.get('probeCache'))
   if (!rg.available) return withhold(ctx, claude ? ['Glob', 'Grep'] : ['glob', 'grep'], rg.reason)
   await warnAboveOutputCap(ctx.bash, config, ctx.logger)
-  const linkScans = config.rememberLinkScans ? new LinkScanMemory(config.linkScanSettleMs) : undefined
+  const shared = ctx.get('linkScanMemory')
+  const linkScans = !config.rememberLinkScans
+    ? undefined
+    : shared?.settleMs === config.linkScanSettleMs
+      ? shared
+      : new LinkScanMemory(config.linkScanSettleMs)
   const search = {
     bash: ctx.bash,
     rg: rg.chosen,

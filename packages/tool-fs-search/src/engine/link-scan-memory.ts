@@ -83,7 +83,8 @@ export class LinkScanMemory {
   private entries = 0
 
   constructor(
-    private readonly settleMs: number,
+    /** How long after a change a directory's stamp is not trusted (`linkScanSettleMs`). */
+    readonly settleMs: number,
     private readonly now: () => number = Date.now,
   ) {}
 

@@ -50,12 +50,17 @@ describe('grep and glob with a remembered link scan', () => {
 
 describe('rememberLinkScans', () => {
   /** A harness over bash-local that counts the link scans that walk the whole tree. */
-  async function counting(remember: boolean | undefined): Promise<{ harness: Harness; walks: () => number }> {
+  async function counting(
+    remember: boolean | undefined,
+    shared?: { memory: toolFsSearch.LinkScanMemory; settleMs?: number },
+  ): Promise<{ harness: Harness; walks: () => number }> {
     const local = bashLocal.createLocalBash()
     let walks = 0
+    const settle = shared?.settleMs === undefined ? {} : { linkScanSettleMs: shared.settleMs }
     const harness = await loadHarness({
       plugins: [spillLocal, fsLocal, toolFsSearch],
       services: {
+        ...(shared === undefined ? {} : { linkScanMemory: shared.memory }),
         bash: {
           resolve: (request) => local.resolve(request),
           run: (spec) => {
@@ -66,7 +71,7 @@ describe('rememberLinkScans', () => {
       },
       config: {
         'spill-local': { root: scratchDir('count-spill') },
-        'tool-fs-search': remember === undefined ? {} : { rememberLinkScans: remember },
+        'tool-fs-search': { ...(remember === undefined ? {} : { rememberLinkScans: remember }), ...settle },
       },
     })
     return { harness, walks: () => walks }
@@ -84,5 +89,27 @@ describe('rememberLinkScans', () => {
       for (let i = 0; i < 3; i++) expect((await callTool(harness, 'grep', { pattern: 'needle' }, work)).content).toContain('l/b.ts')
       expect(counted()).toBe(walks)
     }
+  })
+
+  it("shares a host's memory across harnesses with the same settle time, and keeps its own otherwise", async () => {
+    const work = realpathSync(scratchDir('shared'))
+    writeTree(work, { 'a/b.ts': 'needle\n' })
+    symlinkSync('a', join(work, 'l'))
+    const memory = new toolFsSearch.LinkScanMemory(toolFsSearch.Config.parse({}).linkScanSettleMs)
+    let walks = 0
+    for (let i = 0; i < 3; i++) {
+      // A harness a call, as the warm server builds them.
+      const { harness, walks: counted } = await counting(undefined, { memory })
+      expect((await callTool(harness, 'grep', { pattern: 'needle' }, work)).content).toContain('l/b.ts')
+      walks += counted()
+    }
+    expect(walks).toBe(1)
+    expect(memory.size.roots).toBe(1)
+    const other = await counting(undefined, { memory, settleMs: 30_000 })
+    await callTool(other.harness, 'grep', { pattern: 'needle' }, work)
+    expect(other.walks()).toBe(1)
+    const off = await counting(false, { memory })
+    await callTool(off.harness, 'grep', { pattern: 'needle' }, work)
+    expect(off.walks()).toBe(1)
   })
 })
