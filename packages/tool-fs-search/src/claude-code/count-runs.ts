@@ -1,6 +1,6 @@
 // Grep's count output larger than memory: sorted runs of display path and count on the scratch file, merged with equal paths added.
 import type { SpillScratch } from '@dsh/core'
-import { memoryScratch, type RunStore } from '../engine/glob/runs.js'
+import { memoryScratch, RunBytes, type Run, type RunStore } from '../engine/glob/runs.js'
 import type { ShownCount } from './files.js'
 
 // A record on the scratch file: count (f64), replaced (u8), path length (u32), the path's UTF-8 bytes.
@@ -9,62 +9,27 @@ const HEADER_BYTES = 13
 const BLOCK_BYTES = 1 << 16
 const REPLACEMENT = '\uFFFD'
 
-/** One sorted run on the scratch file. */
-interface Run {
-  offset: number
-  length: number
-}
-
 /** A run being read back: its current entry. */
 class RunReader {
-  readonly #scratch: RunStore
-  #next: number
-  readonly #end: number
-  #buffer = Buffer.allocUnsafe(BLOCK_BYTES)
-  #at = 0
-  #held = 0
+  readonly #bytes: RunBytes
   entry: ShownCount = { path: '', count: 0, replaced: false }
 
   constructor(scratch: RunStore, run: Run) {
-    this.#scratch = scratch
-    this.#next = run.offset
-    this.#end = run.offset + run.length
+    this.#bytes = new RunBytes(scratch, run)
   }
 
   /** Moves to the next entry; false past the run's end. */
   advance(): boolean {
-    if (this.#held - this.#at < HEADER_BYTES) this.#fill(HEADER_BYTES)
-    if (this.#held - this.#at < HEADER_BYTES) return false
-    const length = this.#buffer.readUInt32LE(this.#at + 9)
-    if (this.#held - this.#at < HEADER_BYTES + length) this.#fill(HEADER_BYTES + length)
-    const at = this.#at
+    const record = this.#bytes.record(HEADER_BYTES, 9)
+    if (record === undefined) return false
+    const buffer = this.#bytes.buffer
+    const path = record.at + HEADER_BYTES
     this.entry = {
-      count: this.#buffer.readDoubleLE(at),
-      replaced: this.#buffer[at + 8] === 1,
-      path: this.#buffer.toString('utf8', at + HEADER_BYTES, at + HEADER_BYTES + length),
+      count: buffer.readDoubleLE(record.at),
+      replaced: buffer[record.at + 8] === 1,
+      path: buffer.toString('utf8', path, path + record.length),
     }
-    this.#at = at + HEADER_BYTES + length
     return true
-  }
-
-  /** Keeps the unread bytes and reads on, so that at least `needed` of them are held (or the run ends). */
-  #fill(needed: number): void {
-    const rest = this.#held - this.#at
-    if (this.#buffer.length < needed) {
-      const grown = Buffer.allocUnsafe(Math.max(needed, 2 * this.#buffer.length))
-      this.#buffer.copy(grown, 0, this.#at, this.#held)
-      this.#buffer = grown
-    } else this.#buffer.copyWithin(0, this.#at, this.#held)
-    this.#at = 0
-    this.#held = rest
-    const length = Math.min(this.#end - this.#next, this.#buffer.length - rest)
-    if (length === 0) return
-    const into = this.#buffer.subarray(rest, rest + length)
-    const read = this.#scratch.read(this.#next, length, into)
-    // A store may read into a buffer of its own.
-    if (read.buffer !== into.buffer || read.byteOffset !== into.byteOffset) into.set(read)
-    this.#next += length
-    this.#held += length
   }
 }
 

@@ -11,24 +11,23 @@ const BLOCK_BYTES = 1 << 16
 const LF = 0x0a
 
 /** One sorted run on the scratch file. */
-interface Run {
+export interface Run {
   offset: number
   length: number
 }
 
-/** A run being read back: its current record, and the buffer it lies in. */
-class RunReader {
+/**
+ * A run's records read back a block at a time: each a fixed header, whose u32 at `lengthAt` is the
+ * length of the body that follows. Glob's runs and Grep's count runs both read through it.
+ */
+export class RunBytes {
   readonly #scratch: RunStore
   #next: number
   readonly #end: number
-  #buffer = Buffer.allocUnsafe(BLOCK_BYTES)
+  /** The bytes held; replaced when a record outgrows it, so read it after `record`. */
+  buffer = Buffer.allocUnsafe(BLOCK_BYTES)
   #at = 0
   #held = 0
-  seconds = 0
-  nanos = 0
-  start = 0
-  end = 0
-  plain = false
 
   constructor(scratch: RunStore, run: Run) {
     this.#scratch = scratch
@@ -36,44 +35,66 @@ class RunReader {
     this.#end = run.offset + run.length
   }
 
-  get bytes(): Buffer {
-    return this.#buffer
-  }
-
-  /** Moves to the next record; false past the run's end. */
-  advance(): boolean {
-    if (this.#held - this.#at < HEADER_BYTES) this.#fill(HEADER_BYTES)
-    if (this.#held - this.#at < HEADER_BYTES) return false
-    const length = this.#buffer.readUInt32LE(this.#at + 12)
-    if (this.#held - this.#at < HEADER_BYTES + length) this.#fill(HEADER_BYTES + length)
-    const buffer = this.#buffer
-    this.seconds = buffer.readDoubleLE(this.#at)
-    this.nanos = buffer.readInt32LE(this.#at + 8)
-    this.plain = buffer[this.#at + 16] === 1
-    this.start = this.#at + HEADER_BYTES
-    this.end = this.start + length
-    this.#at = this.end
-    return true
+  /** Where the next record starts in `buffer`, held whole, and its body's length; undefined past the run's end. */
+  record(headerBytes: number, lengthAt: number): { at: number; length: number } | undefined {
+    if (this.#held - this.#at < headerBytes) this.#fill(headerBytes)
+    if (this.#held - this.#at < headerBytes) return undefined
+    const length = this.buffer.readUInt32LE(this.#at + lengthAt)
+    if (this.#held - this.#at < headerBytes + length) this.#fill(headerBytes + length)
+    const at = this.#at
+    this.#at = at + headerBytes + length
+    return { at, length }
   }
 
   /** Keeps the unread bytes and reads on, so that at least `needed` of them are held (or the run ends). */
   #fill(needed: number): void {
     const rest = this.#held - this.#at
-    if (this.#buffer.length < needed) {
-      const grown = Buffer.allocUnsafe(Math.max(needed, 2 * this.#buffer.length))
-      this.#buffer.copy(grown, 0, this.#at, this.#held)
-      this.#buffer = grown
-    } else this.#buffer.copyWithin(0, this.#at, this.#held)
+    if (this.buffer.length < needed) {
+      const grown = Buffer.allocUnsafe(Math.max(needed, 2 * this.buffer.length))
+      this.buffer.copy(grown, 0, this.#at, this.#held)
+      this.buffer = grown
+    } else this.buffer.copyWithin(0, this.#at, this.#held)
     this.#at = 0
     this.#held = rest
-    const length = Math.min(this.#end - this.#next, this.#buffer.length - rest)
+    const length = Math.min(this.#end - this.#next, this.buffer.length - rest)
     if (length === 0) return
-    const into = this.#buffer.subarray(rest, rest + length)
+    const into = this.buffer.subarray(rest, rest + length)
     const read = this.#scratch.read(this.#next, length, into)
     // A store may read into a buffer of its own.
     if (read.buffer !== into.buffer || read.byteOffset !== into.byteOffset) into.set(read)
     this.#next += length
     this.#held += length
+  }
+}
+
+/** A run being read back: its current record, and the buffer it lies in. */
+class RunReader {
+  readonly #bytes: RunBytes
+  seconds = 0
+  nanos = 0
+  start = 0
+  end = 0
+  plain = false
+
+  constructor(scratch: RunStore, run: Run) {
+    this.#bytes = new RunBytes(scratch, run)
+  }
+
+  get bytes(): Buffer {
+    return this.#bytes.buffer
+  }
+
+  /** Moves to the next record; false past the run's end. */
+  advance(): boolean {
+    const record = this.#bytes.record(HEADER_BYTES, 12)
+    if (record === undefined) return false
+    const buffer = this.#bytes.buffer
+    this.seconds = buffer.readDoubleLE(record.at)
+    this.nanos = buffer.readInt32LE(record.at + 8)
+    this.plain = buffer[record.at + 16] === 1
+    this.start = record.at + HEADER_BYTES
+    this.end = this.start + record.length
+    return true
   }
 }
 
