@@ -2,8 +2,8 @@
 // page, offsets and spill the whole read gives, with and without a session, and a spill cut at spillMaxBytes.
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Harness, ToolResult } from '@dsh/core'
-import { readSpill, scratchDirs, writeTree } from '../real-harness.js'
-import { loadClaudeHarness } from './real.js'
+import { scratchDirs, writeTree } from '../real-harness.js'
+import { answerWithSpill as answer, loadClaudeHarness } from './real.js'
 
 const scratchDir = scratchDirs()
 const tree = scratchDir('cc-count-streamed')
@@ -26,15 +26,6 @@ function grep(harness: Harness, args: Record<string, unknown>, session: string):
     { pattern: 'needle', output_mode: 'count', ...args },
     { agent: { session: { header: { id: session, cwd: tree } } } },
   )
-}
-
-/** The page with its locator named apart, and the spill's text. */
-function answer(result: ToolResult): { content: string; spill: string | undefined } {
-  const locator = /stored at: (\S+)\. Use /.exec(String(result.content))?.[1]
-  return {
-    content: locator === undefined ? String(result.content) : String(result.content).replaceAll(locator, '<spill>'),
-    spill: locator === undefined ? undefined : readSpill(locator),
-  }
 }
 
 describe('count past the raw output cap', () => {

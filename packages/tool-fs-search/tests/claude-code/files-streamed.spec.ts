@@ -6,8 +6,8 @@ import * as bashLocal from '@dsh/bash-local'
 import { loadHarness, type Harness, type ToolResult } from '@dsh/core'
 import * as toolFsSearch from '@dsh/tool-fs-search'
 import { MemorySpill } from '../fake-bash.js'
-import { readSpill, scratchDirs, setMtime, writeTree } from '../real-harness.js'
-import { loadClaudeHarness } from './real.js'
+import { scratchDirs, setMtime, writeTree } from '../real-harness.js'
+import { answerWithSpill as answer, loadClaudeHarness } from './real.js'
 
 const scratchDir = scratchDirs()
 const tree = scratchDir('cc-files-streamed')
@@ -26,15 +26,6 @@ beforeAll(async () => {
 
 function grep(harness: Harness, args: Record<string, unknown>, session: string): Promise<ToolResult> {
   return harness.registry.execute('Grep', { pattern: 'needle', ...args }, { agent: { session: { header: { id: session, cwd: tree } } } })
-}
-
-/** The page with its locator named apart, and the spill's text. */
-function answer(result: ToolResult): { content: string; spill: string | undefined } {
-  const locator = /stored at: (\S+)\. Use /.exec(String(result.content))?.[1]
-  return {
-    content: locator === undefined ? String(result.content) : String(result.content).replaceAll(locator, '<spill>'),
-    spill: locator === undefined ? undefined : readSpill(locator),
-  }
 }
 
 describe('files_with_matches past the raw output cap', () => {
