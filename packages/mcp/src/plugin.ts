@@ -120,7 +120,7 @@ export const Config = z.strictObject({
     .refine(isAbsolute, 'must be an absolute path')
     .optional()
     .describe(
-      'The directory `dsh mcp` searches when `--cwd` is not given and the client names none: a 2025 client that sends no roots, a 2026-07-28 request without `_meta["dsh/cwd"]`. An absolute path. Without it, over HTTP such a call fails with Invalid params saying how to name one; over stdio it runs in the directory the host started `dsh mcp` in. @default (unset)',
+      'The directory `dsh mcp` searches when `--cwd` is not given and the client names none: a 2025 client that sends no roots, a 2026-07-28 request without `_meta["dsh/cwd"]`. An absolute path. Without it such a call fails with Invalid params saying how to name one, over stdio and HTTP alike; it never runs in the directory `dsh mcp` happened to start in. @default (unset)',
     ),
 })
 
