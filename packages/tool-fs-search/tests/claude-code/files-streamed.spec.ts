@@ -7,7 +7,7 @@ import { loadHarness, type Harness, type ToolResult } from '@dsh/core'
 import * as toolFsSearch from '@dsh/tool-fs-search'
 import { MemorySpill } from '../fake-bash.js'
 import { scratchDirs, setMtime, writeTree } from '../real-harness.js'
-import { answerWithSpill as answer, loadClaudeHarness } from './real.js'
+import { expectSameAnswer, loadClaudeHarness } from './real.js'
 
 const scratchDir = scratchDirs()
 const tree = scratchDir('cc-files-streamed')
@@ -34,10 +34,7 @@ describe('files_with_matches past the raw output cap', () => {
     async (args) => {
       const want = await grep(whole, args, 'sess-w')
       const got = await grep(streamed, args, 'sess-s')
-      const [mine, theirs] = [answer(got), answer(want)]
-      expect(mine).toEqual(theirs)
-      expect(mine.spill === undefined).toBe(!String(want.content).includes('stored at'))
-      expect(got.value).toEqual(want.value)
+      expectSameAnswer(got, want)
     },
   )
 

@@ -1,4 +1,5 @@
 // The claude-code profile's real tier: the real loader, bash-local, spill-local and rg over temp trees.
+import { expect } from 'vitest'
 import type { Harness, ToolResult } from '@dsh/core'
 import { loadRealHarness, readSpill } from '../real-harness.js'
 
@@ -19,4 +20,12 @@ export function answerWithSpill(result: ToolResult): { content: string; spill: s
     content: locator === undefined ? String(result.content) : String(result.content).replaceAll(locator, '<spill>'),
     spill: locator === undefined ? undefined : readSpill(locator),
   }
+}
+
+/** A streamed result equals the whole read's: page and spill (locators apart), whether it saved, and its value. */
+export function expectSameAnswer(got: ToolResult, want: ToolResult): void {
+  const [mine, theirs] = [answerWithSpill(got), answerWithSpill(want)]
+  expect(mine).toEqual(theirs)
+  expect(mine.spill === undefined).toBe(!String(want.content).includes('stored at'))
+  expect(got.value).toEqual(want.value)
 }
