@@ -55,27 +55,31 @@ type Watched =
 interface Loaded {
   stamp: string
   data: IndexData
+  /** The files every search reads, ascending. */
+  always: Uint32Array
+  /** How many files lie under a search directory's prefix, as searches ask. */
+  under: Map<string, number>
+}
+
+function load(stamp: string, data: IndexData): Loaded {
+  const always: number[] = []
+  for (let id = 0; id < data.fileFlags.length; id++) if (data.fileFlags[id] === FILE_ALWAYS) always.push(id)
+  return { stamp, data, always: Uint32Array.from(always), under: new Map([['', data.files.length]]) }
+}
+
+/** The files under `prefix` (`''`, or a directory's path from the root with a slash after it). */
+function filesUnder(loaded: Loaded, prefix: string): number {
+  let count = loaded.under.get(prefix)
+  if (count === undefined) {
+    count = 0
+    for (const rel of loaded.data.files) if (rel.startsWith(prefix)) count++
+    loaded.under.set(prefix, count)
+  }
+  return count
 }
 
 function fullScan(reason: IndexFallback, detail: string): IndexAnswer {
   return { kind: 'full-scan', reason, detail }
-}
-
-/** Sorted ascending ids, intersected. */
-function intersect(a: Uint32Array, b: Uint32Array): Uint32Array {
-  const out: number[] = []
-  let i = 0
-  let j = 0
-  while (i < a.length && j < b.length) {
-    if (a[i]! < b[j]!) i++
-    else if (a[i]! > b[j]!) j++
-    else {
-      out.push(a[i]!)
-      i++
-      j++
-    }
-  }
-  return Uint32Array.from(out)
 }
 
 function union(a: Uint32Array, b: Uint32Array): Uint32Array {
@@ -93,23 +97,39 @@ function union(a: Uint32Array, b: Uint32Array): Uint32Array {
   return Uint32Array.from(out)
 }
 
-/** The ids of the files whose trigrams meet the query (`all` never reaches here). */
-function evaluate(index: IndexData, query: TrigramQuery): Uint32Array {
+/** What reading a query's postings costs, roughly: a trigram's list bytes; a nested query, all its lists. */
+function cost(index: IndexData, query: TrigramQuery): number {
+  if (query.op === 'trigram') {
+    const slot = findKey(index.keys, query.key)
+    return slot < 0 ? 0 : index.starts[slot + 1]! - index.starts[slot]!
+  }
+  // An and/or: `all` is simplified out of both, and a pattern that is all of it falls back before this.
+  return (query as Extract<TrigramQuery, { of: unknown }>).of.reduce((n, q) => n + cost(index, q), 0)
+}
+
+/**
+ * The ids of the files whose trigrams meet the query (`all` never reaches here). An AND reads its
+ * cheapest part first and each next list only as far as the ids still standing, stopping when none do.
+ */
+function evaluate(index: IndexData, query: TrigramQuery, within?: Uint32Array): Uint32Array {
   switch (query.op) {
     case 'trigram': {
       const slot = findKey(index.keys, query.key)
-      return slot < 0 ? new Uint32Array(0) : readPostings(index, slot)
+      return slot < 0 ? new Uint32Array(0) : readPostings(index, slot, within)
     }
     case 'and': {
-      let ids = evaluate(index, query.of[0]!)
-      for (const q of query.of.slice(1)) {
+      const parts = query.of.map((q) => ({ q, cost: cost(index, q) })).sort((a, b) => a.cost - b.cost)
+      let ids = within
+      for (const { q } of parts) {
+        ids = evaluate(index, q, ids)
         if (ids.length === 0) break
-        ids = intersect(ids, evaluate(index, q))
       }
-      return ids
+      return ids!
     }
-    case 'or':
-      return query.of.map((q) => evaluate(index, q)).reduce(union)
+    case 'or': {
+      const each = query.of.map((q) => evaluate(index, q, within))
+      return each.reduce(union)
+    }
     /* v8 ignore next 2 -- patternQuery simplifies `all` out of every and/or, and a bare `all` falls back before evaluation */
     default:
       throw new RangeError('an unreduced query')
@@ -126,6 +146,39 @@ export function ignoreLine(rel: string, suffix = ''): string | undefined {
   return `!/${rel.replace(/[\\*?[\]{}!# \t]/g, (c) => `\\${c}`)}${suffix}`
 }
 
+/**
+ * The ignore file a plan hands rg: `*` ignores everything, and each line after it takes back one path
+ * and every directory above it. rg does not descend into an ignored directory, so it lists only the
+ * directories that lead to a candidate instead of the whole tree.
+ */
+class IgnoreLines {
+  readonly lines = ['*']
+  private readonly dirs = new Set<string>()
+
+  /**
+   * Takes back `local` (from the search directory; `''` is the search directory) with `suffix`:
+   * `''` the entry itself, `'/*'` its own entries, `'/**'` all below it; and the directories that
+   * lead there. False when no line can name it.
+   */
+  add(local: string, suffix: '' | '/*' | '/**' = ''): boolean {
+    const line = local === '' ? `!${suffix}` : ignoreLine(local, suffix)
+    if (line === undefined) return false
+    // `dir/**` and `dir/*` do not match `dir` itself: a directory whose insides are taken back is too.
+    this.directory(suffix === '' ? local.slice(0, Math.max(0, local.lastIndexOf('/'))) : local)
+    this.lines.push(line)
+    return true
+  }
+
+  /** Takes back a directory and those above it (each once: a directory taken back has its parents). */
+  private directory(rel: string): void {
+    if (rel === '' || this.dirs.has(rel)) return
+    this.directory(rel.slice(0, Math.max(0, rel.lastIndexOf('/'))))
+    this.dirs.add(rel)
+    // Part of a name ignoreLine took, so it takes this too.
+    this.lines.push(ignoreLine(rel, '/')!)
+  }
+}
+
 /** Creates the local index: `plan` for searches, `settings` for `dsh index`. */
 export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalSearchIndex {
   const { bash, ...rest } = options
@@ -134,7 +187,9 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
   const freshnessLimits = { maxBytes: FRESHNESS_MAX_BYTES, timeoutMs: FRESHNESS_TIMEOUT_MS }
 
   /** The nearest index that covers `dir` (a real path), with its root; undefined when none does. */
-  async function findIndex(dir: string): Promise<{ root: string; data: IndexData; file: string; stamp: string } | undefined> {
+  async function findIndex(
+    dir: string,
+  ): Promise<{ root: string; data: IndexData; loaded: Loaded; file: string; stamp: string } | undefined> {
     for (const root of ancestors(dir)) {
       const home = treeDir(settings.dir, root)
       const file = join(home, INDEX_FILE)
@@ -145,12 +200,12 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       const stamp = `${info.ino}:${info.size}:${info.mtimeNs}`
       let loaded = cache.get(file)
       if (loaded?.stamp !== stamp) {
-        loaded = { stamp, data: decodeIndex(await readFile(file)) }
+        loaded = load(stamp, decodeIndex(await readFile(file)))
         cache.set(file, loaded)
       }
       if (loaded.data.header.root !== root)
         throw new IndexError('INDEX_REFUSED', `the index at ${file} is of another tree (${loaded.data.header.root})`)
-      return { root, data: loaded.data, file, stamp }
+      return { root, data: loaded.data, loaded, file, stamp }
     }
     return undefined
   }
@@ -208,7 +263,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       return fullScan('refused', (error as Error).message)
     }
     if (found === undefined) return fullScan('no-index', 'no index covers the search path')
-    const { root, data } = found
+    const { root, data, loaded } = found
     const query3 = patternQuery(query.pattern, { caseInsensitive: query.caseInsensitive })
     if (query3.op === 'all') return fullScan('unreducible', 'the pattern has no literal of three bytes every match must contain')
     const builtAtNs = BigInt(data.header.builtAtNs)
@@ -221,20 +276,14 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     } catch (error) {
       return fullScan('refused', (error as Error).message)
     }
-    const lines = ['*', '!*/']
-    let indexedFiles = 0
+    const ignore = new IgnoreLines()
+    const indexedFiles = filesUnder(loaded, prefix)
     let candidates = 0
-    const hit = new Uint8Array(data.files.length)
-    for (const id of ids) hit[id] = 1
-    for (let id = 0; id < data.files.length; id++) {
+    for (const id of union(ids, loaded.always)) {
       const rel = data.files[id]!
       if (!under(rel)) continue
-      indexedFiles++
-      if (hit[id] === 0 && data.fileFlags[id] !== FILE_ALWAYS) continue
       candidates++
-      const line = ignoreLine(rel.slice(prefix.length))
-      if (line === undefined) return fullScan('names', 'a candidate file has a name an ignore file cannot hold')
-      lines.push(line)
+      if (!ignore.add(rel.slice(prefix.length))) return fullScan('names', 'a candidate file has a name an ignore file cannot hold')
     }
     if (candidates > indexedFiles * settings.broadFraction) {
       return fullScan('broad', `${candidates} of ${indexedFiles} files may match: a full scan is as fast`)
@@ -272,25 +321,22 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     }
     // What rg reaches through a link it follows has no path in the index: read it all.
     for (const link of query.followedLinks ?? []) {
-      const line = ignoreLine(link.path, link.directory ? '/**' : '')
-      if (line === undefined) return fullScan('names', 'a followed link has a name an ignore file cannot hold')
-      lines.push(line)
+      // The link itself (rg follows it as the directory it leads to), then what lies below it.
+      if (!ignore.add(link.path) || (link.directory && !ignore.add(link.path, '/**')))
+        return fullScan('names', 'a followed link has a name an ignore file cannot hold')
     }
     // A directory the build could not read is searched whole, every time.
     for (const [rel, inode] of data.dirs) {
       if (inode !== UNREAD_DIR || !under(`${rel}/`)) continue
-      const line = ignoreLine(rel.slice(prefix.length), '/**')
-      if (line === undefined) return fullScan('names', 'an unread directory has a name an ignore file cannot hold')
-      lines.push(line)
+      if (!ignore.add(rel.slice(prefix.length), '/**'))
+        return fullScan('names', 'an unread directory has a name an ignore file cannot hold')
     }
     for (const { type, inode: changedInode, rel } of changed) {
       // The watcher's seed walked the whole tree: what lies outside this search does not matter to it.
       if (rel !== dirRel && !rel.startsWith(prefix)) continue
       const local = rel === dirRel ? '' : rel.slice(prefix.length)
       if (type !== 'd') {
-        const line = ignoreLine(local)
-        if (line === undefined) return fullScan('names', 'a changed file has a name an ignore file cannot hold')
-        lines.push(line)
+        if (!ignore.add(local)) return fullScan('names', 'a changed file has a name an ignore file cannot hold')
         continue
       }
       // A directory whose entries changed: its own files are searched; a directory the index does not
@@ -299,20 +345,16 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       /* v8 ignore next 2 -- replaced between the inode check above and the walk: a race no test can order */
       if (local === '' && whole)
         return fullScan('changed', 'the search directory is not the one indexed (new, replaced, or unreadable at the build)')
-      const line = local === '' ? '!/*' : ignoreLine(local, whole ? '/**' : '/*')
-      if (line === undefined) return fullScan('names', 'a changed directory has a name an ignore file cannot hold')
-      lines.push(line)
+      if (!ignore.add(local, whole ? '/**' : '/*')) return fullScan('names', 'a changed directory has a name an ignore file cannot hold')
     }
     // An entry an event named may be a file or a directory, old or new: both are searched.
     for (const rel of named) {
       if (!rel.startsWith(prefix)) continue
       const local = rel.slice(prefix.length)
-      const file = ignoreLine(local)
-      if (file === undefined) return fullScan('names', 'a changed entry has a name an ignore file cannot hold')
-      lines.push(file, `${file}/**`)
+      if (!ignore.add(local) || !ignore.add(local, '/**')) return fullScan('names', 'a changed entry has a name an ignore file cannot hold')
     }
     const ignoreFile = join(treeDir(settings.dir, root), `query-${process.pid}-${randomBytes(6).toString('hex')}.ignore`)
-    await writeFile(ignoreFile, Buffer.from(`${lines.join('\n')}\n`, 'latin1'), { mode: 0o600, flag: 'wx' })
+    await writeFile(ignoreFile, Buffer.from(`${ignore.lines.join('\n')}\n`, 'latin1'), { mode: 0o600, flag: 'wx' })
     return {
       kind: 'candidates',
       ignoreFile,
