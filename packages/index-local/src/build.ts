@@ -1,10 +1,12 @@
 // Builds a tree's index: walk every file but VCS directories and links, key each one's trigrams, write atomically.
-import { lstat, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs'
+import { open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { LocalIndexSettings } from './config.js'
 import { IndexError } from './errors.js'
-import { encodeIndex, FILE_ALWAYS, FILE_INDEXED, UNREAD_DIR, writeVarint } from './format.js'
+import { encodeIndex, FILE_ALWAYS, FILE_INDEXED, UNREAD_DIR } from './format.js'
 import { ensurePrivateDir, INDEX_FILE, treeDir } from './location.js'
+import { PostingsBuilder, tooLarge } from './postings.js'
 import { TrigramCollector } from './trigrams.js'
 
 /**
@@ -26,127 +28,9 @@ export interface BuildReport {
   elapsedMs: number
 }
 
-// Pairs of (key, file) collected before they are sorted into a segment: 8 bytes each.
-const SEGMENT_PAIRS = 1 << 22
-// Files read side by side while one is keyed.
-const READ_AHEAD = 8
-
-/** One batch of postings, sorted by key: each key's file ids varint-coded, ascending. */
-interface Segment {
-  keys: Uint32Array
-  starts: Uint32Array
-  data: Uint8Array
-}
-
-/** Collects (key, file) pairs and turns each full batch into a sorted segment. */
-class PostingsBuilder {
-  private pairKeys = new Uint32Array(SEGMENT_PAIRS)
-  private pairFiles = new Uint32Array(SEGMENT_PAIRS)
-  private count = 0
-  private counts: Uint32Array | undefined
-  readonly segments: Segment[] = []
-  segmentBytes = 0
-
-  constructor(private readonly maxBytes: number) {}
-
-  add(key: number, file: number): void {
-    if (this.count === SEGMENT_PAIRS) this.flush()
-    this.pairKeys[this.count] = key
-    this.pairFiles[this.count] = file
-    this.count++
-  }
-
-  flush(): void {
-    if (this.count === 0) return
-    const counts = (this.counts ??= new Uint32Array(1 << 24))
-    counts.fill(0)
-    for (let i = 0; i < this.count; i++) counts[this.pairKeys[i]!]!++
-    let distinct = 0
-    for (let k = 0; k < counts.length; k++) if (counts[k] !== 0) distinct++
-    const keys = new Uint32Array(distinct)
-    const offsets = new Uint32Array(distinct + 1)
-    let slot = 0
-    for (let k = 0, at = 0; k < counts.length; k++) {
-      const n = counts[k]!
-      if (n === 0) continue
-      keys[slot] = k
-      offsets[slot] = at
-      counts[k] = slot++
-      at += n
-    }
-    offsets[distinct] = this.count
-    // Place file ids by key; within a key they stay in the order added, which is ascending.
-    const fill = offsets.slice(0, distinct)
-    const sorted = new Uint32Array(this.count)
-    for (let i = 0; i < this.count; i++) sorted[fill[counts[this.pairKeys[i]!]!]!++] = this.pairFiles[i]!
-    const bytes: number[] = []
-    const starts = new Uint32Array(distinct + 1)
-    for (let s = 0; s < distinct; s++) {
-      starts[s] = bytes.length
-      for (let j = offsets[s]!; j < offsets[s + 1]!; j++) writeVarint(bytes, sorted[j]!)
-    }
-    starts[distinct] = bytes.length
-    this.segments.push({ keys, starts, data: Uint8Array.from(bytes) })
-    this.segmentBytes += bytes.length + distinct * 8
-    this.count = 0
-    if (this.segmentBytes > this.maxBytes) tooLarge(this.maxBytes)
-  }
-
-  /** Merges the segments into one sorted key table and gap-coded postings. */
-  merge(): { keys: Uint32Array; starts: Uint32Array; postings: Uint8Array[] } {
-    this.flush()
-    const cursors = this.segments.map(() => 0)
-    const keys: number[] = []
-    const starts: number[] = []
-    const chunks: Uint8Array[] = []
-    let out: number[] = []
-    let total = 0
-    for (;;) {
-      let key = Infinity
-      this.segments.forEach((s, k) => {
-        const c = cursors[k]!
-        if (c < s.keys.length && s.keys[c]! < key) key = s.keys[c]!
-      })
-      if (key === Infinity) break
-      keys.push(key)
-      starts.push(total + out.length)
-      let previous = -1
-      this.segments.forEach((s, k) => {
-        const c = cursors[k]!
-        if (c >= s.keys.length || s.keys[c] !== key) return
-        let at = s.starts[c]!
-        const end = s.starts[c + 1]!
-        while (at < end) {
-          let id = 0
-          let shift = 1
-          for (;;) {
-            const byte = s.data[at++]!
-            id += (byte & 0x7f) * shift
-            if (byte < 0x80) break
-            shift *= 128
-          }
-          writeVarint(out, id - previous - 1)
-          previous = id
-        }
-        cursors[k] = c + 1
-      })
-      // The segments already passed the size check, and hold at least these bytes.
-      if (out.length > 1 << 20) {
-        total += out.length
-        chunks.push(Uint8Array.from(out))
-        out = []
-      }
-    }
-    total += out.length
-    chunks.push(Uint8Array.from(out))
-    starts.push(total)
-    return { keys: Uint32Array.from(keys), starts: Uint32Array.from(starts), postings: chunks }
-  }
-}
-
-function tooLarge(maxBytes: number): never {
-  throw new IndexError('INDEX_TOO_LARGE', `the index would pass indexMaxBytes (${maxBytes} bytes); raise it or index a smaller tree`)
-}
+// The main loop yields this often while it reads and keys files, so a warm server running the build
+// still answers its other calls.
+const YIELD_EVERY_MS = 20
 
 /** A file as found by the walk. */
 interface Found {
@@ -206,6 +90,39 @@ async function clockMark(dir: string): Promise<bigint> {
   return mark
 }
 
+/**
+ * Reads a regular file the walk found into `scratch`, synchronously (an open, a stat, a read and a
+ * close a file: the promise API costs more than the work), without following a link or waiting on a
+ * FIFO that replaced it. Its length; `{ scratch }`, a larger buffer to read it again into, when it does
+ * not fit; undefined when it cannot be keyed: gone, unreadable, not a regular file now, or larger than
+ * `maxBytes` (every search reads it; rg will say why itself if it cannot).
+ */
+export function readForIndex(path: Buffer, maxBytes: number, scratch: Buffer): number | { scratch: Buffer } | undefined {
+  let fd: number
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+  } catch {
+    return undefined
+  }
+  try {
+    const info = fstatSync(fd)
+    if (!info.isFile() || info.size > maxBytes) return undefined
+    // One byte more than its size: a file that grew since is read in full, from a larger buffer.
+    if (info.size >= scratch.length) return { scratch: Buffer.alloc(Math.max(info.size + 1, scratch.length * 2)) }
+    let length = 0
+    for (;;) {
+      const n = readSync(fd, scratch, length, scratch.length - length, null)
+      if (n === 0) return length
+      length += n
+      if (length === scratch.length) return length > maxBytes ? undefined : { scratch: Buffer.alloc(scratch.length * 2) }
+    }
+  } catch {
+    return undefined
+  } finally {
+    closeSync(fd)
+  }
+}
+
 function alwaysRead(bytes: Buffer): boolean {
   // rg decodes a file that starts with a UTF-16 byte-order mark; its trigrams would be of other bytes.
   return bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))
@@ -234,26 +151,30 @@ export async function buildIndex(settings: LocalIndexSettings, root: string): Pr
   const postings = new PostingsBuilder(settings.indexMaxBytes)
   const flags = new Uint8Array(found.length)
   let contentBytes = 0
-  const read = async (file: Found): Promise<Buffer | undefined> => {
-    try {
-      const size = (await lstat(file.path)).size
-      if (size > settings.fileMaxBytes) return undefined
-      return await readFile(file.path)
-    } catch {
-      // Unreadable now: rg will say so itself when it tries.
-      return undefined
-    }
-  }
-  const ahead: Array<Promise<Buffer | undefined>> = []
+  let scratch: Buffer = Buffer.alloc(1 << 20)
+  let yielded = performance.now()
   for (let id = 0; id < found.length; id++) {
-    while (ahead.length < READ_AHEAD && id + ahead.length < found.length) ahead.push(read(found[id + ahead.length]!))
-    const bytes = await ahead.shift()!
-    if (bytes === undefined || alwaysRead(bytes)) {
+    if (performance.now() - yielded > YIELD_EVERY_MS) {
+      await new Promise((resolve) => setImmediate(resolve))
+      yielded = performance.now()
+    }
+    const path = found[id]!.path
+    let size = readForIndex(path, settings.fileMaxBytes, scratch)
+    while (typeof size === 'object') {
+      scratch = size.scratch
+      size = readForIndex(path, settings.fileMaxBytes, scratch)
+    }
+    if (size === undefined) {
+      flags[id] = FILE_ALWAYS
+      continue
+    }
+    const bytes = scratch.subarray(0, size)
+    if (alwaysRead(bytes)) {
       flags[id] = FILE_ALWAYS
       continue
     }
     flags[id] = FILE_INDEXED
-    contentBytes += bytes.length
+    contentBytes += size
     collector.collect(id, bytes, (key) => postings.add(key, id))
   }
   const merged = postings.merge()

@@ -134,24 +134,21 @@ export function decodeIndex(bytes: Buffer): IndexData {
   return { header, files, fileFlags, dirs, keys, starts, postings }
 }
 
-/** Appends `value` as a varint (7 bits a byte, low first). */
-export function writeVarint(out: number[], value: number): void {
-  let v = value
-  while (v >= 0x80) {
-    out.push((v & 0x7f) | 0x80)
-    v = Math.floor(v / 128)
-  }
-  out.push(v)
-}
-
-/** The file ids of one key's postings, in ascending order. Refuses ids out of range. */
-export function readPostings(index: IndexData, slot: number): Uint32Array {
+/**
+ * The file ids of one key's postings, in ascending order, or only those of `within` (ascending) when
+ * given: the list is read no further than `within`'s last id. Refuses ids out of range.
+ */
+export function readPostings(index: IndexData, slot: number, within?: Uint32Array): Uint32Array {
   const { postings, starts, header } = index
   const end = starts[slot + 1]!
-  const out: number[] = []
   let at = starts[slot]!
+  // Each id takes at least one byte.
+  const out = new Uint32Array(within === undefined ? end - at : Math.min(end - at, within.length))
+  let count = 0
+  let next = 0
+  const stop = within === undefined ? Infinity : within.length === 0 ? -1 : within[within.length - 1]!
   let id = -1
-  while (at < end) {
+  while (at < end && id < stop) {
     let delta = 0
     let shift = 1
     for (;;) {
@@ -163,9 +160,13 @@ export function readPostings(index: IndexData, slot: number): Uint32Array {
     }
     id += delta + 1
     if (id >= header.files) refuse('an index posting names a file it does not hold')
-    out.push(id)
+    if (within === undefined) out[count++] = id
+    else {
+      while (next < within.length && within[next]! < id) next++
+      if (next < within.length && within[next] === id) out[count++] = id
+    }
   }
-  return Uint32Array.from(out)
+  return out.subarray(0, count)
 }
 
 /** The slot of a key in the sorted key table, or -1. */

@@ -1,5 +1,5 @@
 // The local index's plan, file by file: every reason it reads the whole tree, and the checks on the file it reads.
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -8,9 +8,11 @@ import type { BashExecutor, BashRunResult, IndexAnswer } from '@dsh/core'
 import { createLocalBash } from '@dsh/bash-local'
 import { buildIndex, createLocalSearchIndex, IndexError, resolveIndexOptions } from '../src/index.js'
 import { decodeIndex, encodeIndex, findKey, INDEX_FORMAT_VERSION, readPostings, UNREAD_DIR } from '../src/format.js'
+import { readForIndex } from '../src/build.js'
 import { changedSince, findTime, parseChanged } from '../src/freshness.js'
 import { INDEX_FILE, treeDir } from '../src/location.js'
 import { ignoreLine } from '../src/store.js'
+import { rgPath } from '@vscode/ripgrep'
 import { scratchDir, writeTree } from '../../../test-support/temp-tree.js'
 
 const base = scratchDir('index-store')
@@ -43,7 +45,7 @@ describe('plan', () => {
     const answer = await plan('alpha')
     expect(answer).toMatchObject({ kind: 'candidates', indexedFiles: 3, candidates: 1, changed: 0 })
     if (answer.kind !== 'candidates') throw new Error('no candidates')
-    expect(readFileSync(answer.ignoreFile, 'utf8')).toBe('*\n!*/\n!/a.txt\n')
+    expect(readFileSync(answer.ignoreFile, 'utf8')).toBe('*\n!/a.txt\n')
     await answer.release()
     expect(() => readFileSync(answer.ignoreFile)).toThrow()
   })
@@ -119,6 +121,22 @@ describe('plan', () => {
     await answer.release()
   })
 
+  it('takes back only the directories that lead to a candidate, so rg walks no other', async () => {
+    const { root, plan } = await setup({ ...FILES, 'src/deep/d.txt': 'delta\n', 'src/deep/e.txt': 'delta too\n', 'other/x/y.txt': 'y\n' })
+    const answer = await plan('delta')
+    if (answer.kind !== 'candidates') throw new Error(reason(answer))
+    expect(readFileSync(answer.ignoreFile, 'utf8')).toBe('*\n!/src/\n!/src/deep/\n!/src/deep/d.txt\n!/src/deep/e.txt\n')
+    // rg names each entry it ignores: `other` is one, and nothing below it is ever looked at.
+    const run = spawnSync(rgPath, ['--no-config', '--debug', '--files', `--ignore-file=${answer.ignoreFile}`], {
+      cwd: root,
+      encoding: 'utf8',
+    })
+    expect(run.stdout.split('\n').filter(Boolean).sort()).toEqual(['src/deep/d.txt', 'src/deep/e.txt'])
+    expect(run.stderr).toMatch(/ignoring \.\/other: /)
+    expect(run.stderr).not.toMatch(/other\/x/)
+    await answer.release()
+  })
+
   it('refuses an index whose postings name a file it does not hold', async () => {
     const { root, index, plan } = await setup(FILES)
     const keys = Uint32Array.from([(0x61 << 16) | (0x6c << 8) | 0x70])
@@ -132,7 +150,8 @@ describe('plan', () => {
       postings: [Uint8Array.from([5])],
     })
     writeFileSync(join(treeDir(index.settings.dir, root), INDEX_FILE), Buffer.concat(parts))
-    expect(reason(await plan('alpha'))).toMatch(/^refused: an index posting names a file/)
+    // Only the list of `alp` is read: one a search never reads cannot mislead it.
+    expect(reason(await plan('alp'))).toMatch(/^refused: an index posting names a file/)
   })
 
   it('reads a directory the build could not list whole', async () => {
@@ -353,5 +372,55 @@ describe('options and builds', () => {
     symlinkSync('small.txt', join(root, 'link.txt'))
     const report = await buildIndex(resolveIndexOptions({ dir: join(base, 'index'), fileMaxBytes: 50 }), root)
     expect(report).toMatchObject({ files: 4, alwaysRead: 3 })
+    // Whatever the pattern, a search reads them.
+    const index = createLocalSearchIndex({ dir: join(base, 'index'), fileMaxBytes: 50, broadFraction: 1, bash })
+    const answer = await index.plan({ dir: root, pattern: 'nowhere', caseInsensitive: false, multiline: false, signal })
+    if (answer.kind !== 'candidates') throw new Error(reason(answer))
+    expect(readFileSync(answer.ignoreFile, 'utf8').split('\n').sort()).toEqual(['', '!/big.txt', '!/utf16be.txt', '!/utf16le.txt', '*'])
+    await answer.release()
+  })
+
+  it('keys a file larger than its first read buffer whole', async () => {
+    const root = join(base, 'large-file')
+    writeTree(root, { 'big.txt': `${'filler text '.repeat(200_000)}needle at the end\n`, 'small.txt': 'small\n' })
+    const index = createLocalSearchIndex({ dir: join(base, 'index'), broadFraction: 1, bash })
+    expect(await buildIndex(index.settings, root)).toMatchObject({ files: 2, alwaysRead: 0 })
+    const answer = await index.plan({ dir: root, pattern: 'needle at the end', caseInsensitive: false, multiline: false, signal })
+    if (answer.kind !== 'candidates') throw new Error(reason(answer))
+    expect(readFileSync(answer.ignoreFile, 'utf8')).toBe('*\n!/big.txt\n')
+    await answer.release()
+  })
+})
+
+describe('reading a file to key', () => {
+  const dir = join(base, 'read')
+  writeTree(dir, { 'file.txt': 'twelve bytes' })
+  const path = (name: string) => Buffer.from(join(dir, name))
+
+  it('reads a regular file into the buffer, or asks for a larger one', () => {
+    const scratch = Buffer.alloc(64)
+    expect(readForIndex(path('file.txt'), 100, scratch)).toBe(12)
+    expect(scratch.subarray(0, 12).toString()).toBe('twelve bytes')
+    expect(readForIndex(path('file.txt'), 100, Buffer.alloc(12))).toEqual({ scratch: expect.objectContaining({ length: 24 }) })
+    expect(readForIndex(path('file.txt'), 11, scratch)).toBeUndefined()
+  })
+
+  it('keys nothing it cannot read as rg would: gone, a link, a FIFO (without waiting for a writer), unreadable', () => {
+    symlinkSync('file.txt', join(dir, 'link'))
+    execFileSync('mkfifo', [join(dir, 'fifo')])
+    const scratch = Buffer.alloc(64)
+    expect(readForIndex(path('missing'), 100, scratch)).toBeUndefined()
+    expect(readForIndex(path('link'), 100, scratch)).toBeUndefined()
+    expect(readForIndex(path('fifo'), 100, scratch)).toBeUndefined()
+    // A read that fails after the open: the kernel refuses reads of unmapped memory.
+    expect(readForIndex(Buffer.from('/proc/self/mem'), 100, scratch)).toBeUndefined()
+  })
+
+  it('reads on past the size the file reported, into a larger buffer, within the limit', () => {
+    // /proc files report a size of 0 and hold more.
+    const status = Buffer.from('/proc/self/status')
+    expect(readForIndex(status, 1 << 20, Buffer.alloc(16))).toEqual({ scratch: expect.objectContaining({ length: 32 }) })
+    expect(readForIndex(status, 10, Buffer.alloc(16))).toBeUndefined()
+    expect(readForIndex(status, 1 << 20, Buffer.alloc(1 << 16))).toBeGreaterThan(100)
   })
 })

@@ -1,0 +1,79 @@
+// A build's postings: sorted segments merged into the index's lists, equal to the lists made the slow way.
+import { describe, expect, it } from 'vitest'
+import { readPostings, type IndexData } from '../src/format.js'
+import { PostingsBuilder, VarintBytes } from '../src/postings.js'
+
+/** The merged postings as an index a search reads them from. */
+function asIndex(merged: ReturnType<PostingsBuilder['merge']>, files: number): IndexData {
+  return {
+    header: {
+      root: '/',
+      builtAtNs: '0',
+      covers: '',
+      files,
+      dirs: 0,
+      trigrams: merged.keys.length,
+      filePathBytes: 0,
+      dirPathBytes: 0,
+      postingBytes: 0,
+    },
+    files: [],
+    fileFlags: new Uint8Array(files),
+    dirs: new Map(),
+    keys: merged.keys,
+    starts: merged.starts,
+    postings: merged.postings[0]!,
+  }
+}
+
+describe('VarintBytes', () => {
+  it('writes 7 bits a byte, low first, and grows for values and for appended bytes', () => {
+    const out = new VarintBytes(2)
+    out.write(0)
+    out.write(127)
+    out.write(128)
+    out.write(2 ** 32 - 1)
+    out.append(Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8, 9]))
+    expect([...out.view()]).toEqual([0, 127, 0x80, 1, 0xff, 0xff, 0xff, 0xff, 0x0f, 1, 2, 3, 4, 5, 6, 7, 8, 9])
+  })
+})
+
+describe('PostingsBuilder', () => {
+  it('merges segments of any size into the lists each key would have had', () => {
+    let seed = 99
+    const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8
+    const expected = new Map<number, number[]>()
+    const files = 3000
+    // Small segments, so most keys' lists span several; ids past 2^14 for three-byte gaps; keys across all 24 bits.
+    const builder = new PostingsBuilder(1 << 30, 97)
+    for (let file = 0; file < files; file++) {
+      const id = file * 11
+      const keys = new Set<number>()
+      for (let k = random() % 12; k > 0; k--) keys.add(random() % 40 === 0 ? random() & 0xffffff : random() % 64)
+      for (const key of keys) {
+        builder.add(key, id)
+        expected.set(key, [...(expected.get(key) ?? []), id])
+      }
+    }
+    const merged = builder.merge()
+    const index = asIndex(merged, files * 11)
+    expect([...merged.keys]).toEqual([...expected.keys()].sort((a, b) => a - b))
+    merged.keys.forEach((key, slot) => expect([...readPostings(index, slot)]).toEqual(expected.get(key)))
+    // Read only as far as the ids asked about, keeping those the list holds.
+    const first = expected.get(merged.keys[0]!)!
+    const within = Uint32Array.from([first[1]!, first[1]! + 1, first[3]!])
+    expect([...readPostings(index, 0, within)]).toEqual([first[1], first[3]])
+    expect([...readPostings(index, 0, new Uint32Array(0))]).toEqual([])
+  })
+
+  it('merges nothing into no keys', () => {
+    expect(new PostingsBuilder(100).merge()).toMatchObject({ keys: new Uint32Array(0), starts: Uint32Array.from([0]) })
+  })
+
+  it('refuses to pass its byte budget', () => {
+    const builder = new PostingsBuilder(10, 4)
+    expect(() => {
+      for (let file = 0; file < 10; file++) builder.add(file, file)
+    }).toThrow(expect.objectContaining({ code: 'INDEX_TOO_LARGE' }))
+  })
+})
