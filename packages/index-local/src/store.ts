@@ -23,6 +23,14 @@ const SYNC_TIMEOUT_MS = 5_000
 /** A watcher per index file, for the whole process: the warm server builds a harness per call. */
 const WATCHERS = new Map<string, { stamp: string; watcher: Promise<TreeWatcher>; dead: boolean }>()
 
+/**
+ * Decoded indexes, for the whole process as the watchers are: the warm server builds a harness per
+ * call, and decoding an index (reading it, checking its SHA-256) costs about a second per GiB. The
+ * most recently used few are kept; each is as large as its file.
+ */
+const LOADED = new Map<string, Loaded>()
+const LOADED_MAX = 2
+
 /** Closes every watcher this process keeps (tests; a host that stops serving). */
 export function closeIndexWatchers(): void {
   for (const { watcher } of WATCHERS.values()) void watcher.then((w) => w.close())
@@ -183,7 +191,6 @@ class IgnoreLines {
 export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalSearchIndex {
   const { bash, ...rest } = options
   const settings = resolveIndexOptions(rest)
-  const cache = new Map<string, Loaded>()
   const freshnessLimits = { maxBytes: FRESHNESS_MAX_BYTES, timeoutMs: FRESHNESS_TIMEOUT_MS }
 
   /** The nearest index that covers `dir` (a real path), with its root; undefined when none does. */
@@ -198,11 +205,11 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       await assertPrivate(home)
       await assertPrivate(file)
       const stamp = `${info.ino}:${info.size}:${info.mtimeNs}`
-      let loaded = cache.get(file)
-      if (loaded?.stamp !== stamp) {
-        loaded = load(stamp, decodeIndex(await readFile(file)))
-        cache.set(file, loaded)
-      }
+      let loaded = LOADED.get(file)
+      LOADED.delete(file)
+      if (loaded?.stamp !== stamp) loaded = load(stamp, decodeIndex(await readFile(file)))
+      LOADED.set(file, loaded)
+      if (LOADED.size > LOADED_MAX) LOADED.delete(LOADED.keys().next().value!)
       if (loaded.data.header.root !== root)
         throw new IndexError('INDEX_REFUSED', `the index at ${file} is of another tree (${loaded.data.header.root})`)
       return { root, data: loaded.data, loaded, file, stamp }

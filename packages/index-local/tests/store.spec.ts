@@ -137,6 +137,28 @@ describe('plan', () => {
     await answer.release()
   })
 
+  it('decodes an index once for the process, whichever instance asks, and keeps the last two', async () => {
+    const { root, index, plan } = await setup(FILES)
+    expect(await plan('alpha')).toMatchObject({ kind: 'candidates' })
+    // The file damaged in place, its inode, size and mtime kept: only a decode would notice.
+    const file = join(treeDir(index.settings.dir, root), INDEX_FILE)
+    const { mtimeNs } = statSync(file, { bigint: true })
+    writeFileSync(file, Buffer.alloc(statSync(file).size, 0x20))
+    execFileSync('touch', ['-m', '-d', `@${mtimeNs / 1_000_000_000n}.${String(mtimeNs % 1_000_000_000n).padStart(9, '0')}`, file])
+    const again = createLocalSearchIndex({ dir: index.settings.dir, broadFraction: 0.5, bash })
+    const ask = (dir: string) => again.plan({ dir, pattern: 'alpha', caseInsensitive: false, multiline: false, signal })
+    const first = await ask(root)
+    expect(first).toMatchObject({ kind: 'candidates' })
+    if (first.kind === 'candidates') await first.release()
+    // Two other indexes used since: the first is decoded again, and refused.
+    for (const other of [await setup(FILES), await setup(FILES)]) {
+      const answer = await ask(other.root)
+      expect(answer).toMatchObject({ kind: 'candidates' })
+      if (answer.kind === 'candidates') await answer.release()
+    }
+    expect(reason(await ask(root))).toMatch(/^refused: not a dsh index file/)
+  })
+
   it('refuses an index whose postings name a file it does not hold', async () => {
     const { root, index, plan } = await setup(FILES)
     const keys = Uint32Array.from([(0x61 << 16) | (0x6c << 8) | 0x70])
