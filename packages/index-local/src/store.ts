@@ -59,7 +59,7 @@ type Watched =
   | { kind: 'walk' }
   | { kind: 'failed'; why: string }
 
-/** A decoded index kept while its file stays the same (inode, size, mtime): a warm `dsh mcp` decodes it once. */
+/** A decoded index kept while its file stays the same (inode, size, mtime): a warm process decodes it once. */
 interface Loaded {
   stamp: string
   data: IndexData
