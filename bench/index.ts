@@ -142,7 +142,13 @@ async function benchCorpus(name: string, root: string, cases: Case[], sweep: str
   // alone: what dsh mcp adds to it is the tool side.
   const planner = indexLocal.createLocalSearchIndex({ dir: indexDir, watch: true, bash: bashLocal.createLocalBash({}) })
   const rgIndexed = async (pattern: string): Promise<number> => {
-    const answer = await planner.plan({ dir: root, pattern, caseInsensitive: false, multiline: false, signal: new AbortController().signal })
+    const answer = await planner.plan({
+      dir: root,
+      pattern,
+      caseInsensitive: false,
+      multiline: false,
+      signal: new AbortController().signal,
+    })
     try {
       return await rgPass(root, pattern, answer.kind === 'candidates' ? [`--ignore-file=${answer.ignoreFile}`] : [])
     } finally {
