@@ -1,12 +1,12 @@
 // The local SearchIndex: find the index that covers a search, prove which files cannot match, and hand rg an ignore file.
 import { isUtf8 } from 'node:buffer'
 import { randomBytes } from 'node:crypto'
-import { readFile, realpath, rm, stat, writeFile } from 'node:fs/promises'
+import { realpath, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { BashExecutor, IndexAnswer, IndexFallback, IndexQuery, SearchIndex } from '@dsh/core'
 import { resolveIndexOptions, type LocalIndexOptions, type LocalIndexSettings } from './config.js'
 import { IndexError } from './errors.js'
-import { decodeIndex, FILE_ALWAYS, findKey, readPostings, UNREAD_DIR, type IndexData } from './format.js'
+import { FILE_ALWAYS, findKey, openIndexFile, readPostings, UNREAD_DIR, type IndexData } from './format.js'
 import { changedSince, type Changed } from './freshness.js'
 import { ancestors, assertPrivate, INDEX_FILE, treeDir } from './location.js'
 import { patternQuery, type TrigramQuery } from './regex-query.js'
@@ -62,14 +62,14 @@ type Watched =
 /** A decoded index kept while its file stays the same (inode, size, mtime): a warm process decodes it once. */
 interface Loaded {
   stamp: string
-  data: IndexData
+  data: IndexData & { close(): void }
   /** The files every search reads, ascending. */
   always: Uint32Array
   /** How many files lie under a search directory's prefix, as searches ask. */
   under: Map<string, number>
 }
 
-function load(stamp: string, data: IndexData): Loaded {
+function load(stamp: string, data: IndexData & { close(): void }): Loaded {
   const always: number[] = []
   for (let id = 0; id < data.fileFlags.length; id++) if (data.fileFlags[id] === FILE_ALWAYS) always.push(id)
   return { stamp, data, always: Uint32Array.from(always), under: new Map([['', data.files.length]]) }
@@ -207,9 +207,17 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       const stamp = `${info.ino}:${info.size}:${info.mtimeNs}`
       let loaded = LOADED.get(file)
       LOADED.delete(file)
-      if (loaded?.stamp !== stamp) loaded = load(stamp, decodeIndex(await readFile(file)))
+      if (loaded?.stamp !== stamp) {
+        loaded?.data.close()
+        loaded = load(stamp, openIndexFile(file))
+      }
       LOADED.set(file, loaded)
-      if (LOADED.size > LOADED_MAX) LOADED.delete(LOADED.keys().next().value!)
+      if (LOADED.size > LOADED_MAX) {
+        // A plan reads postings only synchronously, right after this returns: no plan is reading it.
+        const [oldest, evicted] = LOADED.entries().next().value!
+        evicted.data.close()
+        LOADED.delete(oldest)
+      }
       if (loaded.data.header.root !== root)
         throw new IndexError('INDEX_REFUSED', `the index at ${file} is of another tree (${loaded.data.header.root})`)
       return { root, data: loaded.data, loaded, file, stamp }

@@ -22,7 +22,7 @@ function asIndex(merged: ReturnType<PostingsBuilder['merge']>, files: number): I
     dirs: new Map(),
     keys: merged.keys,
     starts: merged.starts,
-    postings: merged.postings[0]!,
+    postings: (start, end) => merged.postings[0]!.subarray(start, end),
   }
 }
 

@@ -1,13 +1,25 @@
 // The local index's plan, file by file: every reason it reads the whole tree, and the checks on the file it reads.
 import { execFileSync, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { BashExecutor, BashRunResult, IndexAnswer } from '@dsh/core'
 import { createLocalBash } from '@dsh/bash-local'
 import { buildIndex, createLocalSearchIndex, IndexError, resolveIndexOptions } from '../src/index.js'
-import { decodeIndex, encodeIndex, findKey, INDEX_FORMAT_VERSION, readPostings, UNREAD_DIR } from '../src/format.js'
+import { decodeIndex, encodeIndex, findKey, INDEX_FORMAT_VERSION, openIndexFile, readPostings, UNREAD_DIR } from '../src/format.js'
 import { readForIndex } from '../src/build.js'
 import { changedSince, findTime, parseChanged } from '../src/freshness.js'
 import { INDEX_FILE, treeDir } from '../src/location.js'
@@ -140,10 +152,13 @@ describe('plan', () => {
   it('decodes an index once for the process, whichever instance asks, and keeps the last two', async () => {
     const { root, index, plan } = await setup(FILES)
     expect(await plan('alpha')).toMatchObject({ kind: 'candidates' })
-    // The file damaged in place, its inode, size and mtime kept: only a decode would notice.
+    // The file's magic damaged in place, its inode, size and mtime kept: only a decode would notice
+    // (the postings, which a search reads from the file, are left alone).
     const file = join(treeDir(index.settings.dir, root), INDEX_FILE)
     const { mtimeNs } = statSync(file, { bigint: true })
-    writeFileSync(file, Buffer.alloc(statSync(file).size, 0x20))
+    const fd = openSync(file, 'r+')
+    writeSync(fd, Buffer.alloc(8, 0x20), 0, 8, 0)
+    closeSync(fd)
     execFileSync('touch', ['-m', '-d', `@${mtimeNs / 1_000_000_000n}.${String(mtimeNs % 1_000_000_000n).padStart(9, '0')}`, file])
     const again = createLocalSearchIndex({ dir: index.settings.dir, broadFraction: 0.5, bash })
     const ask = (dir: string) => again.plan({ dir, pattern: 'alpha', caseInsensitive: false, multiline: false, signal })
@@ -259,6 +274,19 @@ describe('the index file', () => {
     expect(() => decodeIndex(lie({ files: 2 }))).toThrow(IndexError)
     const cut = decodeIndex(sealed(encodeIndex({ ...sections, postings: [Uint8Array.from([0x80])] })))
     expect(() => readPostings(cut, 0)).toThrow(/posting list is cut/)
+  })
+
+  it("reads an index file's postings from the file, and refuses one cut short after it was opened", () => {
+    const file = join(base, 'opened.dshidx')
+    writeFileSync(file, sealed(encodeIndex(sections)))
+    const data = openIndexFile(file)
+    expect(data.files).toEqual(['a'])
+    expect([...readPostings(data, 0)]).toEqual([0])
+    truncateSync(file, 40)
+    expect(() => readPostings(data, 0)).toThrow(/ended early/)
+    data.close()
+    // Refused when opened: the file is closed again.
+    expect(() => openIndexFile(file)).toThrow(/not a dsh index file|checksum/)
   })
 
   it('refuses an index that lists no files but has postings that do not add up', () => {
