@@ -116,8 +116,13 @@ function cost(index: IndexData, query: TrigramQuery): number {
 }
 
 /**
- * The ids of the files whose trigrams meet the query (`all` never reaches here). An AND reads its
- * cheapest part first and each next list only as far as the ids still standing, stopping when none do.
+ * The ids of the files whose trigrams meet the query, or a few more (`all` never reaches here). An AND
+ * reads its cheapest part first and each next list only as far as the ids still standing, stopping when
+ * none do. It skips a trigram whose list is at least 15/16 as many bytes as there are files: every id
+ * takes a byte and a gap past 127 (at most one file in 128 can start one) at most four more, so such a
+ * list holds at least 29/32 of the files and can remove few (on the 500,000-file tree the four longest
+ * lists of `loadTree7001` hold every file and cost 4–5 ms each to read). Skipping one can only leave
+ * more candidates, which rg reads and rejects; it never loses one.
  */
 function evaluate(index: IndexData, query: TrigramQuery, within?: Uint32Array): Uint32Array {
   switch (query.op) {
@@ -127,8 +132,10 @@ function evaluate(index: IndexData, query: TrigramQuery, within?: Uint32Array): 
     }
     case 'and': {
       const parts = query.of.map((q) => ({ q, cost: cost(index, q) })).sort((a, b) => a.cost - b.cost)
+      const dense = (index.header.files * 15) / 16
       let ids = within
-      for (const { q } of parts) {
+      for (const [k, { q, cost }] of parts.entries()) {
+        if (k > 0 && q.op === 'trigram' && cost >= dense) break
         ids = evaluate(index, q, ids)
         if (ids.length === 0) break
       }

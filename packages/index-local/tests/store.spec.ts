@@ -174,6 +174,27 @@ describe('plan', () => {
     expect(reason(await ask(root))).toMatch(/^refused: not a dsh index file/)
   })
 
+  it("skips an AND's lists that hold nearly every file: more candidates, never fewer", async () => {
+    const others = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`z${i}.txt`, 'mmm\n']))
+    const { root, plan } = await setup({ 'x.txt': 'kkkm\n', 'y.txt': 'kkkmmm\n', ...others })
+    // kmm, in y alone, is read first and leaves y.
+    const answer = await plan('kkkmmm')
+    if (answer.kind !== 'candidates') throw new Error(reason(answer))
+    expect(readFileSync(answer.ignoreFile, 'utf8')).toBe('*\n!/y.txt\n')
+    await answer.release()
+    // kkk holds x and y; mmm, in every file but x, is a list of 31 bytes for 32 files: not read, though
+    // it would have removed x. rg rejects x.
+    const both = await plan('kkk.*mmm')
+    if (both.kind !== 'candidates') throw new Error(reason(both))
+    expect(readFileSync(both.ignoreFile, 'utf8')).toBe('*\n!/x.txt\n!/y.txt\n')
+    const found = execFileSync(rgPath, ['--no-config', '-l', `--ignore-file=${both.ignoreFile}`, 'kkk.*mmm', '.'], {
+      cwd: root,
+      encoding: 'utf8',
+    })
+    expect(found).toBe('./y.txt\n')
+    await both.release()
+  })
+
   it('refuses an index whose postings name a file it does not hold', async () => {
     const { root, index, plan } = await setup(FILES)
     const keys = Uint32Array.from([(0x61 << 16) | (0x6c << 8) | 0x70])
