@@ -106,6 +106,11 @@ async function startMcp(root: string, configFile: string, spillRoot: string) {
   return { grep, close: () => client.close() }
 }
 
+/** A case-sensitive, single-line grep's plan, as the tool asks for it. */
+function planOf(index: indexLocal.LocalSearchIndex, dir: string, pattern: string) {
+  return index.plan({ dir, pattern, caseInsensitive: false, multiline: false, signal: new AbortController().signal })
+}
+
 function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
@@ -142,13 +147,7 @@ async function benchCorpus(name: string, root: string, cases: Case[], sweep: str
   // alone: what dsh mcp adds to it is the tool side.
   const planner = indexLocal.createLocalSearchIndex({ dir: indexDir, watch: true, bash: bashLocal.createLocalBash({}) })
   const rgIndexed = async (pattern: string): Promise<number> => {
-    const answer = await planner.plan({
-      dir: root,
-      pattern,
-      caseInsensitive: false,
-      multiline: false,
-      signal: new AbortController().signal,
-    })
+    const answer = await planOf(planner, root, pattern)
     try {
       return await rgPass(root, pattern, answer.kind === 'candidates' ? [`--ignore-file=${answer.ignoreFile}`] : [])
     } finally {
@@ -213,13 +212,7 @@ async function benchCorpus(name: string, root: string, cases: Case[], sweep: str
             label: 'indexed',
             run: async () => {
               const started = process.hrtime.bigint()
-              const answer = await index.plan({
-                dir: root,
-                pattern,
-                caseInsensitive: false,
-                multiline: false,
-                signal: new AbortController().signal,
-              })
+              const answer = await planOf(index, root, pattern)
               if (answer.kind !== 'candidates') throw new Error(`${pattern}: ${answer.reason} ${answer.detail}`)
               await rgPass(root, pattern, [`--ignore-file=${answer.ignoreFile}`])
               await answer.release()
