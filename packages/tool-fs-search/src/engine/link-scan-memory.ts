@@ -173,16 +173,21 @@ export class LinkScanMemory {
       for (const link of scan.links) targets.set(link.name, link.target)
       return true
     }
-    if (changed.length > 0 && !(await read(changed, 'one', started))) return undefined
-    const known = (name: string) => fresh.get(name) ?? (unchanged.has(name) ? last.dirs.get(name) : undefined)
-    const first = assemble(['.'], known)
-    if (first.missing.includes('.')) return undefined
-    const dirs = first.found
-    if (first.missing.length > 0) {
-      // Directories new since the last scan (or back again): walked whole.
-      if (!(await read(first.missing, 'all', this.now()))) return undefined
-      // A walk lists every directory below its starts, each read: none is missing.
-      for (const [name, record] of assemble(first.missing, (name) => fresh.get(name)).found) dirs.set(name, record)
+    // Every directory unchanged is the same tree: its map stands as it is (a new one each call, for a
+    // tree of 5,000 directories, kept a warm process's collector busy).
+    let dirs = last.dirs
+    if (unchanged.size < names.length) {
+      if (changed.length > 0 && !(await read(changed, 'one', started))) return undefined
+      const known = (name: string) => fresh.get(name) ?? (unchanged.has(name) ? last.dirs.get(name) : undefined)
+      const first = assemble(['.'], known)
+      if (first.missing.includes('.')) return undefined
+      dirs = first.found
+      if (first.missing.length > 0) {
+        // Directories new since the last scan (or back again): walked whole.
+        if (!(await read(first.missing, 'all', this.now()))) return undefined
+        // A walk lists every directory below its starts, each read: none is missing.
+        for (const [name, record] of assemble(first.missing, (name) => fresh.get(name)).found) dirs.set(name, record)
+      }
     }
     const links: ScannedLink[] = []
     const unstated: Array<{ name: string; text: string | undefined }> = []
