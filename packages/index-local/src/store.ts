@@ -26,7 +26,7 @@ const WATCHERS = new Map<string, { stamp: string; watcher: Promise<TreeWatcher>;
 /**
  * Decoded indexes, for the whole process as the watchers are: the warm server builds a harness per
  * call, and decoding an index (reading it, checking its SHA-256) costs about a second per GiB. The
- * most recently used few are kept; each is as large as its file.
+ * most recently used few are kept, each with its tables (paths, keys) in memory and its file open.
  */
 const LOADED = new Map<string, Loaded>()
 const LOADED_MAX = 2
