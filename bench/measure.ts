@@ -47,3 +47,18 @@ export function pairedRatio(a: readonly number[], b: readonly number[]): number 
 export function pairedDifference(a: readonly number[], b: readonly number[]): number {
   return median(a.map((value, i) => value - b[i]!))
 }
+
+/**
+ * The measured rounds a one-section bench script was asked for: its only argument is `--rounds N`
+ * (N a positive integer), `fallback` without it; anything else prints the usage and exits 2.
+ */
+export function roundsArgument(script: string, fallback: number): number {
+  const args = process.argv.slice(2)
+  const at = args.indexOf('--rounds')
+  const rounds = at === -1 ? fallback : Number(args[at + 1])
+  if (!Number.isInteger(rounds) || rounds < 1 || args.length !== (at === -1 ? 0 : 2)) {
+    process.stderr.write(`${script}: usage: npm run ${script} [-- --rounds N]\n`)
+    process.exit(2)
+  }
+  return rounds
+}

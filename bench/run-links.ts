@@ -3,14 +3,9 @@ import os from 'node:os'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { ensureBuilt } from './build.js'
+import { roundsArgument } from './measure.js'
 
-const args = process.argv.slice(2)
-const roundsAt = args.indexOf('--rounds')
-const measured = roundsAt === -1 ? 5 : Number(args[roundsAt + 1])
-if (!Number.isInteger(measured) || measured < 1 || args.length !== (roundsAt === -1 ? 0 : 2)) {
-  process.stderr.write('bench:links: usage: npm run bench:links [-- --rounds N]\n')
-  process.exit(2)
-}
+const measured = roundsArgument('bench:links', 5)
 ensureBuilt()
 const { benchCacheDir } = await import('./cache-dir.js')
 const { ensureLinkedTree, LINK_NEEDLE, linksCase, linksSearches, loadLinksContext } = await import('./links.js')

@@ -4,14 +4,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { ensureBuilt } from './build.js'
+import { roundsArgument } from './measure.js'
 
-const args = process.argv.slice(2)
-const roundsAt = args.indexOf('--rounds')
-const measured = roundsAt === -1 ? 15 : Number(args[roundsAt + 1])
-if (!Number.isInteger(measured) || measured < 1 || args.length !== (roundsAt === -1 ? 0 : 2)) {
-  process.stderr.write('bench:start: usage: npm run bench:start [-- --rounds N]\n')
-  process.exit(2)
-}
+const measured = roundsArgument('bench:start', 15)
 // As in the full bench: every dsh process runs in process unless its case says otherwise.
 process.env.DSH_NO_DAEMON = '1'
 ensureBuilt()

@@ -25,6 +25,7 @@ import { changedSince, findTime, parseChanged } from '../src/freshness.js'
 import { INDEX_FILE, treeDir } from '../src/location.js'
 import { ignoreLine } from '../src/store.js'
 import { rgPath } from '@vscode/ripgrep'
+import { failingBash } from '../../../test-support/failing-bash.js'
 import { scratchDir, writeTree } from '../../../test-support/temp-tree.js'
 
 const base = scratchDir('index-store')
@@ -96,11 +97,7 @@ describe('plan', () => {
   })
 
   it('reads the whole tree when the change walk fails', async () => {
-    const failing: BashExecutor = {
-      resolve: (request) => bash.resolve(request),
-      run: async (spec) => ({ ...(await bash.run({ ...spec, command: 'echo broken >&2; exit 3' })) }),
-    }
-    const { plan } = await setup(FILES, {}, failing)
+    const { plan } = await setup(FILES, {}, failingBash(bash, 'broken'))
     expect(reason(await plan('alpha'))).toMatch(/^freshness: the change walk did not finish \(broken\)/)
   })
 

@@ -11,6 +11,7 @@ import { treeDir } from '../src/location.js'
 import { inotifyQueueLimit, TreeWatcher, type WatcherOptions } from '../src/watcher.js'
 import { rgPath } from '@vscode/ripgrep'
 import { budgetMs } from '../../../test-support/budget.js'
+import { failingBash } from '../../../test-support/failing-bash.js'
 import { scratchDir, writeTree } from '../../../test-support/temp-tree.js'
 
 const base = scratchDir('index-watch')
@@ -128,11 +129,7 @@ describe('the watcher', () => {
   })
 
   it('reads the whole tree when its seed walk fails', async () => {
-    const failing: BashExecutor = {
-      resolve: (request) => bash.resolve(request),
-      run: async (spec) => ({ ...(await bash.run({ ...spec, command: 'echo broken >&2; exit 3' })) }),
-    }
-    const { plan } = await setup(FILES, {}, failing)
+    const { plan } = await setup(FILES, {}, failingBash(bash, 'broken'))
     expect(reason(await plan('alpha'))).toMatch(/^freshness: the change walk did not finish \(broken\)/)
   })
 
