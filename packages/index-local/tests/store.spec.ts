@@ -63,6 +63,21 @@ describe('plan', () => {
     expect(() => readFileSync(answer.ignoreFile)).toThrow()
   })
 
+  it('answers an alternation with every file either side names, a file in both once', async () => {
+    // a and d name one side, b both, c the other: the union meets a shared id and runs out on either side.
+    const { plan } = await setup(
+      { 'a.txt': 'alpha\n', 'b.txt': 'alpha omega\n', 'c.txt': 'omega\n', 'd.txt': 'alpha\n' },
+      { broadFraction: 1 },
+    )
+    for (const pattern of ['alpha|omega', 'omega|alpha']) {
+      const answer = await plan(pattern)
+      if (answer.kind !== 'candidates') throw new Error(reason(answer))
+      expect(answer.candidates).toBe(4)
+      expect(readFileSync(answer.ignoreFile, 'utf8')).toBe('*\n!/a.txt\n!/b.txt\n!/c.txt\n!/d.txt\n')
+      await answer.release()
+    }
+  })
+
   it('reads the whole tree for a file, a missing path or a tree no index covers', async () => {
     const { root, plan } = await setup(FILES)
     expect(reason(await plan('alpha', {}, join(root, 'a.txt')))).toMatch(/^no-index: the search path is a file/)
