@@ -194,7 +194,7 @@ async function benchCorpus(name: string, root: string, cases: Case[], sweep: str
     await run('After 100 files changed (no rebuild)')
   } finally {
     await mcp.close()
-    indexLocal.closeIndexWatchers()
+    await indexLocal.closeIndexWatchers()
   }
   // Where a full scan is as fast: the plan (watcher on, broadFraction 1, so the index is used whatever
   // its candidates) and rg with its ignore file, against rg's full pass, by the share of files the
@@ -228,7 +228,7 @@ async function benchCorpus(name: string, root: string, cases: Case[], sweep: str
         `| \`${pattern}\` | ${share} | ${median(indexed!).toFixed(0)} | ${median(rg!).toFixed(0)} | ${pairedRatio(indexed!, rg!).toFixed(2)}x |`,
       )
     }
-    indexLocal.closeIndexWatchers()
+    await indexLocal.closeIndexWatchers()
   }
   // A rebuild costs what the build did (there is no incremental update); --rebuild times it again.
   if (args.includes('--rebuild')) {

@@ -31,10 +31,14 @@ const WATCHERS = new Map<string, { stamp: string; watcher: Promise<TreeWatcher>;
 const LOADED = new Map<string, Loaded>()
 const LOADED_MAX = 2
 
-/** Closes every watcher this process keeps (tests; a host that stops serving). */
-export function closeIndexWatchers(): void {
-  for (const { watcher } of WATCHERS.values()) void watcher.then((w) => w.close())
+/**
+ * Closes every watcher this process keeps (tests; a host that stops serving), each once it has
+ * started: the promise settles when no watch is left.
+ */
+export async function closeIndexWatchers(): Promise<void> {
+  const watchers = [...WATCHERS.values()].map(({ watcher }) => watcher)
   WATCHERS.clear()
+  for (const watcher of await Promise.all(watchers)) watcher.close()
 }
 
 /** What `createLocalSearchIndex` takes. */

@@ -19,8 +19,9 @@ const signal = new AbortController().signal
 const bash = createLocalBash({})
 let count = 0
 
-afterEach(() => {
-  closeIndexWatchers()
+afterEach(async () => {
+  // Awaited: a watcher still starting when the file's last test ends would add watches as the worker exits.
+  await closeIndexWatchers()
   vi.restoreAllMocks()
 })
 
