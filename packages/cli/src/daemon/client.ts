@@ -18,6 +18,8 @@ export interface ClientOptions {
   stderr: { write(text: string): unknown }
   /** Waits this long for a server to accept the call before running it in process. */
   acceptMs: number
+  /** A reply line longer than this is no reply (tests make it small). @default 256 MiB */
+  replyMaxBytes?: number
 }
 
 // An answer line holds at most one write of the program's; none is near this.
@@ -87,7 +89,7 @@ export function callServer(request: CallRequest, options: ClientOptions): Promis
         case 'refused':
           return finish(undefined)
       }
-    }, REPLY_MAX_BYTES)
+    }, options.replyMaxBytes ?? REPLY_MAX_BYTES)
     socket.on('connect', () => socket.write(frame(request)))
     socket.on('data', (chunk: Buffer) => {
       try {
