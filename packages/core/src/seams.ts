@@ -366,4 +366,12 @@ export type IndexAnswer =
  */
 export interface SearchIndex {
   plan(query: IndexQuery): Promise<IndexAnswer>
+  /**
+   * Optional: a mark for `dir` (absolute) that a warm process's watcher gives only while it proves
+   * nothing below `dir` changed since the index was built (no entry added, removed, renamed or
+   * written), undefined when it cannot vouch. Two equal marks, the first taken before a listing of the
+   * tree and the second now, prove the listing still holds: a search may skip checking it again
+   * (docs/design.md#a-quiet-tree-needs-no-link-revalidation).
+   */
+  unchangedMark?(query: { dir: string; signal: AbortSignal }): Promise<string | undefined>
 }

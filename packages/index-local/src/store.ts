@@ -21,7 +21,8 @@ const FRESHNESS_MAX_BYTES = 16 * 1024 * 1024
 const SYNC_TIMEOUT_MS = 5_000
 
 /** A watcher per index file, for the whole process: the warm server builds a harness per call. */
-const WATCHERS = new Map<string, { stamp: string; watcher: Promise<TreeWatcher>; dead: boolean }>()
+const WATCHERS = new Map<string, { stamp: string; watcher: Promise<TreeWatcher>; dead: boolean; serial: number }>()
+let watchersStarted = 0
 
 /**
  * Decoded indexes, for the whole process as the watchers are: the warm server builds a harness per
@@ -54,11 +55,12 @@ export type LocalIndexAnswer = IndexAnswer | (Extract<IndexAnswer, { kind: 'cand
 export interface LocalSearchIndex extends SearchIndex {
   readonly settings: LocalIndexSettings
   plan(query: IndexQuery): Promise<LocalIndexAnswer>
+  unchangedMark(query: { dir: string; signal: AbortSignal }): Promise<string | undefined>
 }
 
 /** What a watcher says before a search: the changes, too many of them, or nothing it can vouch for. */
 type Watched =
-  | { kind: 'changes'; walked: readonly Changed[]; named: ReadonlySet<string> }
+  | { kind: 'changes'; walked: readonly Changed[]; named: ReadonlySet<string>; serial: number }
   | { kind: 'too-many' }
   | { kind: 'walk' }
   | { kind: 'failed'; why: string }
@@ -250,7 +252,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       void entry?.watcher.then((w) => w.close())
       const syncDir = join(treeDir(settings.dir, root), 'sync')
       const options = { syncDir, maxNames: settings.changedMaxEntries, burstLimit: Math.floor(inotifyQueueLimit() / 2) }
-      entry = { stamp, watcher: TreeWatcher.start(root, data.dirs, options), dead: false }
+      entry = { stamp, watcher: TreeWatcher.start(root, data.dirs, options), dead: false, serial: ++watchersStarted }
       WATCHERS.set(file, entry)
     }
     const watcher = await entry.watcher
@@ -268,7 +270,38 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       watcher.walked = seed.changed
     }
     const changes = watcher.changes()
-    return changes === undefined ? { kind: 'too-many' } : { kind: 'changes', ...changes }
+    return changes === undefined ? { kind: 'too-many' } : { kind: 'changes', ...changes, serial: entry.serial }
+  }
+
+  /**
+   * The mark of a quiet `dir`: the index file's stamp and the watcher's serial, while that watcher
+   * proves nothing below `dir` changed since the build (docs/design.md#a-quiet-tree-needs-no-link-revalidation).
+   * Nothing changed is what it can state (its list of changes only grows), so the mark stays the same
+   * exactly as long as the tree does; a rebuilt index or a new watcher gives another.
+   */
+  async function unchangedMark({ dir: given, signal }: { dir: string; signal: AbortSignal }): Promise<string | undefined> {
+    if (!settings.watch) return undefined
+    try {
+      const dir = await realpath(given)
+      const info = await stat(dir)
+      if (!info.isDirectory()) return undefined
+      const found = await findIndex(dir)
+      // As a plan: a clock behind the build could hide a change from the seed walk.
+      if (found === undefined || BigInt(Date.now()) * 1_000_000n < BigInt(found.data.header.builtAtNs)) return undefined
+      const dirRel = found.root === dir ? '' : dir.slice(found.root.length + 1)
+      // Not the directory indexed (new, replaced), or one the build could not read.
+      if (found.data.dirs.get(dirRel) !== info.ino) return undefined
+      const prefix = dirRel === '' ? '' : `${dirRel}/`
+      const below = (rel: string) => rel === dirRel || rel.startsWith(prefix)
+      // A directory the build could not read has no watch: changes there make no event.
+      for (const [rel, inode] of found.data.dirs) if (inode === UNREAD_DIR && below(rel)) return undefined
+      const seen = await watched(found, signal)
+      if (seen.kind !== 'changes' || seen.walked.some((c) => below(c.rel))) return undefined
+      for (const rel of seen.named) if (below(rel)) return undefined
+      return `${found.stamp}:${seen.serial}`
+    } catch {
+      return undefined
+    }
   }
 
   async function plan(query: IndexQuery): Promise<LocalIndexAnswer> {
@@ -392,5 +425,5 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     }
   }
 
-  return { settings, plan }
+  return { settings, plan, unchangedMark }
 }

@@ -1,13 +1,14 @@
 // A warm process's watcher: changes made right before a search are in its answer, and whenever it
 // cannot vouch for every change (lost events, a limit, a marker it cannot write) the search walks.
 import { execFileSync } from 'node:child_process'
-import { readFileSync, renameSync, rmSync, watch, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, watch, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { BashExecutor, IndexAnswer } from '@dsh/core'
 import { createLocalBash } from '@dsh/bash-local'
 import { buildIndex, closeIndexWatchers, createLocalSearchIndex, type LocalIndexAnswer } from '../src/index.js'
-import { treeDir } from '../src/location.js'
+import { encodeIndex, UNREAD_DIR } from '../src/format.js'
+import { INDEX_FILE, treeDir } from '../src/location.js'
 import { inotifyQueueLimit, TreeWatcher, type WatcherOptions } from '../src/watcher.js'
 import { rgPath } from '@vscode/ripgrep'
 import { budgetMs } from '../../../test-support/budget.js'
@@ -203,6 +204,86 @@ describe('the watcher', () => {
     writeFileSync(join(root, 'b.txt'), 'omega\n')
     await buildIndex(index.settings, root)
     expect(await plan('omega')).toMatchObject({ kind: 'candidates', changesFrom: 'watcher', changed: 0, candidates: 1 })
+  })
+})
+
+describe('the quiet mark', () => {
+  it('stays the same while nothing below the directory changed since the build, and is gone for good after a change', async () => {
+    const { root, index } = await setup(FILES)
+    const mark = (dir = root) => index.unchangedMark({ dir, signal })
+    const first = await mark()
+    expect(first).toMatch(/^\d+:\d+:\d+:\d+$/)
+    expect(await mark()).toBe(first)
+    const sub = await mark(join(root, 'src'))
+    expect(sub).toBe(first)
+    // A change outside src leaves src quiet, not the root; one inside src, neither.
+    writeFileSync(join(root, 'a.txt'), 'changed\n')
+    expect(await mark()).toBeUndefined()
+    expect(await mark(join(root, 'src'))).toBe(sub)
+    writeFileSync(join(root, 'src/deep/d.txt'), 'changed\n')
+    expect(await mark(join(root, 'src'))).toBeUndefined()
+    expect(await mark(join(root, 'src/deep'))).toBeUndefined()
+    // Written back as it was: still changed, as far as the watcher can tell.
+    writeFileSync(join(root, 'src/deep/d.txt'), 'delta\n')
+    expect(await mark(join(root, 'src'))).toBeUndefined()
+    // A rebuild, and with it a new watcher: another mark.
+    await buildIndex(index.settings, root)
+    const rebuilt = await mark()
+    expect(rebuilt).toMatch(/^\d+:\d+:\d+:\d+$/)
+    expect(rebuilt).not.toBe(first)
+  })
+
+  it('is not given for what changed before the watcher started, a directory replaced or not indexed, or a path that is no directory', async () => {
+    const { root, index } = await setup({ ...FILES, 'other/e.txt': 'epsilon\n' })
+    const mark = (dir: string) => index.unchangedMark({ dir, signal })
+    // Before the first search: the seed walk finds it.
+    writeFileSync(join(root, 'src/c.txt'), 'changed\n')
+    expect(await mark(join(root, 'src'))).toBeUndefined()
+    expect(await mark(join(root, 'other'))).toMatch(/^\d+:\d+:\d+:\d+$/)
+    // Replaced: another inode under the indexed name.
+    renameSync(join(root, 'other'), join(root, 'other.old'))
+    writeTree(root, { 'other/e.txt': 'epsilon\n' })
+    expect(await mark(join(root, 'other'))).toBeUndefined()
+    expect(await mark(join(root, 'a.txt'))).toBeUndefined()
+    expect(await mark(join(root, 'missing'))).toBeUndefined()
+    expect(await mark(join(base, 'not-indexed-anywhere'))).toBeUndefined()
+    rmSync(join(root, 'other.old'), { recursive: true })
+  })
+
+  it('is not given without a watcher, below a directory the build could not read, or with the clock behind the build', async () => {
+    const { root, index } = await setup(FILES)
+    const off = createLocalSearchIndex({ dir: index.settings.dir, watch: false, bash })
+    expect(await off.unchangedMark({ dir: root, signal })).toBeUndefined()
+    // An index whose build could not list `locked`: it has no watch there.
+    mkdirSync(join(root, 'locked'))
+    const parts = encodeIndex({
+      header: { root, builtAtNs: String(BigInt(Date.now()) * 1_000_000n), covers: 'test' },
+      files: ['a.txt'],
+      fileFlags: new Uint8Array(1),
+      dirs: [
+        ['', statSync(root).ino],
+        ['src', statSync(join(root, 'src')).ino],
+        ['locked', UNREAD_DIR],
+      ],
+      keys: new Uint32Array(0),
+      starts: Uint32Array.from([0]),
+      postings: [],
+    })
+    writeFileSync(join(treeDir(index.settings.dir, root), INDEX_FILE), Buffer.concat(parts))
+    expect(await index.unchangedMark({ dir: root, signal })).toBeUndefined()
+    expect(await index.unchangedMark({ dir: join(root, 'src'), signal })).toMatch(/^\d+:\d+:\d+:\d+$/)
+    vi.spyOn(Date, 'now').mockReturnValue(0)
+    expect(await index.unchangedMark({ dir: join(root, 'src'), signal })).toBeUndefined()
+  })
+
+  it('is not given while the watcher cannot vouch', async () => {
+    const { root, index } = await setup(FILES)
+    expect(await index.unchangedMark({ dir: root, signal })).toMatch(/^\d+:\d+:\d+:\d+$/)
+    const syncDir = join(treeDir(index.settings.dir, root), 'sync')
+    rmSync(syncDir, { recursive: true })
+    writeFileSync(syncDir, '')
+    expect(await index.unchangedMark({ dir: root, signal })).toBeUndefined()
+    rmSync(syncDir)
   })
 })
 
