@@ -1,5 +1,5 @@
 // Staleness and faults: every change after indexing is seen, and a damaged, foreign, old or half-built index is refused, never trusted.
-import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as bashLocal from '@dsh/bash-local'
@@ -104,6 +104,14 @@ describe.each([
         renameSync(join(root, 'other'), join(root, 'src'))
       },
       'src/sub/a.ts',
+    ],
+    [
+      'a link made to a directory, which the search follows',
+      (root: string) => {
+        writeFileSync(join(root, 'lib/c.js'), 'const omega = 1\n')
+        symlinkSync('../lib', join(root, 'src/alias'))
+      },
+      'src/alias/c.js',
     ],
   ])('finds %s', async (label, change, expected) => {
     const root = await indexedTree(label.replace(/\W/g, '-'))

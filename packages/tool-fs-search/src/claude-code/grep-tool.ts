@@ -14,7 +14,7 @@ import { linkDisplay, linksNote, planLinks, withoutSkippedLinks } from '../engin
 import { TIMEOUT_BACKSTOP_MS, type ListingContext } from '../engine/context.js'
 import { listGaps } from '../engine/exit-2.js'
 import { incompleteNote, nameSome } from '../engine/footers.js'
-import { planIndexedSearch } from '../engine/index-plan.js'
+import { planIndexedSearch, quietMarkOf } from '../engine/index-plan.js'
 import { runSearchCommand } from '../engine/run.js'
 import { rgCommand } from '../engine/rg-command.js'
 import { saveFormattedResult, type SpillOutcome } from '../engine/spill.js'
@@ -59,7 +59,7 @@ export async function executeClaudeGrep(ctx: ListingContext, args: ClaudeGrepArg
   const target = args.path ?? '.'
   const excludes = await searchExclusions(ctx.access(), target, exec)
   const plan = await allowedPlan(ctx.access(), target, planGlobList(args.glob, args.type !== undefined), exec)
-  const links = await planLinks(ctx, exec, target, ctx.fs?.(), ctx.access())
+  const links = await planLinks(ctx, exec, target, ctx.fs?.(), ctx.access(), quietMarkOf(ctx, exec, target))
   const caseInsensitive = args['-i'] === true
   const multiline = args.multiline === true
   const indexed = await planIndexedSearch(ctx, exec, { target, pattern: args.pattern, caseInsensitive, multiline, links })

@@ -1,7 +1,8 @@
 // Asks the content index which files rg may skip (docs/design.md#an-index-chooses-files-rg-decides-matches).
 import path from 'node:path'
-import type { SearchIndexUse, ToolExecContext } from '@dsh/core'
+import type { SearchIndex, SearchIndexUse, ToolExecContext } from '@dsh/core'
 import type { SearchContext } from './context.js'
+import type { QuietMark } from './link-scan-memory.js'
 import type { LinkPlan } from './links.js'
 
 /** What a search adds to its rg command for the index, and how the index took part. */
@@ -15,6 +16,28 @@ export interface IndexedSearch {
 }
 
 const NOTHING: IndexedSearch = { flags: [], release: async () => {} }
+
+/** The index a search consults: none with `index: "off"` or without the service. */
+function indexOf(ctx: SearchContext): SearchIndex | undefined {
+  return ctx.config.index === 'auto' ? ctx.searchIndex?.() : undefined
+}
+
+/** The absolute directory a search of `target` reads; undefined when a relative path has no working directory to place it. */
+function searchDir(exec: ToolExecContext, target: string): string | undefined {
+  const cwd = exec.agent?.session.header.cwd
+  return cwd === undefined && !path.isAbsolute(target) ? undefined : path.resolve(cwd ?? '/', target)
+}
+
+/**
+ * The index's quiet mark of `target` for the link scan (docs/design.md#a-quiet-tree-needs-no-link-revalidation),
+ * when the search consults an index that can give one.
+ */
+export function quietMarkOf(ctx: SearchContext, exec: ToolExecContext, target: string): QuietMark | undefined {
+  const index = indexOf(ctx)
+  const dir = searchDir(exec, target)
+  if (index?.unchangedMark === undefined || dir === undefined) return undefined
+  return () => index.unchangedMark!({ dir, signal: exec.signal })
+}
 
 /**
  * Consults the index for a search of `target` (as the model gave it) with `pattern`. The index only
@@ -33,13 +56,12 @@ export async function planIndexedSearch(
     links,
   }: { target: string; pattern: string; caseInsensitive: boolean; multiline: boolean; links: LinkPlan },
 ): Promise<IndexedSearch> {
-  const index = ctx.config.index === 'auto' ? ctx.searchIndex?.() : undefined
-  if (index === undefined) return NOTHING
-  const cwd = exec.agent?.session.header.cwd
+  const index = indexOf(ctx)
+  const dir = searchDir(exec, target)
   // Without a working directory a relative path cannot be placed, so no index can be found for it.
-  if (cwd === undefined && !path.isAbsolute(target)) return NOTHING
+  if (index === undefined || dir === undefined) return NOTHING
   const answer = await index.plan({
-    dir: path.resolve(cwd ?? '/', target),
+    dir,
     pattern,
     caseInsensitive,
     multiline,

@@ -42,6 +42,12 @@ export interface Scan {
 /** Runs a scan of the root from `starts`: every level below them, or (`one`) each start and its entries only. */
 export type RunScan = (starts: readonly string[], depth: 'all' | 'one') => Promise<Scan | string>
 
+/**
+ * The content index's mark of a quiet root (`SearchIndex.unchangedMark`): equal marks before a scan
+ * and now prove the tree is as the scan read it. Undefined when nothing vouches.
+ */
+export type QuietMark = () => Promise<string | undefined>
+
 /** What one directory held when it was last read. */
 interface DirRecord {
   stamp: string
@@ -58,6 +64,8 @@ interface Remembered {
   rootReal: string
   dirs: Map<string, DirRecord>
   size: number
+  /** The quiet mark taken before the scan that read `dirs`, when there was one. */
+  mark: string | undefined
 }
 
 // Roots remembered at once; the least recently searched goes first.
@@ -97,12 +105,20 @@ export class LinkScanMemory {
    * The links below `root` (as the model gave it), from the remembered scan of `key` when it still
    * holds, else from a walk, which is remembered when it read everything.
    */
-  async scan(key: string, root: string, fs: FileSystem & Required<Pick<FileSystem, 'stampMany'>>, run: RunScan): Promise<Scan | string> {
+  async scan(
+    key: string,
+    root: string,
+    fs: FileSystem & Required<Pick<FileSystem, 'stampMany'>>,
+    run: RunScan,
+    quiet?: QuietMark,
+  ): Promise<Scan | string> {
+    // Taken before anything is read: a change after it moves the next one.
+    const mark = await quiet?.()
     const last = this.take(key)
     if (last !== undefined) {
-      const warm = await this.revalidate(last, fs, run)
+      const warm = await this.revalidate(last, fs, run, mark !== undefined && mark === last.mark)
       if (warm !== undefined) {
-        this.keep(key, warm.remembered)
+        this.keep(key, { ...warm.remembered, mark })
         return warm.scan
       }
     }
@@ -113,7 +129,7 @@ export class LinkScanMemory {
     const rootReal = await fs.realpath(rootAbsolute).catch(() => undefined)
     const records = this.readRecords(cold, 'all', started)
     if (rootReal !== undefined && records.has('.'))
-      this.keep(key, { workdir: cold.workdir, rootAbsolute, rootReal, dirs: records, size: sizeOf(records) })
+      this.keep(key, { workdir: cold.workdir, rootAbsolute, rootReal, dirs: records, size: sizeOf(records), mark })
     return { links: sortedLinks(cold.links), workdir: cold.workdir, complete: true }
   }
 
@@ -140,18 +156,20 @@ export class LinkScanMemory {
   /**
    * The scan as the tree stands, from `last` and the directories that changed since, or undefined when
    * it cannot be proven (the root moved, a directory read again is gone or is a link now, a scan failed):
-   * the caller walks the tree.
+   * the caller walks the tree. `quiet`: the index's watcher proved no directory changed since the scan
+   * that read `last`, so none is statted (docs/design.md#a-quiet-tree-needs-no-link-revalidation).
    */
   private async revalidate(
     last: Remembered,
     fs: FileSystem & Required<Pick<FileSystem, 'stampMany'>>,
     run: RunScan,
+    quiet: boolean,
   ): Promise<{ scan: Scan; remembered: Remembered } | undefined> {
     const rootReal = await fs.realpath(last.rootAbsolute).catch(() => undefined)
     if (rootReal !== last.rootReal) return undefined
     const where = (name: string) => (name === '.' ? rootReal : path.join(rootReal, name))
     const started = this.now()
-    const names = [...last.dirs.keys()]
+    const names = quiet ? [] : [...last.dirs.keys()]
     const stamps = await fs.stampMany(names.map(where), { follow: false })
     const unchanged = new Set<string>()
     const changed: string[] = []

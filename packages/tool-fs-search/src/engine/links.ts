@@ -10,7 +10,7 @@ import { runSearchCommand } from './run.js'
 import { shellCommand } from './shell-quote.js'
 import { VCS_EXCLUDES } from './vcs.js'
 import type { SearchContext } from './context.js'
-import type { Scan, ScannedDir, ScannedLink, TargetInfo } from './link-scan-memory.js'
+import type { QuietMark, Scan, ScannedDir, ScannedLink, TargetInfo } from './link-scan-memory.js'
 
 /** What a search does with symbolic links (docs/design.md#symbolic-links), in words every tool description uses. */
 export const LINKS =
@@ -82,9 +82,10 @@ export async function planLinks(
   root: string,
   fs: FileSystem | undefined,
   access: AccessPolicy | undefined,
+  quiet?: QuietMark,
 ): Promise<LinkPlan> {
   if (!(await mayHoldLinks(fs, exec, root))) return NO_LINKS
-  const first = await firstScan(ctx, exec, root, fs)
+  const first = await firstScan(ctx, exec, root, fs, quiet)
   if (typeof first === 'string') return { ...NO_LINKS, unfollowed: first }
   if (first.links.length === 0) return NO_LINKS
   if (fs === undefined) return { ...NO_LINKS, unfollowed: 'no file system provider is loaded to resolve them' }
@@ -352,12 +353,18 @@ function within(root: string, path_: string): boolean {
  * The first scan of a search: from the root's remembered scan when the context keeps them and the file
  * system can stat many paths at once (docs/design.md#the-link-scan-is-remembered), else a walk.
  */
-async function firstScan(ctx: SearchContext, exec: ToolExecContext, root: string, fs: FileSystem | undefined): Promise<Scan | string> {
+async function firstScan(
+  ctx: SearchContext,
+  exec: ToolExecContext,
+  root: string,
+  fs: FileSystem | undefined,
+  quiet: QuietMark | undefined,
+): Promise<Scan | string> {
   const memory = ctx.linkScans?.()
   if (memory === undefined || fs?.stampMany === undefined) return scanLinks(ctx, exec, root, ['.'])
   const withStamps = { ...fs, stampMany: fs.stampMany.bind(fs) }
   const key = `${exec.agent?.session.header.cwd ?? ''}\0${root}`
-  return memory.scan(key, root, withStamps, (starts, depth) => scanLinks(ctx, exec, root, starts, { dirs: true, depth }))
+  return memory.scan(key, root, withStamps, (starts, depth) => scanLinks(ctx, exec, root, starts, { dirs: true, depth }), quiet)
 }
 
 /**

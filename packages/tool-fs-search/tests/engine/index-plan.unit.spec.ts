@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { IndexAnswer, IndexQuery, SearchIndex, ToolExecContext } from '@dsh/core'
 import { Config } from '../../src/config.js'
 import type { SearchContext } from '../../src/engine/context.js'
-import { planIndexedSearch } from '../../src/engine/index-plan.js'
+import { planIndexedSearch, quietMarkOf } from '../../src/engine/index-plan.js'
 import { NO_LINKS } from '../../src/engine/links.js'
 
 function context(answer: IndexAnswer, index: 'auto' | 'off' = 'auto'): { ctx: SearchContext; queries: IndexQuery[] } {
@@ -74,5 +74,26 @@ describe('planIndexedSearch', () => {
     expect(noCwd.queries).toEqual([])
     expect((await planIndexedSearch(noCwd.ctx, exec(), { ...search, target: '/abs' })).use).toBeUndefined()
     expect(noCwd.queries[0]!.dir).toBe('/abs')
+  })
+})
+
+describe('quietMarkOf', () => {
+  it("asks the index for the searched directory's mark, when it consults one that gives marks", async () => {
+    const { ctx } = context({ kind: 'full-scan', reason: 'no-index', detail: '' })
+    expect(quietMarkOf(ctx, exec('/w'), 'src')).toBeUndefined()
+    const asked: Array<{ dir: string; signal: AbortSignal }> = []
+    const index = (ctx.searchIndex as () => SearchIndex)()
+    index.unchangedMark = async (query) => {
+      asked.push(query)
+      return 'm'
+    }
+    expect(await quietMarkOf(ctx, exec('/w'), 'src')!()).toBe('m')
+    expect(asked).toEqual([{ dir: '/w/src', signal }])
+    expect(quietMarkOf(ctx, exec(), 'src')).toBeUndefined()
+    expect(await quietMarkOf(ctx, exec(), '/abs')!()).toBe('m')
+    expect(asked[1]!.dir).toBe('/abs')
+    const off = context({ kind: 'full-scan', reason: 'no-index', detail: '' }, 'off')
+    ;(off.ctx.searchIndex as () => SearchIndex)().unchangedMark = index.unchangedMark
+    expect(quietMarkOf(off.ctx, exec('/w'), 'src')).toBeUndefined()
   })
 })

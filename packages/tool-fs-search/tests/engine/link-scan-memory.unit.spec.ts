@@ -35,9 +35,12 @@ function fakeFs(
 ): FileSystem & {
   stampMany: NonNullable<FileSystem['stampMany']>
   calls: number
+  /** Every path statted without following, in order. */
+  statted: string[]
 } {
   const fs = {
     calls: 0,
+    statted: [] as string[],
     stat: async () => ({ kind: 'directory' as const, sizeBytes: 0, mtimeMs: 0 }),
     readLines: async () => {
       throw new Error('unused')
@@ -49,6 +52,8 @@ function fakeFs(
     },
     stampMany: async (paths: readonly string[], { follow }: { follow: boolean }) => {
       fs.calls++
+      // One push each: a test tree holds more directories than a spread passes as arguments.
+      if (!follow) for (const path of paths) fs.statted.push(path)
       return paths.map((path) => (follow ? { kind: followed.get(path) ?? 'missing' } : (stamps.get(path) ?? { kind: 'missing' as const })))
     },
   }
@@ -109,6 +114,36 @@ describe('LinkScanMemory', () => {
       complete: true,
     })
     expect(run.calls).toEqual([[['.'], 'all']])
+  })
+
+  it("stats no directory while the index's mark, taken before the last scan, is the same", async () => {
+    const { memory, stamps, followed } = remembered()
+    const fs = fakeFs(stamps, followed)
+    const run = runner([coldScan()])
+    let mark: string | undefined = 'm1'
+    const quiet = async () => mark
+    const all = ['/w/r', '/w/r/a', '/w/r/b']
+    await memory.scan('k', 'r', fs, run, quiet)
+    // The same mark: no directory is statted, and where the link leads is judged anew.
+    followed.set('/w/r/a/l', 'missing')
+    expect(await memory.scan('k', 'r', fs, run, quiet)).toEqual({
+      links: [{ name: 'a/l', target: { type: 'N', text: '/x' } }],
+      workdir: '/w',
+      complete: true,
+    })
+    expect(fs.statted).toEqual([])
+    // Another mark, or none: every directory is statted; the mark kept is the one taken this call.
+    mark = 'm2'
+    await memory.scan('k', 'r', fs, run, quiet)
+    expect(fs.statted).toEqual(all)
+    mark = undefined
+    await memory.scan('k', 'r', fs, run, quiet)
+    mark = 'm2'
+    await memory.scan('k', 'r', fs, run, quiet)
+    expect(fs.statted).toEqual([...all, ...all, ...all])
+    await memory.scan('k', 'r', fs, run, quiet)
+    expect(fs.statted).toHaveLength(9)
+    expect(run.calls).toHaveLength(1)
   })
 
   it('remembers a directory holding more subdirectories than a spread passes as arguments', async () => {

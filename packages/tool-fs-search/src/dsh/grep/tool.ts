@@ -7,7 +7,7 @@ import { TIMEOUT_BACKSTOP_MS, type SearchContext } from '../../engine/context.js
 import { displayFrom, explicitPath } from '../../engine/display-path.js'
 import { listGaps, type SearchGaps } from '../../engine/exit-2.js'
 import { linkDisplay, linksNote, planLinks, withoutSkippedLinks } from '../../engine/links.js'
-import { planIndexedSearch } from '../../engine/index-plan.js'
+import { planIndexedSearch, quietMarkOf } from '../../engine/index-plan.js'
 import { runSearchCommand } from '../../engine/run.js'
 import { saveFormattedResult } from '../../engine/spill.js'
 import { incompleteEntries, timedOutGaps } from '../../engine/timeout.js'
@@ -38,7 +38,7 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
   const target = args.path ?? '.'
   const excludes = await searchExclusions(ctx.access(), target, exec)
   const plan = await allowedPlan(ctx.access(), target, planInclude(args.include), exec)
-  const links = await planLinks(ctx, exec, target, ctx.fs?.(), ctx.access())
+  const links = await planLinks(ctx, exec, target, ctx.fs?.(), ctx.access(), quietMarkOf(ctx, exec, target))
   const indexed = await planIndexedSearch(ctx, exec, { target, pattern: args.pattern, caseInsensitive: false, multiline: false, links })
   const command = buildGrepCommand({
     rg: ctx.rg,
