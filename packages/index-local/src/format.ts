@@ -155,8 +155,8 @@ export function openIndexFile(path: string): IndexData & { close(): void } {
 
 function decode(source: Source): IndexData {
   const { size, read } = source
-  if (size < 16 + CHECKSUM_BYTES || !read(0, 8).equals(INDEX_MAGIC)) refuse('not a dsh index file')
-  const fixed = read(0, 16)
+  const fixed = size < 16 + CHECKSUM_BYTES ? undefined : read(0, 16)
+  if (fixed === undefined || !fixed.subarray(0, 8).equals(INDEX_MAGIC)) refuse('not a dsh index file')
   const version = fixed.readUInt32LE(8)
   if (version !== INDEX_FORMAT_VERSION) refuse(`index format ${version}, this dsh reads format ${INDEX_FORMAT_VERSION}`)
   const bodyBytes = size - CHECKSUM_BYTES
