@@ -71,6 +71,8 @@ interface Loaded {
   data: IndexData & { close(): void }
   /** The files every search reads, ascending. */
   always: Uint32Array
+  /** The directories the build could not read (no watch, no entries): every search reads each whole. */
+  unread: string[]
   /** How many files lie under a search directory's prefix, as searches ask. */
   under: Map<string, number>
 }
@@ -78,7 +80,8 @@ interface Loaded {
 function load(stamp: string, data: IndexData & { close(): void }): Loaded {
   const always: number[] = []
   for (let id = 0; id < data.fileFlags.length; id++) if (data.fileFlags[id] === FILE_ALWAYS) always.push(id)
-  return { stamp, data, always: Uint32Array.from(always), under: new Map([['', data.files.length]]) }
+  const unread = [...data.dirs].filter(([, inode]) => inode === UNREAD_DIR).map(([rel]) => rel)
+  return { stamp, data, always: Uint32Array.from(always), unread, under: new Map([['', data.files.length]]) }
 }
 
 /** The files under `prefix` (`''`, or a directory's path from the root with a slash after it). */
@@ -294,7 +297,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       const prefix = dirRel === '' ? '' : `${dirRel}/`
       const below = (rel: string) => rel === dirRel || rel.startsWith(prefix)
       // A directory the build could not read has no watch: changes there make no event.
-      for (const [rel, inode] of found.data.dirs) if (inode === UNREAD_DIR && below(rel)) return undefined
+      if (found.loaded.unread.some(below)) return undefined
       const seen = await watched(found, signal)
       if (seen.kind !== 'changes' || seen.walked.some((c) => below(c.rel))) return undefined
       for (const rel of seen.named) if (below(rel)) return undefined
@@ -385,8 +388,8 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
         return fullScan('names', 'a followed link has a name an ignore file cannot hold')
     }
     // A directory the build could not read is searched whole, every time.
-    for (const [rel, inode] of data.dirs) {
-      if (inode !== UNREAD_DIR || !under(`${rel}/`)) continue
+    for (const rel of loaded.unread) {
+      if (!under(`${rel}/`)) continue
       if (!ignore.add(rel.slice(prefix.length), '/**'))
         return fullScan('names', 'an unread directory has a name an ignore file cannot hold')
     }

@@ -226,12 +226,14 @@ describe('plan', () => {
 
   it('reads a directory the build could not list whole', async () => {
     const { root, index, plan } = await setup(FILES)
+    mkdirSync(join(root, 'src'))
     const parts = encodeIndex({
       header: { root, builtAtNs: String(BigInt(Date.now()) * 1_000_000n), covers: 'test' },
       files: ['a.txt', 'b.txt', 'c.txt'],
       fileFlags: new Uint8Array(3),
       dirs: [
         ['', statSync(root).ino],
+        ['src', statSync(join(root, 'src')).ino],
         ['locked', UNREAD_DIR],
         ['bad\nname', UNREAD_DIR],
       ],
@@ -241,6 +243,11 @@ describe('plan', () => {
     })
     writeFileSync(join(treeDir(index.settings.dir, root), INDEX_FILE), Buffer.concat(parts))
     expect(reason(await plan('alpha'))).toMatch(/^names: an unread directory/)
+    // Unread directories outside the search do not matter to it.
+    const inSrc = await plan('alpha', {}, join(root, 'src'))
+    if (inSrc.kind !== 'candidates') throw new Error(reason(inSrc))
+    expect(readFileSync(inSrc.ignoreFile, 'utf8')).toBe('*\n')
+    await inSrc.release()
     // A search of the unread directory itself, or of one the index never saw, reads it all.
     mkdirSync(join(root, 'locked'))
     mkdirSync(join(root, 'unseen'))
