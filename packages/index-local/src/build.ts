@@ -94,11 +94,11 @@ export function buildIndex(settings: LocalIndexSettings, root: string): Promise<
   return buildIndexWith(settings, root, {})
 }
 
-/** `buildIndex` with the keying's seams set (small chunks and segments): for tests. */
+/** `buildIndex` with the keying's seams set (small chunks and segments, another worker entry): for tests. */
 export async function buildIndexWith(
   settings: LocalIndexSettings,
   root: string,
-  seams: Pick<KeyOptions, 'chunkFiles' | 'segmentPairs'>,
+  seams: Pick<KeyOptions, 'chunkFiles' | 'segmentPairs' | 'workerEntry'>,
 ): Promise<BuildReport> {
   const started = Date.now()
   const info = await stat(root).catch((error: unknown) => {
@@ -115,7 +115,7 @@ export async function buildIndexWith(
   await walk(root, found, dirs)
   const { flags, contentBytes, segments } = await keyTree(
     found.map((f) => f.path),
-    { fileMaxBytes: settings.fileMaxBytes, indexMaxBytes: settings.indexMaxBytes, ...seams },
+    { fileMaxBytes: settings.fileMaxBytes, indexMaxBytes: settings.indexMaxBytes, workers: settings.buildWorkers, ...seams },
   )
   const merged = mergeSegments(segments)
   const parts = encodeIndex({

@@ -41,6 +41,13 @@ export function packChunk(chunk: number, first: number, paths: readonly Buffer[]
   return { chunk, first, paths: packed, ends }
 }
 
+/** The buffers a keyed chunk holds, each once, for `postMessage`'s transfer list. */
+export function chunkTransfers(keyed: KeyedChunk): ArrayBuffer[] {
+  const buffers = [keyed.flags.buffer]
+  for (const s of keyed.segments) buffers.push(s.keys.buffer, s.starts.buffer, s.last.buffer, s.data.buffer)
+  return buffers as ArrayBuffer[]
+}
+
 /**
  * Reads a regular file the walk found into `scratch`, synchronously (an open, a stat, a read and a
  * close a file: the promise API costs more than the work), without following a link or waiting on a

@@ -14,6 +14,7 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { BashExecutor, BashRunResult, IndexAnswer } from '@dsh/core'
@@ -391,6 +392,12 @@ describe('options and builds', () => {
     vi.stubEnv('XDG_CACHE_HOME', 'relative')
     expect(resolveIndexOptions({}).dir).toMatch(/\.cache\/dsh\/index$/)
     vi.unstubAllEnvs()
+  })
+
+  it('builds with as many workers as there are cores, at most four, unless told', () => {
+    expect(resolveIndexOptions({}).buildWorkers).toBe(Math.min(availableParallelism(), 4))
+    expect(resolveIndexOptions({ buildWorkers: 1 }).buildWorkers).toBe(1)
+    for (const buildWorkers of [0, 1.5, 65]) expect(() => resolveIndexOptions({ buildWorkers })).toThrow(IndexError)
   })
 
   it('refuses to index a missing path or a file', async () => {
