@@ -20,7 +20,7 @@
 // So the package needs nothing at run time but @vscode/ripgrep: one tarball installs the command
 // (docs/design.md#one-tarball-installs-the-command). The search card's bundle is copied beside the
 // program, where the CLI reads it before looking for @dsh/search-card, and so is its MCP App view. The man page, dist/dsh.1, is
-// written here too.
+// written here too, and the index build's worker, dist/chunks/key-worker.js.
 import { spawnSync } from 'node:child_process'
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
@@ -221,6 +221,15 @@ await build({
   outfile: path.join(dist, 'dsh.mjs'),
   format: 'esm',
   plugins: [programShim],
+})
+
+// The index build's worker (docs/design.md#an-index-chooses-files-rg-decides-matches): @dsh/index-local
+// starts it from key-worker.js beside its own module, which in the program is the program's script.
+await build({
+  ...shared,
+  entryPoints: [path.join(repo, 'packages', 'index-local', 'src', 'key-worker.ts')],
+  outfile: path.join(dist, 'chunks', 'key-worker.js'),
+  format: 'esm',
 })
 
 // The thin client (docs/design.md#a-warm-server): bin/dsh.js loads it first, and the program only when

@@ -1,13 +1,12 @@
 // Builds a tree's index: walk every file but VCS directories and links, key each one's trigrams, write atomically.
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs'
 import { open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { LocalIndexSettings } from './config.js'
-import { IndexError } from './errors.js'
-import { encodeIndex, FILE_ALWAYS, FILE_INDEXED, UNREAD_DIR } from './format.js'
+import { IndexError, tooLarge } from './errors.js'
+import { encodeIndex, FILE_ALWAYS, UNREAD_DIR } from './format.js'
+import { keyTree, type KeyOptions } from './key-pool.js'
 import { ensurePrivateDir, INDEX_FILE, treeDir } from './location.js'
-import { PostingsBuilder, tooLarge } from './postings.js'
-import { TrigramCollector } from './trigrams.js'
+import { mergeSegments } from './postings.js'
 
 /**
  * Directories the index never enters: rg's searches never do either (tool-fs-search leaves out these
@@ -27,10 +26,6 @@ export interface BuildReport {
   trigrams: number
   elapsedMs: number
 }
-
-// The main loop yields this often while it reads and keys files, so a warm server running the build
-// still answers its other calls.
-const YIELD_EVERY_MS = 20
 
 /** A file as found by the walk. */
 interface Found {
@@ -91,49 +86,20 @@ async function clockMark(dir: string): Promise<bigint> {
 }
 
 /**
- * Reads a regular file the walk found into `scratch`, synchronously (an open, a stat, a read and a
- * close a file: the promise API costs more than the work), without following a link or waiting on a
- * FIFO that replaced it. Its length; `{ scratch }`, a larger buffer to read it again into, when it does
- * not fit; undefined when it cannot be keyed: gone, unreadable, not a regular file now, or larger than
- * `maxBytes` (every search reads it; rg will say why itself if it cannot).
- */
-export function readForIndex(path: Buffer, maxBytes: number, scratch: Buffer): number | { scratch: Buffer } | undefined {
-  let fd: number
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
-  } catch {
-    return undefined
-  }
-  try {
-    const info = fstatSync(fd)
-    if (!info.isFile() || info.size > maxBytes) return undefined
-    // One byte more than its size: a file that grew since is read in full, from a larger buffer.
-    if (info.size >= scratch.length) return { scratch: Buffer.alloc(Math.max(info.size + 1, scratch.length * 2)) }
-    let length = 0
-    for (;;) {
-      const n = readSync(fd, scratch, length, scratch.length - length, null)
-      if (n === 0) return length
-      length += n
-      if (length === scratch.length) return length > maxBytes ? undefined : { scratch: Buffer.alloc(scratch.length * 2) }
-    }
-  } catch {
-    return undefined
-  } finally {
-    closeSync(fd)
-  }
-}
-
-function alwaysRead(bytes: Buffer): boolean {
-  // rg decodes a file that starts with a UTF-16 byte-order mark; its trigrams would be of other bytes.
-  return bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))
-}
-
-/**
  * Builds the index of the tree at `root` into the index directory, replacing the one there by an
  * atomic rename: a search meanwhile reads the old index or none, and a killed build leaves only a
  * temporary file the next build removes.
  */
-export async function buildIndex(settings: LocalIndexSettings, root: string): Promise<BuildReport> {
+export function buildIndex(settings: LocalIndexSettings, root: string): Promise<BuildReport> {
+  return buildIndexWith(settings, root, {})
+}
+
+/** `buildIndex` with the keying's seams set (small chunks and segments, another worker entry): for tests. */
+export async function buildIndexWith(
+  settings: LocalIndexSettings,
+  root: string,
+  seams: Pick<KeyOptions, 'chunkFiles' | 'segmentPairs' | 'workerEntry'>,
+): Promise<BuildReport> {
   const started = Date.now()
   const info = await stat(root).catch((error: unknown) => {
     throw new IndexError('INDEX_BUILD_FAILED', `cannot index ${root}: ${(error as Error).message}`, { cause: error })
@@ -147,37 +113,11 @@ export async function buildIndex(settings: LocalIndexSettings, root: string): Pr
   const found: Found[] = []
   const dirs: Array<[string, number]> = []
   await walk(root, found, dirs)
-  const collector = new TrigramCollector()
-  const postings = new PostingsBuilder(settings.indexMaxBytes)
-  const flags = new Uint8Array(found.length)
-  let contentBytes = 0
-  let scratch: Buffer = Buffer.alloc(1 << 20)
-  let yielded = performance.now()
-  for (let id = 0; id < found.length; id++) {
-    if (performance.now() - yielded > YIELD_EVERY_MS) {
-      await new Promise((resolve) => setImmediate(resolve))
-      yielded = performance.now()
-    }
-    const path = found[id]!.path
-    let size = readForIndex(path, settings.fileMaxBytes, scratch)
-    while (typeof size === 'object') {
-      scratch = size.scratch
-      size = readForIndex(path, settings.fileMaxBytes, scratch)
-    }
-    if (size === undefined) {
-      flags[id] = FILE_ALWAYS
-      continue
-    }
-    const bytes = scratch.subarray(0, size)
-    if (alwaysRead(bytes)) {
-      flags[id] = FILE_ALWAYS
-      continue
-    }
-    flags[id] = FILE_INDEXED
-    contentBytes += size
-    collector.collect(id, bytes, (key) => postings.add(key, id))
-  }
-  const merged = postings.merge()
+  const { flags, contentBytes, segments } = await keyTree(
+    found.map((f) => f.path),
+    { fileMaxBytes: settings.fileMaxBytes, indexMaxBytes: settings.indexMaxBytes, workers: settings.buildWorkers, ...seams },
+  )
+  const merged = mergeSegments(segments)
   const parts = encodeIndex({
     header: {
       root,

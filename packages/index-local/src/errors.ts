@@ -6,3 +6,8 @@ export type IndexErrorCode = 'INDEX_INVALID_CONFIG' | 'INDEX_REFUSED' | 'INDEX_T
 
 /** An expected failure of the local index; a filesystem error rides as `cause`. */
 export class IndexError extends HarnessError<IndexErrorCode> {}
+
+/** Fails a build whose index would pass `indexMaxBytes`. */
+export function tooLarge(maxBytes: number): never {
+  throw new IndexError('INDEX_TOO_LARGE', `the index would pass indexMaxBytes (${maxBytes} bytes); raise it or index a smaller tree`)
+}

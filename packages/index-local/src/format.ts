@@ -9,10 +9,7 @@ export const INDEX_MAGIC = Buffer.from('DSHINDEX', 'latin1')
 export const INDEX_FORMAT_VERSION = 1
 const CHECKSUM_BYTES = 32
 
-/** A file the index holds: searched only when its trigrams allow a match, or `always`. */
-export const FILE_INDEXED = 0
-/** A file the index could not read, or would not key as rg reads it (too large, UTF-16): every search reads it. */
-export const FILE_ALWAYS = 1
+export { FILE_ALWAYS, FILE_INDEXED } from './file-flags.js'
 
 /** A directory's inode when the build could not list it: every search reads it whole. */
 export const UNREAD_DIR = -1

@@ -1,5 +1,5 @@
 // A build's postings: (trigram, file) pairs sorted into segments, then merged into the key table and gap-coded postings.
-import { IndexError } from './errors.js'
+// Loaded by the build's worker threads too, so it imports nothing that loads @dsh/core.
 
 // Pairs collected before they are sorted into a segment: 8 bytes each, and 8 more to sort them.
 const SEGMENT_PAIRS = 1 << 22
@@ -49,16 +49,16 @@ export class VarintBytes {
 /**
  * One batch of postings, sorted by key: each key's file ids as gaps (`id - previous - 1`, the first
  * from -1, as in the index), and each key's last id, so that a merge copies a list's bytes and
- * re-codes only its first gap.
+ * re-codes only its first gap. Each array has a buffer of its own, so a worker can transfer it.
  */
-interface Segment {
+export interface Segment {
   keys: Uint32Array
   starts: Uint32Array
   last: Uint32Array
   data: Uint8Array
 }
 
-/** Collects (key, file) pairs, files in ascending order, and merges them into the index's postings. */
+/** Collects (key, file) pairs, files in ascending order, and sorts them into segments. */
 export class PostingsBuilder {
   private readonly pairKeys: Uint32Array
   private readonly pairFiles: Uint32Array
@@ -66,14 +66,10 @@ export class PostingsBuilder {
   private readonly otherFiles: Uint32Array
   private readonly starts: Uint32Array
   private count = 0
-  private readonly segments: Segment[] = []
-  private segmentBytes = 0
+  private segments: Segment[] = []
 
   /** `segmentPairs`: pairs a segment holds (tests make it small to merge many). */
-  constructor(
-    private readonly maxBytes: number,
-    private readonly segmentPairs = SEGMENT_PAIRS,
-  ) {
+  constructor(private readonly segmentPairs = SEGMENT_PAIRS) {
     this.pairKeys = new Uint32Array(segmentPairs)
     this.pairFiles = new Uint32Array(segmentPairs)
     this.otherKeys = new Uint32Array(segmentPairs)
@@ -144,58 +140,67 @@ export class PostingsBuilder {
       last: last.slice(0, distinct),
       data: data.view().slice(),
     })
-    this.segmentBytes += data.length + distinct * 12
     this.count = 0
-    if (this.segmentBytes > this.maxBytes) tooLarge(this.maxBytes)
   }
 
-  /** Merges the segments into one sorted key table and gap-coded postings. */
-  merge(): { keys: Uint32Array; starts: Uint32Array; postings: Uint8Array[] } {
+  /** The segments of the pairs added since the last call, in the order their files came; the builder starts empty again. */
+  takeSegments(): Segment[] {
     this.flush()
-    const { segments } = this
-    let all = new Uint32Array(segments.reduce((n, s) => n + s.keys.length, 0))
-    let at = 0
-    for (const s of segments) {
-      all.set(s.keys, at)
-      at += s.keys.length
-    }
-    all.sort()
-    let distinct = 0
-    for (let k = 0; k < all.length; k++) if (k === 0 || all[k] !== all[k - 1]) all[distinct++] = all[k]!
-    all = all.slice(0, distinct)
-    const starts = new Uint32Array(distinct + 1)
-    // Each list's bytes, plus room for its first gap coded anew (at most five bytes).
-    const out = new VarintBytes(segments.reduce((n, s) => n + s.data.length + s.keys.length * 5, 0) + 5)
-    const cursors = new Uint32Array(segments.length)
-    for (let k = 0; k < distinct; k++) {
-      const key = all[k]!
-      starts[k] = out.length
-      let previous = -1
-      for (let s = 0; s < segments.length; s++) {
-        const segment = segments[s]!
-        const c = cursors[s]!
-        if (c >= segment.keys.length || segment.keys[c] !== key) continue
-        let from = segment.starts[c]!
-        // The first gap was from -1: its id, coded again from the previous segment's last id.
-        let first = 0
-        let shift = 1
-        for (;;) {
-          const byte = segment.data[from++]!
-          first += (byte & 0x7f) * shift
-          if (byte < 0x80) break
-          shift *= 128
-        }
-        out.write(first - previous - 1)
-        out.append(segment.data.subarray(from, segment.starts[c + 1]))
-        previous = segment.last[c]!
-        cursors[s] = c + 1
-      }
-    }
-    starts[distinct] = out.length
-    return { keys: all, starts, postings: [out.view()] }
+    const taken = this.segments
+    this.segments = []
+    return taken
   }
 }
 
-export function tooLarge(maxBytes: number): never {
-  throw new IndexError('INDEX_TOO_LARGE', `the index would pass indexMaxBytes (${maxBytes} bytes); raise it or index a smaller tree`)
+/** What a segment adds to the index: its postings and, for each key, a key and a start (the budget a build checks). */
+export function segmentBytes(segment: Segment): number {
+  return segment.data.length + segment.keys.length * 12
+}
+
+/**
+ * Merges segments into one sorted key table and gap-coded postings. The segments come in the order of
+ * their files: every id of one is below every id of the next (one builder's segments, or the segments
+ * of contiguous id ranges ordered by their first id).
+ */
+export function mergeSegments(segments: readonly Segment[]): { keys: Uint32Array; starts: Uint32Array; postings: Uint8Array[] } {
+  let all = new Uint32Array(segments.reduce((n, s) => n + s.keys.length, 0))
+  let at = 0
+  for (const s of segments) {
+    all.set(s.keys, at)
+    at += s.keys.length
+  }
+  all.sort()
+  let distinct = 0
+  for (let k = 0; k < all.length; k++) if (k === 0 || all[k] !== all[k - 1]) all[distinct++] = all[k]!
+  all = all.slice(0, distinct)
+  const starts = new Uint32Array(distinct + 1)
+  // Each list's bytes, plus room for its first gap coded anew (at most five bytes).
+  const out = new VarintBytes(segments.reduce((n, s) => n + s.data.length + s.keys.length * 5, 0) + 5)
+  const cursors = new Uint32Array(segments.length)
+  for (let k = 0; k < distinct; k++) {
+    const key = all[k]!
+    starts[k] = out.length
+    let previous = -1
+    for (let s = 0; s < segments.length; s++) {
+      const segment = segments[s]!
+      const c = cursors[s]!
+      if (c >= segment.keys.length || segment.keys[c] !== key) continue
+      let from = segment.starts[c]!
+      // The first gap was from -1: its id, coded again from the previous segment's last id.
+      let first = 0
+      let shift = 1
+      for (;;) {
+        const byte = segment.data[from++]!
+        first += (byte & 0x7f) * shift
+        if (byte < 0x80) break
+        shift *= 128
+      }
+      out.write(first - previous - 1)
+      out.append(segment.data.subarray(from, segment.starts[c + 1]))
+      previous = segment.last[c]!
+      cursors[s] = c + 1
+    }
+  }
+  starts[distinct] = out.length
+  return { keys: all, starts, postings: [out.view()] }
 }

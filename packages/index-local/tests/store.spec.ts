@@ -14,13 +14,14 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { BashExecutor, BashRunResult, IndexAnswer } from '@dsh/core'
 import { createLocalBash } from '@dsh/bash-local'
 import { buildIndex, createLocalSearchIndex, IndexError, resolveIndexOptions } from '../src/index.js'
 import { decodeIndex, encodeIndex, findKey, INDEX_FORMAT_VERSION, openIndexFile, readPostings, UNREAD_DIR } from '../src/format.js'
-import { readForIndex } from '../src/build.js'
+import { readForIndex } from '../src/key-files.js'
 import { changedSince, findTime, parseChanged } from '../src/freshness.js'
 import { INDEX_FILE, treeDir } from '../src/location.js'
 import { ignoreLine } from '../src/store.js'
@@ -398,6 +399,12 @@ describe('options and builds', () => {
     vi.stubEnv('XDG_CACHE_HOME', 'relative')
     expect(resolveIndexOptions({}).dir).toMatch(/\.cache\/dsh\/index$/)
     vi.unstubAllEnvs()
+  })
+
+  it('builds with as many workers as there are cores, at most four, unless told', () => {
+    expect(resolveIndexOptions({}).buildWorkers).toBe(Math.min(availableParallelism(), 4))
+    expect(resolveIndexOptions({ buildWorkers: 1 }).buildWorkers).toBe(1)
+    for (const buildWorkers of [0, 1.5, 65]) expect(() => resolveIndexOptions({ buildWorkers })).toThrow(IndexError)
   })
 
   it('refuses to index a missing path or a file', async () => {
