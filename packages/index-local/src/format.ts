@@ -1,4 +1,4 @@
-// The index file, version 1 (docs/design.md#the-index-file): every section, and the checksum that makes a damaged or foreign file refused.
+// The index file, version 2 (docs/design.md#the-index-file): every section, and the checksum that makes a damaged or foreign file refused.
 import { createHash } from 'node:crypto'
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
 import { IndexError } from './errors.js'
@@ -6,7 +6,7 @@ import { IndexError } from './errors.js'
 /** The file's first eight bytes. */
 export const INDEX_MAGIC = Buffer.from('DSHINDEX', 'latin1')
 /** The layout this code writes and reads; any other is refused and rebuilt by `dsh index`. */
-export const INDEX_FORMAT_VERSION = 1
+export const INDEX_FORMAT_VERSION = 2
 const CHECKSUM_BYTES = 32
 
 export { FILE_ALWAYS, FILE_INDEXED } from './file-flags.js'
@@ -190,17 +190,28 @@ function decode(source: Source): IndexData {
   return { header, files, fileFlags, dirs, keys, starts, postings: (start, end) => read(postingsAt + start, end - start) }
 }
 
+/** The bytes after each posting's gap: where in the file its trigram starts, modulo 16 (`POSITION_BITS`). */
+export const POSITION_BYTES = 2
+
 /**
  * The file ids of one key's postings, in ascending order, or only those of `within` (ascending) when
  * given: the list is read no further than `within`'s last id. Refuses ids out of range.
  */
 export function readPostings(index: IndexData, slot: number, within?: Uint32Array): Uint32Array {
+  return readPostingList(index, slot, within).ids
+}
+
+/** `readPostings`, with each id's position mask beside it. */
+export function readPostingList(index: IndexData, slot: number, within?: Uint32Array): { ids: Uint32Array; positions: Uint16Array } {
   const { starts, header } = index
   const postings = index.postings(starts[slot]!, starts[slot + 1]!)
   const end = postings.length
   let at = 0
-  // Each id takes at least one byte.
-  const out = new Uint32Array(within === undefined ? end - at : Math.min(end - at, within.length))
+  // Each posting takes at least a byte of gap and its positions.
+  const room = Math.floor(end / (1 + POSITION_BYTES))
+  const size = within === undefined ? room : Math.min(room, within.length)
+  const ids = new Uint32Array(size)
+  const positions = new Uint16Array(size)
   let count = 0
   let next = 0
   const stop = within === undefined ? Infinity : within.length === 0 ? -1 : within[within.length - 1]!
@@ -215,15 +226,19 @@ export function readPostings(index: IndexData, slot: number, within?: Uint32Arra
       if (byte < 0x80) break
       shift *= 128
     }
+    if (at + POSITION_BYTES > end) refuse('an index posting list is cut')
+    const mask = postings[at]! | (postings[at + 1]! << 8)
+    at += POSITION_BYTES
     id += delta + 1
     if (id >= header.files) refuse('an index posting names a file it does not hold')
-    if (within === undefined) out[count++] = id
-    else {
+    if (within !== undefined) {
       while (next < within.length && within[next]! < id) next++
-      if (next < within.length && within[next] === id) out[count++] = id
+      if (next === within.length || within[next] !== id) continue
     }
+    ids[count] = id
+    positions[count++] = mask
   }
-  return out.subarray(0, count)
+  return { ids: ids.subarray(0, count), positions: positions.subarray(0, count) }
 }
 
 /** The slot of a key in the sorted key table, or -1. */

@@ -1,7 +1,7 @@
 // A build's postings: (trigram, file) pairs sorted into segments, then merged into the key table and gap-coded postings.
 // Loaded by the build's worker threads too, so it imports nothing that loads @dsh/core.
 
-// Pairs collected before they are sorted into a segment: 8 bytes each, and 8 more to sort them.
+// Pairs collected before they are sorted into a segment: 10 bytes each, and 10 more to sort them.
 const SEGMENT_PAIRS = 1 << 22
 // A radix sort pass takes 12 bits of a 24-bit key.
 const RADIX_BITS = 12
@@ -27,6 +27,13 @@ export class VarintBytes {
     this.data[this.length++] = v
   }
 
+  /** Appends a 16-bit value, low byte first. */
+  write16(value: number): void {
+    if (this.length + 2 > this.data.length) this.reserve(2)
+    this.data[this.length++] = value & 0xff
+    this.data[this.length++] = value >>> 8
+  }
+
   /** Appends bytes as they are. */
   append(bytes: Uint8Array): void {
     if (this.length + bytes.length > this.data.length) this.reserve(bytes.length)
@@ -48,8 +55,8 @@ export class VarintBytes {
 
 /**
  * One batch of postings, sorted by key: each key's file ids as gaps (`id - previous - 1`, the first
- * from -1, as in the index), and each key's last id, so that a merge copies a list's bytes and
- * re-codes only its first gap. Each array has a buffer of its own, so a worker can transfer it.
+ * from -1, as in the index), each followed by its two bytes of positions, and each key's last id, so
+ * that a merge copies a list's bytes and re-codes only its first gap. Each array has a buffer of its own, so a worker can transfer it.
  */
 export interface Segment {
   keys: Uint32Array
@@ -58,12 +65,14 @@ export interface Segment {
   data: Uint8Array
 }
 
-/** Collects (key, file) pairs, files in ascending order, and sorts them into segments. */
+/** Collects (key, file, positions) postings, files in ascending order, and sorts them into segments. */
 export class PostingsBuilder {
   private readonly pairKeys: Uint32Array
   private readonly pairFiles: Uint32Array
+  private readonly pairPositions: Uint16Array
   private readonly otherKeys: Uint32Array
   private readonly otherFiles: Uint32Array
+  private readonly otherPositions: Uint16Array
   private readonly starts: Uint32Array
   private count = 0
   private segments: Segment[] = []
@@ -72,16 +81,22 @@ export class PostingsBuilder {
   constructor(private readonly segmentPairs = SEGMENT_PAIRS) {
     this.pairKeys = new Uint32Array(segmentPairs)
     this.pairFiles = new Uint32Array(segmentPairs)
+    this.pairPositions = new Uint16Array(segmentPairs)
     this.otherKeys = new Uint32Array(segmentPairs)
     this.otherFiles = new Uint32Array(segmentPairs)
+    this.otherPositions = new Uint16Array(segmentPairs)
     this.starts = new Uint32Array(segmentPairs + 1)
   }
 
-  /** Adds one pair; a file adds each of its distinct keys once, and files come in ascending order. */
-  add(key: number, file: number): void {
+  /**
+   * Adds one posting: a file adds each of its distinct keys once, with the mask of where it starts
+   * (see `TrigramCollector`), and files come in ascending order.
+   */
+  add(key: number, file: number, positions: number): void {
     if (this.count === this.segmentPairs) this.flush()
     this.pairKeys[this.count] = key
     this.pairFiles[this.count] = file
+    this.pairPositions[this.count] = positions
     this.count++
   }
 
@@ -93,7 +108,7 @@ export class PostingsBuilder {
   private flush(): void {
     const n = this.count
     if (n === 0) return
-    const { pairKeys, pairFiles, otherKeys, otherFiles } = this
+    const { pairKeys, pairFiles, pairPositions, otherKeys, otherFiles, otherPositions } = this
     const counts = new Uint32Array(RADIX + 1)
     for (let i = 0; i < n; i++) counts[(pairKeys[i]! & (RADIX - 1)) + 1]!++
     for (let b = 0; b < RADIX; b++) counts[b + 1]! += counts[b]!
@@ -102,6 +117,7 @@ export class PostingsBuilder {
       const to = counts[key & (RADIX - 1)]!++
       otherKeys[to] = key
       otherFiles[to] = pairFiles[i]!
+      otherPositions[to] = pairPositions[i]!
     }
     counts.fill(0)
     for (let i = 0; i < n; i++) counts[(otherKeys[i]! >>> RADIX_BITS) + 1]!++
@@ -111,12 +127,13 @@ export class PostingsBuilder {
       const to = counts[key >>> RADIX_BITS]!++
       pairKeys[to] = key
       pairFiles[to] = otherFiles[i]!
+      pairPositions[to] = otherPositions[i]!
     }
     // Sorted now in pairKeys and pairFiles; the other two arrays are free for the key table.
     const keys = otherKeys
     const last = otherFiles
     const { starts } = this
-    const data = new VarintBytes(n * 2)
+    const data = new VarintBytes(n * 4)
     let distinct = 0
     let previous = -1
     for (let i = 0; i < n; i++) {
@@ -130,6 +147,7 @@ export class PostingsBuilder {
         previous = -1
       }
       data.write(file - previous - 1)
+      data.write16(pairPositions[i]!)
       previous = file
     }
     last[distinct - 1] = previous

@@ -2,8 +2,13 @@
 // Expression Matching with a Trigram Index", simplified: exact string sets, and AND/OR of trigrams).
 import { foldByte, literalTrigrams } from './trigrams.js'
 
-/** A necessary condition on a file's trigrams. `all`: none (every file may match). */
-export type TrigramQuery = { op: 'all' } | { op: 'trigram'; key: number } | { op: 'and' | 'or'; of: TrigramQuery[] }
+/**
+ * A necessary condition on a file's trigrams. `all`: none (every file may match). An `and` with a
+ * `phrase` is the trigrams of that one string (folded, latin1-coded), which must also line up: start
+ * in the file as many bytes apart as they do in the string (docs/design.md#a-literals-trigrams-must-line-up).
+ */
+export type TrigramQuery =
+  { op: 'all' } | { op: 'trigram'; key: number } | { op: 'and'; of: TrigramQuery[]; phrase?: string } | { op: 'or'; of: TrigramQuery[] }
 
 /** How rg reads the pattern: the flags of its command line that change what matches. */
 export interface PatternMode {
@@ -50,7 +55,8 @@ function exactQuery(exact: Set<string>): TrigramQuery {
   for (const s of exact) {
     const keys = literalTrigrams(s)
     if (keys.length === 0) return ALL
-    alternatives.push({ op: 'and', of: keys.map((key) => ({ op: 'trigram', key })) })
+    const of: TrigramQuery[] = keys.map((key) => ({ op: 'trigram', key }))
+    alternatives.push(of.length === 1 ? of[0]! : { op: 'and', of, phrase: s })
   }
   return or(alternatives)
 }
@@ -84,7 +90,8 @@ function or(of: TrigramQuery[]): TrigramQuery {
 }
 
 function simplify(query: TrigramQuery): TrigramQuery {
-  if (query.op === 'and') return and(query.of.map(simplify))
+  // A phrase holds trigrams only: nothing in it to simplify.
+  if (query.op === 'and' && query.phrase === undefined) return and(query.of.map(simplify))
   if (query.op === 'or') return or(query.of.map(simplify))
   return query
 }

@@ -6,10 +6,11 @@ import { join } from 'node:path'
 import type { BashExecutor, IndexAnswer, IndexFallback, IndexQuery, SearchIndex } from '@dsh/core'
 import { resolveIndexOptions, type LocalIndexOptions, type LocalIndexSettings } from './config.js'
 import { IndexError } from './errors.js'
-import { FILE_ALWAYS, findKey, openIndexFile, readPostings, UNREAD_DIR, type IndexData } from './format.js'
+import { FILE_ALWAYS, findKey, openIndexFile, POSITION_BYTES, readPostingList, readPostings, UNREAD_DIR, type IndexData } from './format.js'
 import { changedSince, type Changed } from './freshness.js'
 import { ancestors, assertPrivate, INDEX_FILE, treeDir } from './location.js'
 import { patternQuery, type TrigramQuery } from './regex-query.js'
+import { foldByte, POSITION_BITS, trigramKey } from './trigrams.js'
 import { inotifyQueueLimit, TreeWatcher } from './watcher.js'
 
 // The change walk stats every entry once: a second per ~300,000 on the reference machine; this is room.
@@ -127,11 +128,12 @@ function cost(index: IndexData, query: TrigramQuery): number {
 /**
  * The ids of the files whose trigrams meet the query, or a few more (`all` never reaches here). An AND
  * reads its cheapest part first and each next list only as far as the ids still standing, stopping when
- * none do. It skips a trigram whose list is at least 15/16 as many bytes as there are files: every id
- * takes a byte and a gap past 127 (at most one file in 128 can start one) at most four more, so such a
- * list holds at least 29/32 of the files and can remove few (on the 500,000-file tree the four longest
- * lists of `loadTree7001` hold every file and cost 4–5 ms each to read). Skipping one can only leave
- * more candidates, which rg reads and rejects; it never loses one.
+ * none do. It skips a trigram whose list is at least 15/16 of three bytes a file: every posting takes a
+ * byte of gap and two of positions, and a gap past 127 (at most one file in 128 can start one) at most
+ * four more, so such a list holds at least 89/96 of the files and can remove few (on the 500,000-file
+ * tree the four longest lists of `loadTree7001` hold every file and cost 4–5 ms each to read). Skipping
+ * one can only leave more candidates, which rg reads and rejects; it never loses one. A phrase's AND
+ * also keeps only files where its trigrams can line up (`phraseFiles`).
  */
 function evaluate(index: IndexData, query: TrigramQuery, within?: Uint32Array): Uint32Array {
   switch (query.op) {
@@ -141,7 +143,8 @@ function evaluate(index: IndexData, query: TrigramQuery, within?: Uint32Array): 
     }
     case 'and': {
       const parts = query.of.map((q) => ({ q, cost: cost(index, q) })).sort((a, b) => a.cost - b.cost)
-      const dense = (index.header.files * 15) / 16
+      const dense = (index.header.files * (1 + POSITION_BYTES) * 15) / 16
+      if (query.phrase !== undefined) return phraseFiles(index, query.phrase, parts, dense, within)
       let ids = within
       for (const [k, { q, cost }] of parts.entries()) {
         if (k > 0 && q.op === 'trigram' && cost >= dense) break
@@ -158,6 +161,65 @@ function evaluate(index: IndexData, query: TrigramQuery, within?: Uint32Array): 
     default:
       throw new RangeError('an unreduced query')
   }
+}
+
+/**
+ * The files that hold every trigram of `phrase` at positions that can line up
+ * (docs/design.md#a-literals-trigrams-must-line-up). For each file still standing it keeps the
+ * phrase's possible starts modulo 16: a trigram `d` bytes into the phrase, at the positions its mask
+ * holds, allows only starts `d` before those. Its lists are read cheapest first, each only as far as the
+ * files still standing; a file none of whose starts is left is dropped. Dense lists are skipped, as by
+ * any AND: a trigram not read allows every start.
+ */
+function phraseFiles(
+  index: IndexData,
+  phrase: string,
+  parts: ReadonlyArray<{ q: TrigramQuery; cost: number }>,
+  dense: number,
+  within: Uint32Array | undefined,
+): Uint32Array {
+  // Each trigram's offsets in the phrase (a trigram may recur in it).
+  const offsets = new Map<number, number[]>()
+  for (let i = 0; i + 2 < phrase.length; i++) {
+    const key = trigramKey(foldByte(phrase.charCodeAt(i)), foldByte(phrase.charCodeAt(i + 1)), foldByte(phrase.charCodeAt(i + 2)))
+    offsets.set(key, [...(offsets.get(key) ?? []), i])
+  }
+  const full = (1 << POSITION_BITS) - 1
+  let ids = within
+  let starts: Uint16Array | undefined
+  for (const [k, { q, cost }] of parts.entries()) {
+    if (k > 0 && cost >= dense) break
+    const key = (q as Extract<TrigramQuery, { op: 'trigram' }>).key
+    const slot = findKey(index.keys, key)
+    if (slot < 0) return new Uint32Array(0)
+    const list = readPostingList(index, slot, ids)
+    const kept = new Uint32Array(list.ids.length)
+    const keptStarts = new Uint16Array(list.ids.length)
+    let count = 0
+    let at = 0
+    for (let i = 0; i < list.ids.length; i++) {
+      const id = list.ids[i]!
+      let allowed = full
+      if (starts !== undefined) {
+        while (ids![at] !== id) at++
+        allowed = starts[at]!
+      }
+      for (const d of offsets.get(key)!) allowed &= rotateRight(list.positions[i]!, d)
+      if (allowed === 0) continue
+      kept[count] = id
+      keptStarts[count++] = allowed
+    }
+    ids = kept.subarray(0, count)
+    starts = keptStarts.subarray(0, count)
+    if (count === 0) break
+  }
+  return ids!
+}
+
+/** A position mask moved `by` places toward lower positions, modulo 16. */
+function rotateRight(mask: number, by: number): number {
+  const r = by % POSITION_BITS
+  return ((mask >>> r) | (mask << (POSITION_BITS - r))) & ((1 << POSITION_BITS) - 1)
 }
 
 /**

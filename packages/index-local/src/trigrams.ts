@@ -22,35 +22,50 @@ export function literalTrigrams(bytes: string): number[] {
   return [...keys]
 }
 
-// 2^24 keys: one slot each for "last file that had it".
+// 2^24 keys: one slot each for "last file that had it", and one for where in that file it was.
 const KEY_SPACE = 1 << 24
 
 /**
- * Collects the distinct trigrams of one file after another, without clearing anything between files:
- * a key is new for file `n` when its slot does not already hold `n + 1`.
+ * Where a trigram starts in a file, as the index keeps it: one bit for each start position modulo 16
+ * (docs/design.md#a-literals-trigrams-must-line-up). Two trigrams of one literal, `d` bytes apart, can
+ * both be in a match only if some bit of the first, moved `d` places, is a bit of the second.
+ */
+export const POSITION_BITS = 16
+
+/**
+ * Collects the distinct trigrams of one file after another, each with the positions it starts at
+ * modulo 16, without clearing anything between files: a key is new for file `n` when its slot does
+ * not already hold `n + 1`.
  */
 export class TrigramCollector {
   private readonly lastFile = new Int32Array(KEY_SPACE)
+  private readonly positions = new Uint16Array(KEY_SPACE)
+  private seen = new Uint32Array(1 << 16)
 
-  /** Appends the file's distinct keys to `out` and returns how many it appended. */
-  collect(fileId: number, bytes: Uint8Array, out: (key: number) => void): number {
+  /** Appends the file's distinct keys, each with its position mask, to `out` and returns how many it appended. */
+  collect(fileId: number, bytes: Uint8Array, out: (key: number, positions: number) => void): number {
     const mark = fileId + 1
-    const last = this.lastFile
-    let added = 0
+    const { lastFile: last, positions } = this
     if (bytes.length < 3) return 0
+    // A file holds at most one distinct key per byte.
+    if (this.seen.length < bytes.length) this.seen = new Uint32Array(bytes.length)
+    const seen = this.seen
+    let added = 0
     let a = foldByte(bytes[0]!)
     let b = foldByte(bytes[1]!)
     for (let i = 2; i < bytes.length; i++) {
       const c = foldByte(bytes[i]!)
       const key = (a << 16) | (b << 8) | c
+      const bit = 1 << ((i - 2) & (POSITION_BITS - 1))
       if (last[key] !== mark) {
         last[key] = mark
-        out(key)
-        added++
-      }
+        positions[key] = bit
+        seen[added++] = key
+      } else positions[key]! |= bit
       a = b
       b = c
     }
+    for (let k = 0; k < added; k++) out(seen[k]!, positions[seen[k]!]!)
     return added
   }
 }

@@ -1,6 +1,6 @@
 // A build's postings: sorted segments merged into the index's lists, equal to the lists made the slow way.
 import { describe, expect, it } from 'vitest'
-import { readPostings, type IndexData } from '../src/format.js'
+import { readPostingList, readPostings, type IndexData } from '../src/format.js'
 import type { Segment } from '../src/postings.js'
 import { mergeSegments, PostingsBuilder, segmentBytes, VarintBytes } from '../src/postings.js'
 
@@ -35,15 +35,20 @@ describe('VarintBytes', () => {
     out.write(128)
     out.write(2 ** 32 - 1)
     out.append(Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8, 9]))
-    expect([...out.view()]).toEqual([0, 127, 0x80, 1, 0xff, 0xff, 0xff, 0xff, 0x0f, 1, 2, 3, 4, 5, 6, 7, 8, 9])
+    out.write16(0xabcd)
+    expect([...out.view()]).toEqual([0, 127, 0x80, 1, 0xff, 0xff, 0xff, 0xff, 0x0f, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0xcd, 0xab])
+    const full = new VarintBytes(1)
+    full.write16(0x0102)
+    expect([...full.view()]).toEqual([2, 1])
   })
 })
 
 describe('PostingsBuilder', () => {
-  it('merges segments of any size into the lists each key would have had', () => {
+  it('merges segments of any size into the lists, and the positions, each key would have had', () => {
     let seed = 99
     const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8
     const expected = new Map<number, number[]>()
+    const expectedPositions = new Map<number, number[]>()
     const files = 3000
     // Small segments, so most keys' lists span several; ids past 2^14 for three-byte gaps; keys across all 24 bits.
     const builder = new PostingsBuilder(97)
@@ -55,8 +60,10 @@ describe('PostingsBuilder', () => {
       const keys = new Set<number>()
       for (let k = random() % 12; k > 0; k--) keys.add(random() % 40 === 0 ? random() & 0xffffff : random() % 64)
       for (const key of keys) {
-        builder.add(key, id)
+        const positions = random() & 0xffff
+        builder.add(key, id, positions)
         expected.set(key, [...(expected.get(key) ?? []), id])
+        expectedPositions.set(key, [...(expectedPositions.get(key) ?? []), positions])
       }
     }
     segments.push(...builder.takeSegments())
@@ -64,11 +71,17 @@ describe('PostingsBuilder', () => {
     const merged = mergeSegments(segments)
     const index = asIndex(merged, files * 11)
     expect([...merged.keys]).toEqual([...expected.keys()].sort((a, b) => a - b))
-    merged.keys.forEach((key, slot) => expect([...readPostings(index, slot)]).toEqual(expected.get(key)))
+    merged.keys.forEach((key, slot) => {
+      const list = readPostingList(index, slot)
+      expect([...list.ids]).toEqual(expected.get(key))
+      expect([...list.positions]).toEqual(expectedPositions.get(key))
+    })
     // Read only as far as the ids asked about, keeping those the list holds.
     const first = expected.get(merged.keys[0]!)!
     const within = Uint32Array.from([first[1]!, first[1]! + 1, first[3]!])
     expect([...readPostings(index, 0, within)]).toEqual([first[1], first[3]])
+    const firstPositions = expectedPositions.get(merged.keys[0]!)!
+    expect([...readPostingList(index, 0, within).positions]).toEqual([firstPositions[1], firstPositions[3]])
     expect([...readPostings(index, 0, new Uint32Array(0))]).toEqual([])
   })
 
@@ -84,9 +97,9 @@ describe('PostingsBuilder', () => {
       [9, 0],
       [5, 200],
     ])
-      builder.add(key!, file!)
+      builder.add(key!, file!, 1)
     const [segment] = builder.takeSegments()
-    // Key 5: gaps 0 and 199 (two bytes); key 9: gap 0.
-    expect(segmentBytes(segment!)).toBe(4 + 2 * 12)
+    // Key 5: gaps 0 and 199 (two bytes); key 9: gap 0; two bytes of positions each.
+    expect(segmentBytes(segment!)).toBe(4 + 3 * 2 + 2 * 12)
   })
 })

@@ -60,6 +60,8 @@ describe('patternQuery', () => {
     ['(foo)*?bar', 'bar'],
     ['\\Bfoo\\B{end}', 'foo'],
     ['(foo)+?', 'foo'],
+    ['colou?r', '((col&olo&lou&our)|(col&olo&lor))'],
+    ['(a.c)?defg', '(def&efg)'],
     ['(foo){ 2}', 'foo'],
     ['(foo){2', '*'],
     ['(foo){2,x}', '*'],
@@ -123,5 +125,17 @@ describe('patternQuery', () => {
 
   it('gives up an exact set past its size and keeps the query', () => {
     expect(q('[a-p][a-p]xyz')).toMatch(/^\(\(axy&xyz\)\|.*\(pxy&xyz\)\)$/)
+  })
+
+  it('ties the trigrams of each exact string to the string, so a search can line them up', () => {
+    expect(patternQuery('Hello', { caseInsensitive: false })).toMatchObject({ op: 'and', phrase: 'hello' })
+    expect(patternQuery('helloo|world', { caseInsensitive: false })).toMatchObject({
+      op: 'or',
+      of: [{ phrase: 'helloo' }, { phrase: 'world' }],
+    })
+    // Within a larger AND, each string its own phrase; a string of one trigram is that trigram.
+    const query = patternQuery('abcd.*foo', { caseInsensitive: false })
+    expect(query).toMatchObject({ op: 'and', of: [{ op: 'and', phrase: 'abcd' }, { op: 'trigram' }] })
+    expect(query).not.toHaveProperty('phrase')
   })
 })

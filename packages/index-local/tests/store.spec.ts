@@ -79,6 +79,56 @@ describe('plan', () => {
     }
   })
 
+  it("keeps a file for a literal only where the literal's trigrams line up", async () => {
+    // b holds every trigram of `function saveQuery` in two places that do not line up; e holds its pieces
+    // 16 bytes apart, which positions modulo 16 cannot tell from lined up, so it stays (rg rejects it).
+    const { plan } = await setup(
+      {
+        'a.txt': 'x function saveQuery1(\n',
+        'b.txt': 'function save(); saveQuery9()\n',
+        'c.txt': 'nothing\n',
+        'd.txt': 'only saveQuery\n',
+        'e.txt': `function saveXX\n${' '.repeat(9)}saveQuery\n`,
+        'f.txt': 'padding\n',
+      },
+      { broadFraction: 1 },
+    )
+    const lines = async (pattern: string, extra: Record<string, unknown> = {}) => {
+      const answer = await plan(pattern, extra)
+      if (answer.kind !== 'candidates') throw new Error(reason(answer))
+      const text = readFileSync(answer.ignoreFile, 'utf8')
+      await answer.release()
+      return text.trim().split('\n').slice(1)
+    }
+    expect(await lines('function saveQuery\\d+\\(')).toEqual(['!/a.txt', '!/e.txt'])
+    // Under -i an s may be ſ: the literal is two, `function ` and `avequery`, each lined up on its own.
+    expect(await lines('FUNCTION SAVEQUERY', { caseInsensitive: true })).toEqual(['!/a.txt', '!/b.txt', '!/e.txt'])
+    expect(await lines('FUNCTION AVEQUERY', { caseInsensitive: true })).toEqual([])
+    // Within an AND whose other part is read first; and a phrase a trigram of which no file holds.
+    expect(await lines('x fun.*function saveQuery')).toEqual(['!/a.txt'])
+    expect(await lines('saveQuery9\\(|function saveQuerz')).toEqual(['!/b.txt'])
+  })
+
+  it('stops reading lists once no file is left, and leaves out candidates outside the search directory', async () => {
+    const { root, plan } = await setup(
+      { 'src/a.txt': 'alpha abcd bcdef\n', 'b.txt': 'alpha\n', 'c.txt': 'nothing\n', 'd.txt': 'more\n' },
+      { broadFraction: 1 },
+    )
+    const lines = async (pattern: string, dir = root) => {
+      const answer = await plan(pattern, {}, dir)
+      if (answer.kind !== 'candidates') throw new Error(reason(answer))
+      const text = readFileSync(answer.ignoreFile, 'utf8')
+      await answer.release()
+      return text.trim().split('\n').slice(1)
+    }
+    // A trigram no file holds, alone and in an AND of two literals.
+    expect(await lines('qqq')).toEqual([])
+    expect(await lines('alp.*qqq')).toEqual([])
+    // abc, bcd and cde are all in src/a.txt, but cde never where abc's start allows: def is not read.
+    expect(await lines('abcdef')).toEqual([])
+    expect(await lines('alpha', join(root, 'src'))).toEqual(['!/a.txt'])
+  })
+
   it('reads the whole tree for a file, a missing path or a tree no index covers', async () => {
     const { root, plan } = await setup(FILES)
     expect(reason(await plan('alpha', {}, join(root, 'a.txt')))).toMatch(/^no-index: the search path is a file/)
@@ -217,8 +267,8 @@ describe('plan', () => {
       fileFlags: new Uint8Array(1),
       dirs: [['', 1]],
       keys,
-      starts: Uint32Array.from([0, 1]),
-      postings: [Uint8Array.from([5])],
+      starts: Uint32Array.from([0, 3]),
+      postings: [Uint8Array.from([5, 1, 0])],
     })
     writeFileSync(join(treeDir(index.settings.dir, root), INDEX_FILE), Buffer.concat(parts))
     // Only the list of `alp` is read: one a search never reads cannot mislead it.
@@ -280,8 +330,8 @@ describe('the index file', () => {
     fileFlags: new Uint8Array(1),
     dirs: [['', 1]] as Array<[string, number]>,
     keys: Uint32Array.from([7]),
-    starts: Uint32Array.from([0, 1]),
-    postings: [Uint8Array.from([0])],
+    starts: Uint32Array.from([0, 3]),
+    postings: [Uint8Array.from([0, 1, 0])],
   }
 
   it('round-trips, and finds keys by binary search', () => {
@@ -290,7 +340,7 @@ describe('the index file', () => {
     expect(findKey(data.keys, 7)).toBe(0)
     expect(findKey(Uint32Array.from([1, 3, 5]), 4)).toBe(-1)
     expect(findKey(Uint32Array.from([1, 3, 5]), 5)).toBe(2)
-    expect(INDEX_FORMAT_VERSION).toBe(1)
+    expect(INDEX_FORMAT_VERSION).toBe(2)
   })
 
   it('refuses a header that is not JSON, sections past the end or that do not add up, and cut postings', () => {
@@ -311,10 +361,18 @@ describe('the index file', () => {
     }
     expect(() => decodeIndex(lie({ postingBytes: 1000 }))).toThrow(/past the end/)
     expect(() => decodeIndex(lie({ postingBytes: 0 }))).toThrow(/do not add up/)
-    expect(() => decodeIndex(lie({ filePathBytes: 0, dirPathBytes: 0, postingBytes: 2 }))).toThrow(/postings do not add up/)
+    expect(() => decodeIndex(lie({ filePathBytes: 0, dirPathBytes: 0, postingBytes: 4 }))).toThrow(/postings do not add up/)
     expect(() => decodeIndex(lie({ files: 2 }))).toThrow(IndexError)
-    const cut = decodeIndex(sealed(encodeIndex({ ...sections, postings: [Uint8Array.from([0x80])] })))
-    expect(() => readPostings(cut, 0)).toThrow(/posting list is cut/)
+    // Cut inside a gap, and after a gap before its positions.
+    for (const postings of [
+      [0x80, 0x80, 0x80],
+      [0x00, 0x01, 0x00, 0x00],
+    ]) {
+      const cut = decodeIndex(
+        sealed(encodeIndex({ ...sections, postings: [Uint8Array.from(postings)], starts: Uint32Array.from([0, postings.length]) })),
+      )
+      expect(() => readPostings(cut, 0)).toThrow(/posting list is cut/)
+    }
   })
 
   it("reads an index file's postings from the file, and refuses one cut short after it was opened", () => {

@@ -1,0 +1,40 @@
+// A file's trigrams as the build collects them: each distinct key once, with where it starts modulo 16.
+import { describe, expect, it } from 'vitest'
+import { TrigramCollector, trigramKey } from '../src/trigrams.js'
+
+const key = (text: string) => trigramKey(text.charCodeAt(0), text.charCodeAt(1), text.charCodeAt(2))
+
+function collect(collector: TrigramCollector, id: number, text: string): Map<number, number> {
+  const out = new Map<number, number>()
+  const added = collector.collect(id, Buffer.from(text, 'latin1'), (k, positions) => {
+    expect(out.has(k)).toBe(false)
+    out.set(k, positions)
+  })
+  expect(added).toBe(out.size)
+  return out
+}
+
+describe('TrigramCollector', () => {
+  it('gives each distinct key once, folded, with a bit for each start modulo 16', () => {
+    const collector = new TrigramCollector()
+    const keys = collect(collector, 0, 'aaaa-ABC' + '.'.repeat(13) + 'abc')
+    // aaa at 0 and 1; abc (folded from ABC) at 5 and 21, which is 5 again modulo 16.
+    expect(keys.get(key('aaa'))).toBe(0b11)
+    expect(keys.get(key('abc'))).toBe(1 << 5)
+    expect(collect(collector, 1, 'ab')).toEqual(new Map())
+  })
+
+  it('starts each file afresh, and takes files longer than its first buffer of keys', () => {
+    const collector = new TrigramCollector()
+    collect(collector, 0, 'xyz xyz')
+    // 100,000 random bytes: nearly as many distinct trigrams, more than the 65,536 its first buffer holds.
+    let seed = 7
+    const bytes = Uint8Array.from({ length: 100_000 }, () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 24)
+    const out = new Map<number, number>()
+    const added = collector.collect(1, bytes, (k, positions) => out.set(k, positions))
+    expect(added).toBe(out.size)
+    expect(added).toBeGreaterThan(1 << 16)
+    const again = collect(collector, 2, 'xyz')
+    expect(again.get(key('xyz'))).toBe(1)
+  })
+})
