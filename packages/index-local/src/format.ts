@@ -214,29 +214,31 @@ export function readPostingList(index: IndexData, slot: number, within?: Uint32A
   const positions = new Uint16Array(size)
   let count = 0
   let next = 0
+  const files = header.files
   const stop = within === undefined ? Infinity : within.length === 0 ? -1 : within[within.length - 1]!
   let id = -1
+  // The hot loop of a plan: a dense list holds a posting for nearly every file.
   while (at < end && id < stop) {
-    let delta = 0
-    let shift = 1
-    for (;;) {
+    let byte = postings[at++]!
+    let delta = byte & 0x7f
+    for (let shift = 128; byte >= 0x80; shift *= 128) {
       if (at >= end) refuse('an index posting list is cut')
-      const byte = postings[at++]!
+      byte = postings[at++]!
       delta += (byte & 0x7f) * shift
-      if (byte < 0x80) break
-      shift *= 128
     }
     if (at + POSITION_BYTES > end) refuse('an index posting list is cut')
-    const mask = postings[at]! | (postings[at + 1]! << 8)
-    at += POSITION_BYTES
     id += delta + 1
-    if (id >= header.files) refuse('an index posting names a file it does not hold')
+    if (id >= files) refuse('an index posting names a file it does not hold')
     if (within !== undefined) {
-      while (next < within.length && within[next]! < id) next++
-      if (next === within.length || within[next] !== id) continue
+      while (within[next]! < id) next++
+      if (within[next] !== id) {
+        at += POSITION_BYTES
+        continue
+      }
     }
     ids[count] = id
-    positions[count++] = mask
+    positions[count++] = postings[at]! | (postings[at + 1]! << 8)
+    at += POSITION_BYTES
   }
   return { ids: ids.subarray(0, count), positions: positions.subarray(0, count) }
 }

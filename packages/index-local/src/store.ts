@@ -163,13 +163,16 @@ function evaluate(index: IndexData, query: TrigramQuery, within?: Uint32Array): 
   }
 }
 
+// A phrase reads a dense list while more than one file in this many stands.
+const DENSE_READ_SHARE = 256
+
 /**
  * The files that hold every trigram of `phrase` at positions that can line up
  * (docs/design.md#a-literals-trigrams-must-line-up). For each file still standing it keeps the
  * phrase's possible starts modulo 16: a trigram `d` bytes into the phrase, at the positions its mask
  * holds, allows only starts `d` before those. Its lists are read cheapest first, each only as far as the
- * files still standing; a file none of whose starts is left is dropped. Dense lists are skipped, as by
- * any AND: a trigram not read allows every start.
+ * files still standing; a file none of whose starts is left is dropped. Dense lists are skipped as by
+ * any AND (a trigram not read allows every start) once few files stand.
  */
 function phraseFiles(
   index: IndexData,
@@ -188,7 +191,9 @@ function phraseFiles(
   let ids = within
   let starts: Uint16Array | undefined
   for (const [k, { q, cost }] of parts.entries()) {
-    if (k > 0 && cost >= dense) break
+    // Past 1 file in 256 still standing, a dense list is read too: where its trigram starts is what
+    // tells a phrase from its pieces, and the files it can remove cost rg more than the list costs here.
+    if (k > 0 && cost >= dense && ids!.length * DENSE_READ_SHARE <= index.header.files) break
     const key = (q as Extract<TrigramQuery, { op: 'trigram' }>).key
     const slot = findKey(index.keys, key)
     if (slot < 0) return new Uint32Array(0)
