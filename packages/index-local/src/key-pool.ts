@@ -106,7 +106,13 @@ async function keyInWorkers(
         worker.postMessage(t, [t.paths.buffer as ArrayBuffer, t.ends.buffer as ArrayBuffer])
       }
       for (let i = 0; i < count; i++) {
-        const worker = new Worker(entry, { workerData: { fileMaxBytes: options.fileMaxBytes, segmentPairs: options.segmentPairs } })
+        let worker: Worker
+        try {
+          worker = new Worker(entry, { workerData: { fileMaxBytes: options.fileMaxBytes, segmentPairs: options.segmentPairs } })
+        } catch (error) {
+          fail(`could not start: ${(error as Error).message}`, error)
+          return
+        }
         workers.push(worker)
         // A chunk past indexMaxBytes rejects with gather's INDEX_TOO_LARGE.
         worker.on('message', (keyed: KeyedChunk) => {
@@ -115,6 +121,8 @@ async function keyInWorkers(
             .then(() => (++done === chunks ? resolve() : hand(worker)), reject)
         })
         worker.on('error', (error) => fail(`failed: ${error.message}`, error))
+        /* v8 ignore next 2 -- a result of typed arrays always deserializes; this is for a channel that breaks, which no test can make */
+        worker.on('messageerror', (error) => fail(`sent a result that could not be read: ${error.message}`, error))
         // After the last chunk the build ends the workers itself, and this rejects a settled promise: nothing.
         worker.on('exit', (code) => fail(`exited with code ${code} before the tree was keyed`))
         hand(worker)

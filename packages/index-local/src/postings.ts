@@ -129,7 +129,7 @@ export class PostingsBuilder {
       pairFiles[to] = otherFiles[i]!
       pairPositions[to] = otherPositions[i]!
     }
-    // Sorted now in pairKeys and pairFiles; the other two arrays are free for the key table.
+    // Sorted now in the pair arrays; the other keys and files arrays are free for the key table.
     const keys = otherKeys
     const last = otherFiles
     const { starts } = this
@@ -170,9 +170,12 @@ export class PostingsBuilder {
   }
 }
 
-/** What a segment adds to the index: its postings and, for each key, a key and a start (the budget a build checks). */
+/**
+ * What a segment surely adds to the index: its postings. Its keys are not counted, since the chunks'
+ * segments repeat most keys that the index holds once; the build checks the whole file's size after.
+ */
 export function segmentBytes(segment: Segment): number {
-  return segment.data.length + segment.keys.length * 12
+  return segment.data.length
 }
 
 /**

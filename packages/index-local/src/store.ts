@@ -198,18 +198,19 @@ function phraseFiles(
     const slot = findKey(index.keys, key)
     if (slot < 0) return new Uint32Array(0)
     const list = readPostingList(index, slot, ids)
+    const at = offsets.get(key)!
     const kept = new Uint32Array(list.ids.length)
     const keptStarts = new Uint16Array(list.ids.length)
     let count = 0
-    let at = 0
+    let from = 0
     for (let i = 0; i < list.ids.length; i++) {
       const id = list.ids[i]!
       let allowed = full
       if (starts !== undefined) {
-        while (ids![at] !== id) at++
-        allowed = starts[at]!
+        while (ids![from] !== id) from++
+        allowed = starts[from]!
       }
-      for (const d of offsets.get(key)!) allowed &= rotateRight(list.positions[i]!, d)
+      for (const d of at) allowed &= rotateRight(list.positions[i]!, d)
       if (allowed === 0) continue
       kept[count] = id
       keptStarts[count++] = allowed

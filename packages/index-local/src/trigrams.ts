@@ -40,16 +40,15 @@ export const POSITION_BITS = 16
 export class TrigramCollector {
   private readonly lastFile = new Int32Array(KEY_SPACE)
   private readonly positions = new Uint16Array(KEY_SPACE)
-  private seen = new Uint32Array(1 << 16)
+  // The file's distinct keys so far: doubled as a file needs, at most 2^24.
+  private seen = new Uint32Array(1 << 12)
 
   /** Appends the file's distinct keys, each with its position mask, to `out` and returns how many it appended. */
   collect(fileId: number, bytes: Uint8Array, out: (key: number, positions: number) => void): number {
     const mark = fileId + 1
     const { lastFile: last, positions } = this
     if (bytes.length < 3) return 0
-    // A file holds at most one distinct key per byte.
-    if (this.seen.length < bytes.length) this.seen = new Uint32Array(bytes.length)
-    const seen = this.seen
+    let seen = this.seen
     let added = 0
     let a = foldByte(bytes[0]!)
     let b = foldByte(bytes[1]!)
@@ -60,6 +59,11 @@ export class TrigramCollector {
       if (last[key] !== mark) {
         last[key] = mark
         positions[key] = bit
+        if (added === seen.length) {
+          const grown = new Uint32Array(seen.length * 2)
+          grown.set(seen)
+          this.seen = seen = grown
+        }
         seen[added++] = key
       } else positions[key]! |= bit
       a = b

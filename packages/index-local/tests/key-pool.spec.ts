@@ -136,6 +136,19 @@ describe('a worker that fails fails the build, and nothing is written', () => {
   })
 })
 
+describe('a worker that cannot start', () => {
+  it('fails the build with a build error, not a raw one', async () => {
+    const s = settings('fails-start', { buildWorkers: 2 })
+    await expect(buildIndexWith(s, tree, { ...SEAMS, workerEntry: new URL('http://example.invalid/key-worker.js') })).rejects.toMatchObject(
+      {
+        code: 'INDEX_BUILD_FAILED',
+        message: expect.stringMatching(/a build worker could not start: .*scheme/) as unknown,
+      },
+    )
+    expect(indexFiles(s.dir).filter((n) => n.startsWith(INDEX_FILE))).toEqual([])
+  })
+})
+
 describe('the worker entry', () => {
   it('is the built key-worker.js beside the module, or from TypeScript source the bootstrap through tsx', () => {
     expect(workerEntry('file:///p/dist/key-pool.js').href).toBe('file:///p/dist/key-worker.js')

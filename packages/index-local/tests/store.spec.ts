@@ -112,7 +112,12 @@ describe('plan', () => {
   it("reads a phrase's dense lists only while many files stand", async () => {
     // `common` is in every file, so its trigrams' lists are dense. b holds every trigram of `qqq common`,
     // but ` co` where `qqq` does not allow it: only the dense lists tell it apart.
-    const files: Record<string, string> = { 'a.txt': 'qqq common\n', 'b.txt': 'qqq cx common\n', 'c.txt': 'xyz common\n' }
+    const files: Record<string, string> = {
+      'a.txt': 'qqq common\n',
+      'b.txt': 'qqq cx common\n',
+      'c.txt': 'xyz common\n',
+      'd.txt': 'wxyz cx common\n',
+    }
     for (let i = 0; i < 300; i++) files[`f${i}.txt`] = 'zzz common\n'
     const { plan } = await setup(files)
     const lines = async (pattern: string) => {
@@ -122,10 +127,10 @@ describe('plan', () => {
       await answer.release()
       return text.trim().split('\n').slice(1)
     }
-    // Two of 303 stand after `qqq`: more than one in 256, so the dense lists are read.
+    // Two of 304 stand after `qqq`: more than one in 256, so the dense lists are read.
     expect(await lines('qqq common')).toEqual(['!/a.txt'])
-    // One stands after `xyz`: the dense lists are left, and the file stays as it would anyway.
-    expect(await lines('xyz common')).toEqual(['!/c.txt'])
+    // One stands after `wxyz c`: the dense lists are left, so d (out of line, as b) stays; rg rejects it.
+    expect(await lines('wxyz common')).toEqual(['!/d.txt'])
   })
 
   it('stops reading lists once no file is left, and leaves out candidates outside the search directory', async () => {
