@@ -87,7 +87,7 @@ function alwaysRead(bytes: Buffer): boolean {
 }
 
 /**
- * Keys chunk after chunk with one trigram collector (2^24 slots, 64 MB) and one postings builder. A
+ * Keys chunk after chunk with one trigram collector (2^24 slots, 96 MB) and one postings builder. A
  * chunk's ids must not have been keyed by this keyer before: the collector tells a file's keys apart
  * by its id alone.
  */
