@@ -69,11 +69,17 @@ const WORDS = [
   'naïve',
   'ab',
   'x',
+  // A literal's pieces, apart and together, so positions must line them up (and past 16 bytes they wrap).
+  'function saveQuery1(',
+  'function save',
+  'saveQuery',
+  'export default function saveQuery2(',
 ]
-const SEPARATORS = [' ', '\n', '\t', '-', '']
+const SEPARATORS = [' ', '\n', '\r\n', '\t', '-', '', ' '.repeat(13)]
+// Some files start with a UTF-8 byte-order mark, which rg reads past.
 const content = fc
-  .array(fc.tuple(fc.constantFrom(...WORDS), fc.constantFrom(...SEPARATORS)), { maxLength: 12 })
-  .map((parts) => parts.map(([w, s]) => w + s).join(''))
+  .tuple(fc.boolean(), fc.array(fc.tuple(fc.constantFrom(...WORDS), fc.constantFrom(...SEPARATORS)), { maxLength: 12 }))
+  .map(([bom, parts]) => (bom ? '\uFEFF' : '') + parts.map(([w, s]) => w + s).join(''))
 const NAMES = [
   'a.txt',
   'b.js',
@@ -117,6 +123,10 @@ const atom = fc.constantFrom(
   'ab',
   'a\\.b',
   '\\[x\\]',
+  'function saveQuery',
+  'default function save',
+  'export default function saveQuery',
+  'save\\(?Query',
 )
 const pattern: fc.Arbitrary<string> = fc.letrec<{ p: string }>((tie) => ({
   p: fc.oneof(
