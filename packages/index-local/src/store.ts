@@ -90,7 +90,7 @@ function filesUnder(loaded: Loaded, prefix: string): number {
   let count = loaded.under.get(prefix)
   if (count === undefined) {
     count = 0
-    for (const rel of loaded.data.files) if (rel.startsWith(prefix)) count++
+    for (let id = 0; id < loaded.data.files.length; id++) if (loaded.data.files.startsWith(id, prefix)) count++
     loaded.under.set(prefix, count)
   }
   return count
@@ -410,7 +410,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     const indexedFiles = filesUnder(loaded, prefix)
     let candidates = 0
     for (const id of union(ids, loaded.always)) {
-      const rel = data.files[id]!
+      const rel = data.files.at(id)
       if (!under(rel)) continue
       candidates++
       if (!ignore.add(rel.slice(prefix.length))) return fullScan('names', 'a candidate file has a name an ignore file cannot hold')

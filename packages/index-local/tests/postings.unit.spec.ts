@@ -1,6 +1,6 @@
 // A build's postings: sorted segments merged into the index's lists, equal to the lists made the slow way.
 import { describe, expect, it } from 'vitest'
-import { readPostingList, readPostings, type IndexData } from '../src/format.js'
+import { FilePaths, readPostingList, readPostings, type IndexData } from '../src/format.js'
 import type { Segment } from '../src/postings.js'
 import { mergeSegments, PostingsBuilder, segmentBytes, VarintBytes } from '../src/postings.js'
 
@@ -18,7 +18,7 @@ function asIndex(merged: ReturnType<typeof mergeSegments>, files: number): Index
       dirPathBytes: 0,
       postingBytes: 0,
     },
-    files: [],
+    files: new FilePaths(undefined),
     fileFlags: new Uint8Array(files),
     dirs: new Map(),
     keys: merged.keys,

@@ -360,7 +360,8 @@ describe('the index file', () => {
 
   it('round-trips, and finds keys by binary search', () => {
     const data = decodeIndex(sealed(encodeIndex(sections)))
-    expect(data.files).toEqual(['a'])
+    expect(data.files.at(0)).toBe('a')
+    expect(data.files.length).toBe(1)
     expect(findKey(data.keys, 7)).toBe(0)
     expect(findKey(Uint32Array.from([1, 3, 5]), 4)).toBe(-1)
     expect(findKey(Uint32Array.from([1, 3, 5]), 5)).toBe(2)
@@ -403,7 +404,8 @@ describe('the index file', () => {
     const file = join(base, 'opened.dshidx')
     writeFileSync(file, sealed(encodeIndex(sections)))
     const data = openIndexFile(file)
-    expect(data.files).toEqual(['a'])
+    expect(data.files.at(0)).toBe('a')
+    expect(data.files.length).toBe(1)
     expect([...readPostings(data, 0)]).toEqual([0])
     truncateSync(file, 40)
     expect(() => readPostings(data, 0)).toThrow(/ended early/)
