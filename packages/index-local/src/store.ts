@@ -10,7 +10,7 @@ import { FILE_ALWAYS, findKey, openIndexFile, POSITION_BYTES, readPostingList, r
 import { changedSince, type Changed } from './freshness.js'
 import { ancestors, assertPrivate, INDEX_FILE, treeDir } from './location.js'
 import { patternQuery, type TrigramQuery } from './regex-query.js'
-import { foldByte, POSITION_BITS, trigramKey } from './trigrams.js'
+import { POSITION_BITS, trigramsAt } from './trigrams.js'
 import { inotifyQueueLimit, TreeWatcher } from './watcher.js'
 
 // The change walk stats every entry once: a second per ~300,000 on the reference machine; this is room.
@@ -183,10 +183,7 @@ function phraseFiles(
 ): Uint32Array {
   // Each trigram's offsets in the phrase (a trigram may recur in it).
   const offsets = new Map<number, number[]>()
-  for (let i = 0; i + 2 < phrase.length; i++) {
-    const key = trigramKey(foldByte(phrase.charCodeAt(i)), foldByte(phrase.charCodeAt(i + 1)), foldByte(phrase.charCodeAt(i + 2)))
-    offsets.set(key, [...(offsets.get(key) ?? []), i])
-  }
+  trigramsAt(phrase).forEach((key, i) => offsets.set(key, [...(offsets.get(key) ?? []), i]))
   const full = (1 << POSITION_BITS) - 1
   let ids = within
   let starts: Uint16Array | undefined

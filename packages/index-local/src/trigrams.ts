@@ -11,15 +11,21 @@ export function trigramKey(a: number, b: number, c: number): number {
 }
 
 /**
- * The distinct trigram keys of a byte string given as a latin1 string (each char one byte), folded.
- * Used for a query's literals, which are short; files go through `TrigramCollector`.
+ * The trigram key at each offset of a byte string given as a latin1 string (each char one byte),
+ * folded: a query literal's trigrams in order, as a phrase lines them up. Files go through
+ * `TrigramCollector`.
  */
-export function literalTrigrams(bytes: string): number[] {
-  const keys = new Set<number>()
+export function trigramsAt(bytes: string): number[] {
+  const keys: number[] = []
   for (let i = 0; i + 2 < bytes.length; i++) {
-    keys.add(trigramKey(foldByte(bytes.charCodeAt(i)), foldByte(bytes.charCodeAt(i + 1)), foldByte(bytes.charCodeAt(i + 2))))
+    keys.push(trigramKey(foldByte(bytes.charCodeAt(i)), foldByte(bytes.charCodeAt(i + 1)), foldByte(bytes.charCodeAt(i + 2))))
   }
-  return [...keys]
+  return keys
+}
+
+/** The distinct trigram keys of a byte string given as a latin1 string, folded (see `trigramsAt`). */
+export function literalTrigrams(bytes: string): number[] {
+  return [...new Set(trigramsAt(bytes))]
 }
 
 // 2^24 keys: one slot each for "last file that had it", and one for where in that file it was.
