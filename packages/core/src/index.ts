@@ -70,6 +70,8 @@ export type {
   FileKind,
   FileInfo,
   PathStamp,
+  DirectoryWatch,
+  WatchedChanges,
   FileLine,
   ReadLinesRequest,
   ReadLinesResult,

@@ -262,6 +262,35 @@ export interface FileSystem {
    * (`lstat`). Never throws for one path: a failure is that path's `kind`.
    */
   stampMany?(paths: readonly string[], options: { follow: boolean }): Promise<PathStamp[]>
+  /**
+   * Optional: a watch over the directories of the tree at `root` (absolute), for a remembered walk
+   * kept by a long-lived process (docs/design.md#a-watched-tree-needs-no-link-stats). Undefined when
+   * the file system cannot promise an event for every change (a network one changed from elsewhere).
+   */
+  watchDirectories?(root: string): Promise<DirectoryWatch | undefined>
+}
+
+/**
+ * Changes reported since the last look, by directory (the absolute path as watched): the names of the
+ * entries that were made, removed, renamed or changed (a directory's own last part when the event was
+ * of itself), or `many` when more were named than are kept.
+ */
+export type WatchedChanges = ReadonlyMap<string, ReadonlySet<string> | 'many'>
+
+/** Watches directories for changes to what they hold (`FileSystem.watchDirectories`). */
+export interface DirectoryWatch {
+  /** Watches each directory (absolute paths); resolves to those it could not watch (gone, refused, past a limit). */
+  add(paths: readonly string[]): Promise<string[]>
+  /** Stops watching these directories. */
+  remove(paths: readonly string[]): void
+  /**
+   * The changes since the last call, once every change made before this call is proven reported.
+   * Undefined, for good, when that cannot be proven (an event lost or without a name, a watch that
+   * failed): the caller revalidates as if it had no watch, and closes this one.
+   */
+  changes(): Promise<WatchedChanges | undefined>
+  /** Stops every watch and frees what the watch holds. */
+  close(): void
 }
 
 /**

@@ -1,0 +1,215 @@
+// watchDirectories: inotify watches on a remembered walk's directories, and a sync point that proves
+// every event made before a search has arrived (docs/design.md#a-watched-tree-needs-no-link-stats).
+import { mkdtempSync, readFileSync, rmSync, statfsSync, watch, type FSWatcher } from 'node:fs'
+import { rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { DirectoryWatch, WatchedChanges } from '@dsh/core'
+
+/**
+ * File systems whose every change the kernel reports to inotify (statfs's magic numbers): ext2–4, XFS,
+ * Btrfs, tmpfs, ramfs, overlayfs, ZFS, F2FS, bcachefs. A network or FUSE file system changed from
+ * elsewhere makes no event here, so it is never watched: its searches keep revalidating by stats.
+ */
+const LOCAL_TYPES = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x858458f6, 0x794c7630, 0x2fc12fc1, 0xf2f52010, 0xca451a4e])
+// Names one directory's events may give before only "something in it changed" is kept.
+const MAX_NAMES = 256
+// How long a sync marker's event may take: far above an idle loop's microseconds, below a search's patience.
+const SYNC_TIMEOUT_MS = 2000
+// Watches one process holds at most, over every tree, whatever the kernel allows.
+const MAX_WATCHES = 100_000
+// Watches added between turns of the event loop, so a host's other work waits a few ms at most.
+const PER_TURN = 2000
+
+/** What the watches of this process may hold: a share of the user's inotify watches, which editors need too. */
+interface Budget {
+  held: number
+  max: number
+}
+let budget: Budget | undefined
+// Sync directories of live watches, removed at exit when a watch was never closed.
+const liveSyncDirs = new Set<string>()
+let exitHooked = false
+
+/** The kernel limit in `path` (a number in a /proc file), or `fallback` when it cannot be read. */
+export function procLimit(path: string, fallback: number): number {
+  try {
+    const value = Number(readFileSync(path, 'latin1').trim())
+    return Number.isInteger(value) && value > 0 ? value : fallback
+  } catch {
+    return fallback
+  }
+}
+
+/** Options for tests: the kernel's limits and calls as they can fail. */
+export interface WatchOptions {
+  watch?: typeof watch
+  statfsType?: (path: string) => number
+  /** The user's inotify watch limit. @default /proc/sys/fs/inotify/max_user_watches */
+  maxUserWatches?: number
+  /** The kernel's queue bound. @default /proc/sys/fs/inotify/max_queued_events */
+  maxQueuedEvents?: number
+  syncTimeoutMs?: number
+}
+
+/**
+ * A watch for the directories of one tree at `root`, or undefined when its file system does not report
+ * every change (a network or FUSE one) or the sync directory cannot be made.
+ */
+export async function watchDirectories(root: string, options: WatchOptions = {}): Promise<DirectoryWatch | undefined> {
+  try {
+    if (!LOCAL_TYPES.has((options.statfsType ?? ((path) => statfsSync(path).type))(root))) return undefined
+  } catch {
+    return undefined
+  }
+  // A test's limit gets a budget of its own; the kernel's is shared by every watch of the process.
+  const share = (limit: number): Budget => ({ held: 0, max: Math.min(MAX_WATCHES, Math.floor(limit / 4)) })
+  const held = options.maxUserWatches === undefined ? (budget ??= share(procLimit('/proc/sys/fs/inotify/max_user_watches', 8192))) : share(options.maxUserWatches)
+  const queue = options.maxQueuedEvents ?? procLimit('/proc/sys/fs/inotify/max_queued_events', 16_384)
+  const watcher = new Watcher(held, options.watch ?? watch, Math.floor(queue / 2), options.syncTimeoutMs ?? SYNC_TIMEOUT_MS)
+  return watcher.start() ? watcher : undefined
+}
+
+class Watcher implements DirectoryWatch {
+  private broken = false
+  private syncDir = ''
+  private syncHandle: FSWatcher | undefined
+  private readonly handles = new Map<string, FSWatcher>()
+  private events = new Map<string, Set<string> | 'many'>()
+  private readonly waiters = new Map<string, () => void>()
+  private burst = 0
+  private burstScheduled = false
+  private syncs = 0
+
+  constructor(
+    private readonly budget: Budget,
+    private readonly watchFn: typeof watch,
+    private readonly burstLimit: number,
+    private readonly syncTimeoutMs: number,
+  ) {}
+
+  /** Makes and watches the private sync directory; false when either fails. */
+  start(): boolean {
+    try {
+      this.syncDir = mkdtempSync(join(tmpdir(), `dsh-watch-${process.pid}-`))
+    } catch {
+      return false
+    }
+    if (!exitHooked) process.once('exit', removeSyncDirs)
+    exitHooked = true
+    liveSyncDirs.add(this.syncDir)
+    try {
+      this.syncHandle = this.watchFn(this.syncDir, { persistent: false }, (_event, name) => {
+        this.count()
+        if (name === null) this.broken = true
+        else this.waiters.get(name)?.()
+      })
+      this.syncHandle.on('error', () => (this.broken = true))
+    } catch {
+      this.close()
+      return false
+    }
+    return true
+  }
+
+  async add(paths: readonly string[]): Promise<string[]> {
+    const unwatched: string[] = []
+    for (const [i, path] of paths.entries()) {
+      if (i > 0 && i % PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve))
+      if (this.broken || this.handles.has(path) || this.budget.held >= this.budget.max) {
+        if (!this.handles.has(path)) unwatched.push(path)
+        continue
+      }
+      try {
+        const handle = this.watchFn(path, { persistent: false, encoding: 'buffer' }, (_event, name) => this.record(path, name))
+        handle.on('error', () => (this.broken = true))
+        this.handles.set(path, handle)
+        this.budget.held++
+      } catch (error) {
+        // Out of watches: every later add fails too, and the kernel's limit is the user's, not ours.
+        if ((error as NodeJS.ErrnoException).code === 'ENOSPC') this.budget.max = this.budget.held
+        unwatched.push(path)
+      }
+    }
+    return unwatched
+  }
+
+  remove(paths: readonly string[]): void {
+    for (const path of paths) {
+      const handle = this.handles.get(path)
+      if (handle === undefined) continue
+      handle.close()
+      this.handles.delete(path)
+      this.budget.held--
+    }
+  }
+
+  async changes(): Promise<WatchedChanges | undefined> {
+    if (this.broken) return undefined
+    const name = `sync-${++this.syncs}`
+    let timer: NodeJS.Timeout | undefined
+    const arrived = new Promise<boolean>((resolve) => {
+      this.waiters.set(name, () => resolve(true))
+      timer = setTimeout(() => resolve(false), this.syncTimeoutMs)
+    })
+    const marker = join(this.syncDir, name)
+    try {
+      await writeFile(marker, '', { mode: 0o600, flag: 'wx' })
+      if (!(await arrived)) this.broken = true
+    } catch {
+      this.broken = true
+    } finally {
+      clearTimeout(timer)
+      this.waiters.delete(name)
+      await rm(marker, { force: true }).catch(() => undefined)
+    }
+    if (this.broken) return undefined
+    const events = this.events
+    this.events = new Map()
+    return events
+  }
+
+  close(): void {
+    this.broken = true
+    this.remove([...this.handles.keys()])
+    this.syncHandle?.close()
+    if (liveSyncDirs.delete(this.syncDir)) rmSync(this.syncDir, { recursive: true, force: true })
+  }
+
+  /** One event of the directory at `path`: the entry it names (the directory's own last part for itself). */
+  private record(path: string, name: Buffer | null): void {
+    this.count()
+    if (name === null) {
+      this.broken = true
+      return
+    }
+    const names = this.events.get(path)
+    if (names === 'many') return
+    if (names === undefined) this.events.set(path, new Set([name.toString()]))
+    else if (names.size < MAX_NAMES) names.add(name.toString())
+    else this.events.set(path, 'many')
+  }
+
+  /**
+   * Counts the events one read of the inotify queue delivers (they arrive in one poll phase, before any
+   * setImmediate). libuv drops the kernel's overflow notice, so a burst as large as half the queue is
+   * taken as events lost.
+   */
+  private count(): void {
+    this.burst++
+    if (!this.burstScheduled) {
+      this.burstScheduled = true
+      setImmediate(() => {
+        this.burst = 0
+        this.burstScheduled = false
+      })
+    }
+    if (this.burst >= this.burstLimit) this.broken = true
+  }
+}
+
+/** Removes the sync directories of the watches still open: at exit, so none outlives the process. */
+export function removeSyncDirs(): void {
+  for (const dir of liveSyncDirs) rmSync(dir, { recursive: true, force: true })
+  liveSyncDirs.clear()
+}
