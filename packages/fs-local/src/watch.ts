@@ -56,7 +56,12 @@ export interface WatchOptions {
  * A watch for the directories of one tree at `root`, or undefined when its file system does not report
  * every change (a network or FUSE one) or the sync directory cannot be made.
  */
-export async function watchDirectories(root: string, options: WatchOptions = {}): Promise<DirectoryWatch | undefined> {
+export function watchDirectories(root: string, options: WatchOptions = {}): Promise<DirectoryWatch | undefined> {
+  // Synchronous work (a statfs, a mkdtemp, one watch): a promise for the seam, which a remote backend needs.
+  return Promise.resolve(startWatch(root, options))
+}
+
+function startWatch(root: string, options: WatchOptions): DirectoryWatch | undefined {
   try {
     if (!LOCAL_TYPES.has((options.statfsType ?? ((path) => statfsSync(path).type))(root))) return undefined
   } catch {
@@ -64,7 +69,10 @@ export async function watchDirectories(root: string, options: WatchOptions = {})
   }
   // A test's limit gets a budget of its own; the kernel's is shared by every watch of the process.
   const share = (limit: number): Budget => ({ held: 0, max: Math.min(MAX_WATCHES, Math.floor(limit / 4)) })
-  const held = options.maxUserWatches === undefined ? (budget ??= share(procLimit('/proc/sys/fs/inotify/max_user_watches', 8192))) : share(options.maxUserWatches)
+  const held =
+    options.maxUserWatches === undefined
+      ? (budget ??= share(procLimit('/proc/sys/fs/inotify/max_user_watches', 8192)))
+      : share(options.maxUserWatches)
   const queue = options.maxQueuedEvents ?? procLimit('/proc/sys/fs/inotify/max_queued_events', 16_384)
   const watcher = new Watcher(held, options.watch ?? watch, Math.floor(queue / 2), options.syncTimeoutMs ?? SYNC_TIMEOUT_MS)
   return watcher.start() ? watcher : undefined

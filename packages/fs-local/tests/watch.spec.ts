@@ -38,7 +38,11 @@ async function changes(watch: DirectoryWatch): Promise<Record<string, string[] |
 }
 
 /** A stand-in for fs.watch that keeps each listener, so a test can deliver what the kernel could. */
-function standIn(): { watch: typeof watch; emit: (index: number, name: Buffer | string | null) => void; handles: ReturnType<typeof watch>[] } {
+function standIn(): {
+  watch: typeof watch
+  emit: (index: number, name: Buffer | string | null) => void
+  handles: ReturnType<typeof watch>[]
+} {
   const listeners: Array<(event: string, name: Buffer | string | null) => void> = []
   const handles: ReturnType<typeof watch>[] = []
   const fake = ((path: string, options: object, listener: (event: string, name: Buffer | string | null) => void) => {

@@ -66,6 +66,12 @@ export const Config = z.strictObject({
     .describe(
       "Keep each searched directory's link scan between calls in this process and check it with one stat per directory, reading again only the directories that changed, instead of walking the tree before every search (docs/design.md#the-link-scan-is-remembered). The first search of a directory walks it. @default true",
     ),
+  watchLinkScans: z
+    .boolean()
+    .default(true)
+    .describe(
+      "From a directory's second search in this process on, watch its directories (one inotify watch each, on a local file system only) so a later search stats only those an event named, instead of all of them (docs/design.md#a-watched-tree-needs-no-link-stats). Off: stats every time. @default true",
+    ),
   linkScanSettleMs: z
     .number()
     .int()

@@ -51,9 +51,9 @@ export async function apply(ctx: SearchPluginContext, config: SearchConfig): Pro
   const shared = ctx.get('linkScanMemory')
   const linkScans = !config.rememberLinkScans
     ? undefined
-    : shared?.settleMs === config.linkScanSettleMs
+    : shared?.settleMs === config.linkScanSettleMs && shared.watchTrees === config.watchLinkScans
       ? shared
-      : new LinkScanMemory(config.linkScanSettleMs)
+      : new LinkScanMemory(config.linkScanSettleMs, Date.now, config.watchLinkScans)
   const search = {
     bash: ctx.bash,
     rg: rg.chosen,

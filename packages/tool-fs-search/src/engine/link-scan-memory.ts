@@ -1,6 +1,7 @@
-// The link scan remembered between calls: each root's directories and links, revalidated by a stat per directory.
+// The link scan remembered between calls: each root's directories and links, revalidated by a stat per
+// directory, or in a long-lived process by a watch that names the directories that changed.
 import path from 'node:path'
-import type { FileSystem, PathStamp } from '@dsh/core'
+import type { DirectoryWatch, FileSystem, PathStamp, WatchedChanges } from '@dsh/core'
 
 /**
  * What GNU find reported of a link's target (`%Y`, `%l`): its type after following (`d`, `f`, ..., `N`
@@ -57,6 +58,26 @@ interface DirRecord {
   dirs: string[]
 }
 
+/**
+ * A watch over one root's directories (docs/design.md#a-watched-tree-needs-no-link-stats): a directory
+ * it watches, and whose record was proven current after its watch was in place, needs no stat while no
+ * event names it. The rest are `pending`, statted every call as without a watch.
+ */
+interface Watching {
+  /** Undefined while it starts. */
+  watch?: DirectoryWatch | undefined
+  /** Every directory asked for has its watch (they are added after the search that started it). */
+  ready: boolean
+  /** Given up: the root was walked again or evicted, or the file system cannot watch it. */
+  closed: boolean
+  /** Directories, by name, that have a watch. */
+  watched: Set<string>
+  /** Directories, by name, whose record is not yet proven current since their watch, or that have none. */
+  pending: Set<string>
+  /** The directories changed under a search that could not use the watch: watches are matched to them at the next. */
+  stale: boolean
+}
+
 /** One root's last scan. */
 interface Remembered {
   workdir: string
@@ -66,12 +87,24 @@ interface Remembered {
   size: number
   /** The quiet mark taken before the scan that read `dirs`, when there was one. */
   mark: string | undefined
+  watching?: Watching | undefined
+  /** Watches started for the root since its last walk: one that keeps breaking is not started again. */
+  watchStarts: number
 }
 
 // Roots remembered at once; the least recently searched goes first.
 const MAX_ROOTS = 16
 // Directories and links remembered over every root: a few hundred bytes each, so tens of MB at most.
 const MAX_ENTRIES = 200_000
+// Watches started for one root before it is left to stats: a tree whose bursts overflow the queue.
+const MAX_WATCH_STARTS = 3
+
+/** Closes every watch of a memory no host holds any more (a harness has no close of its own). */
+export function closeWatches(watches: Set<DirectoryWatch>): void {
+  for (const watch of watches) watch.close()
+  watches.clear()
+}
+const unheld = new FinalizationRegistry<Set<DirectoryWatch>>(closeWatches)
 
 /** The stamp of a path as the file system reports it, spelled as a scan spells it. */
 export function stampOf(stamp: PathStamp): string {
@@ -89,12 +122,24 @@ export function stampOf(stamp: PathStamp): string {
 export class LinkScanMemory {
   private readonly roots = new Map<string, Remembered>()
   private entries = 0
+  // Every live watch, apart from the roots: the finalizer closes them without holding the memory.
+  private readonly watches = new Set<DirectoryWatch>()
+  private readonly starting = new Set<Promise<void>>()
 
   constructor(
     /** How long after a change a directory's stamp is not trusted (`linkScanSettleMs`). */
     readonly settleMs: number,
     private readonly now: () => number = Date.now,
-  ) {}
+    /** Watch a root's directories from its second search on, where the file system can (`watchLinkScans`). */
+    readonly watchTrees: boolean = true,
+  ) {
+    unheld.register(this, this.watches)
+  }
+
+  /** Settles once every watch being started has its directories watched (or was given up). */
+  async watchesStarted(): Promise<void> {
+    await Promise.all(this.starting)
+  }
 
   /** How many roots and entries are remembered. */
   get size(): { roots: number; entries: number } {
@@ -118,9 +163,13 @@ export class LinkScanMemory {
     if (last !== undefined) {
       const warm = await this.revalidate(last, fs, run, mark !== undefined && mark === last.mark)
       if (warm !== undefined) {
-        this.keep(key, { ...warm.remembered, mark })
+        const kept = { ...warm.remembered, mark }
+        this.keep(key, kept)
+        // From a root's second search on: a root searched once (a one-shot process) is never watched.
+        if (kept.watching === undefined) this.startWatching(kept, fs)
         return warm.scan
       }
+      this.unwatch(last)
     }
     const started = this.now()
     const cold = await run(['.'], 'all')
@@ -129,7 +178,7 @@ export class LinkScanMemory {
     const rootReal = await fs.realpath(rootAbsolute).catch(() => undefined)
     const records = this.readRecords(cold, 'all', started)
     if (rootReal !== undefined && records.has('.'))
-      this.keep(key, { workdir: cold.workdir, rootAbsolute, rootReal, dirs: records, size: sizeOf(records), mark })
+      this.keep(key, { workdir: cold.workdir, rootAbsolute, rootReal, dirs: records, size: sizeOf(records), mark, watchStarts: 0 })
     return { links: sortedLinks(cold.links), workdir: cold.workdir, complete: true }
   }
 
@@ -143,21 +192,72 @@ export class LinkScanMemory {
   }
 
   private keep(key: string, remembered: Remembered): void {
-    if (remembered.size > MAX_ENTRIES) return
+    if (remembered.size > MAX_ENTRIES) return this.unwatch(remembered)
+    // Two calls at once each took nothing and walked: the later one's stands.
+    const other = this.take(key)
+    if (other !== undefined && other.watching !== remembered.watching) this.unwatch(other)
     this.entries += remembered.size
     this.roots.set(key, remembered)
     for (const [oldest, kept] of this.roots) {
       if (this.entries <= MAX_ENTRIES && this.roots.size <= MAX_ROOTS) break
       this.roots.delete(oldest)
       this.entries -= kept.size
+      this.unwatch(kept)
     }
+  }
+
+  private unwatch(remembered: Remembered): void {
+    const watching = remembered.watching
+    if (watching === undefined) return
+    watching.closed = true
+    if (watching.watch !== undefined) {
+      watching.watch.close()
+      this.watches.delete(watching.watch)
+    }
+    remembered.watching = undefined
+  }
+
+  /**
+   * Starts a watch over the root's directories, in the background: each directory is pending (statted
+   * at the next search, which proves its record current after its watch was in place). Not where the
+   * file system cannot watch it, or a directory lies on another device (it may be a network mount).
+   */
+  private startWatching(remembered: Remembered, fs: FileSystem): void {
+    if (!this.watchTrees || fs.watchDirectories === undefined || remembered.watchStarts >= MAX_WATCH_STARTS) return
+    remembered.watchStarts++
+    const device = remembered.dirs.get('.')!.stamp.split(' ')[0]
+    for (const record of remembered.dirs.values()) if (record.stamp.split(' ')[0] !== device) return
+    const names = [...remembered.dirs.keys()]
+    const watching: Watching = { ready: false, closed: false, watched: new Set(names), pending: new Set(names), stale: false }
+    remembered.watching = watching
+    const { rootReal } = remembered
+    const started = (async () => {
+      // A provider that throws is one that cannot watch.
+      const watch = await fs.watchDirectories!(rootReal).catch(() => undefined)
+      if (watch === undefined) {
+        // Not a file system that reports every change: stats (a few starts, each one statfs, then no more).
+        watching.closed = true
+        return
+      }
+      // Walked again or evicted while the watch started.
+      if (watching.closed) return watch.close()
+      watching.watch = watch
+      this.watches.add(watch)
+      const where = (name: string) => (name === '.' ? rootReal : path.join(rootReal, name))
+      for (const unwatched of await watch.add(names.map(where))) watching.watched.delete(nameIn(rootReal, unwatched))
+      watching.ready = true
+    })()
+    this.starting.add(started)
+    void started.finally(() => this.starting.delete(started))
   }
 
   /**
    * The scan as the tree stands, from `last` and the directories that changed since, or undefined when
    * it cannot be proven (the root moved, a directory read again is gone or is a link now, a scan failed):
    * the caller walks the tree. `quiet`: the index's watcher proved no directory changed since the scan
-   * that read `last`, so none is statted (docs/design.md#a-quiet-tree-needs-no-link-revalidation).
+   * that read `last`, so none is statted (docs/design.md#a-quiet-tree-needs-no-link-revalidation). With
+   * a watch of its own, only the directories it does not vouch for are statted, and those its events
+   * name are read again (docs/design.md#a-watched-tree-needs-no-link-stats).
    */
   private async revalidate(
     last: Remembered,
@@ -169,7 +269,20 @@ export class LinkScanMemory {
     if (rootReal !== last.rootReal) return undefined
     const where = (name: string) => (name === '.' ? rootReal : path.join(rootReal, name))
     const started = this.now()
-    const names = quiet ? [] : [...last.dirs.keys()]
+    let watching = quiet || last.watching?.ready !== true || last.watching.closed ? undefined : last.watching
+    const events = watching === undefined ? undefined : await watching.watch!.changes()
+    if (watching !== undefined && events === undefined) {
+      // It can no longer vouch: stats this call, and another watch from the next.
+      this.unwatch(last)
+      watching = undefined
+    }
+    if (last.watching?.closed === true) last.watching = undefined
+    // The root is statted always when watched: a root replaced by another directory makes no event above it.
+    const names = quiet
+      ? []
+      : watching === undefined
+        ? [...last.dirs.keys()]
+        : ['.', ...[...watching.pending].filter((name) => name !== '.')]
     const stamps = await fs.stampMany(names.map(where), { follow: false })
     const unchanged = new Set<string>()
     const changed: string[] = []
@@ -180,6 +293,20 @@ export class LinkScanMemory {
       if (record.settled && stampOf(stamp) === record.stamp) unchanged.add(name)
       else changed.push(name)
     }
+    // Directories not trusted as remembered: read again (one level), or walked whole (`dropped`).
+    let suspect: ((name: string) => boolean) | undefined
+    let dropped: Set<string> | undefined
+    if (watching !== undefined) {
+      const root = last.dirs.get('.')!.stamp.split(' ')
+      const now = stamps[0]!
+      if (now.kind !== 'directory' || now.dev !== root[0] || now.ino !== root[1]) return undefined
+      const marked = watchedChanges(last, events!, watching, changed)
+      dropped = marked.dropped
+      const read = new Set(changed)
+      const pending = watching.pending
+      if (changed.length > 0 || dropped.size > 0 || unchanged.size < names.length)
+        suspect = (name) => marked.dropped.has(name) || (pending.has(name) ? !unchanged.has(name) : read.has(name))
+    } else if (unchanged.size < names.length) suspect = (name) => !unchanged.has(name)
     const fresh = new Map<string, DirRecord>()
     const targets = new Map<string, TargetInfo | undefined>()
     const read = async (starts: readonly string[], depth: 'all' | 'one', at: number): Promise<boolean> => {
@@ -194,9 +321,11 @@ export class LinkScanMemory {
     // Every directory unchanged is the same tree: its map stands as it is (a new one each call, for a
     // tree of 5,000 directories, kept a warm process's collector busy).
     let dirs = last.dirs
-    if (unchanged.size < names.length) {
+    const walked: string[] = []
+    if (suspect !== undefined) {
+      const stale = suspect
       if (changed.length > 0 && !(await read(changed, 'one', started))) return undefined
-      const known = (name: string) => fresh.get(name) ?? (unchanged.has(name) ? last.dirs.get(name) : undefined)
+      const known = (name: string) => fresh.get(name) ?? (stale(name) ? undefined : last.dirs.get(name))
       const first = assemble(['.'], known)
       if (first.missing.includes('.')) return undefined
       dirs = first.found
@@ -204,9 +333,14 @@ export class LinkScanMemory {
         // Directories new since the last scan (or back again): walked whole.
         if (!(await read(first.missing, 'all', this.now()))) return undefined
         // A walk lists every directory below its starts, each read: none is missing.
-        for (const [name, record] of assemble(first.missing, (name) => fresh.get(name)).found) dirs.set(name, record)
+        for (const [name, record] of assemble(first.missing, (name) => fresh.get(name)).found) {
+          dirs.set(name, record)
+          walked.push(name)
+        }
       }
     }
+    if (watching !== undefined) await this.rewatch(last, watching, { dirs, unchanged, changed, walked, dropped: dropped! })
+    else if (last.watching !== undefined && dirs !== last.dirs) last.watching.stale = true
     const links: ScannedLink[] = []
     const unstated: Array<{ name: string; text: string | undefined }> = []
     for (const record of dirs.values()) {
@@ -232,6 +366,45 @@ export class LinkScanMemory {
       scan: { links: sortedLinks(links), workdir: last.workdir, complete: true },
       remembered: { ...last, dirs, size: sizeOf(dirs) },
     }
+  }
+
+  /**
+   * Matches the watches to the directories after a watched revalidation: a directory walked whole (it
+   * may be another inode by the same name), or below a dropped one, gets a new watch and is pending;
+   * one statted unchanged, or read again under its watch, is vouched for from now on; one gone loses
+   * its watch.
+   */
+  private async rewatch(
+    last: Remembered,
+    watching: Watching,
+    done: { dirs: Map<string, DirRecord>; unchanged: Set<string>; changed: string[]; walked: string[]; dropped: Set<string> },
+  ): Promise<void> {
+    const { dirs, unchanged, changed, walked, dropped } = done
+    // Proven current after its watch was in place; one that has no watch stays pending.
+    for (const name of [...unchanged, ...changed]) if (watching.watched.has(name)) watching.pending.delete(name)
+    if (dirs === last.dirs && !watching.stale) return
+    watching.stale = false
+    const under = (name: string) => {
+      for (const top of dropped) if (name === top || name.startsWith(`${top}/`)) return true
+      return false
+    }
+    const gone: string[] = []
+    const rewalked = new Set(walked)
+    for (const name of watching.watched) if (!dirs.has(name) || under(name) || rewalked.has(name)) gone.push(name)
+    // path.join keeps the root itself as it is: `.` adds nothing.
+    const where = (name: string) => path.join(last.rootReal, name)
+    watching.watch!.remove(gone.map(where))
+    for (const name of gone) {
+      watching.watched.delete(name)
+      watching.pending.delete(name)
+    }
+    const added: string[] = []
+    for (const name of dirs.keys()) if (!watching.watched.has(name)) added.push(name)
+    for (const name of added) {
+      watching.pending.add(name)
+      watching.watched.add(name)
+    }
+    for (const unwatched of await watching.watch!.add(added.map(where))) watching.watched.delete(nameIn(last.rootReal, unwatched))
   }
 
   /**
@@ -283,6 +456,53 @@ function leadsToKnownDirectory(
   if (parts.some((part, i) => part === '..' && i > 0 && parts[i - 1] !== '..')) return false
   const relative = path.relative(rootReal, path.resolve(rootReal, path.posix.dirname(link.name), link.text))
   return dirs.has(relative === '' ? '.' : relative)
+}
+
+/**
+ * What a watch's events since the last search mean for `last`'s directories: each directory an event
+ * came from is read again (one level, added to `changed`); a directory an event names as an entry, or
+ * of itself (it was made, removed, renamed or replaced, and its watches may follow an inode now
+ * elsewhere), is `dropped`, walked whole, and its parent read again. A pending directory whose stamp
+ * moved drops its subdirectories too, whose watches saw nothing while it was unproven.
+ */
+function watchedChanges(last: Remembered, events: WatchedChanges, watching: Watching, changed: string[]): { dropped: Set<string> } {
+  const dropped = new Set<string>()
+  const touched = new Set<string>(changed)
+  const drop = (name: string) => {
+    dropped.add(name)
+    touched.add(path.posix.dirname(name))
+  }
+  for (const name of changed) if (watching.pending.has(name)) for (const child of last.dirs.get(name)!.dirs) drop(child)
+  for (const [where, entries] of events) {
+    const name = nameIn(last.rootReal, where)
+    const record = last.dirs.get(name)
+    // A watch removed since its event, or a directory no longer remembered.
+    if (record === undefined || !watching.watched.has(name)) continue
+    touched.add(name)
+    if (entries === 'many') {
+      for (const child of record.dirs) drop(child)
+      continue
+    }
+    // libuv names an event of the watched directory itself by its last part; the root's own are its stat's.
+    const own = path.posix.basename(where)
+    for (const entry of entries) {
+      if (entry === own && name !== '.') drop(name)
+      const child = name === '.' ? entry : `${name}/${entry}`
+      if (last.dirs.has(child)) drop(child)
+    }
+  }
+  const under = (name: string) => {
+    for (const top of dropped) if (name === top || name.startsWith(`${top}/`)) return true
+    return false
+  }
+  changed.length = 0
+  for (const name of touched) if (last.dirs.has(name) && !under(name)) changed.push(name)
+  return { dropped }
+}
+
+/** A directory's name from the root (`.` for the root) from its absolute path below `rootReal`. */
+function nameIn(rootReal: string, where: string): string {
+  return where === rootReal ? '.' : where.slice(rootReal.length + 1)
 }
 
 /**

@@ -19,6 +19,9 @@ const fs = createLocalFileSystem()
 const bash = bashLocal.createLocalBash()
 // Short, so a test can wait past it; far above a local file system's timestamp tick (a few ms).
 const SETTLE_MS = 40
+// Revalidated by a stat of every directory, or by a watch of them (stats only for what it cannot vouch for).
+const MODES = ['stats', 'watched'] as const
+type Mode = (typeof MODES)[number]
 
 /** A context over the real executor whose link scans go through `memory` (none: a walk every call). */
 function context(memory: LinkScanMemory | undefined): SearchContext {
@@ -90,50 +93,81 @@ describe('the remembered link scan, over real files', () => {
     expect(memory.size.roots).toBe(1)
   })
 
-  it('sees a link added, removed or retargeted, a directory made, removed or replaced by a link, and a target that moves', async () => {
+  it.each(MODES)(
+    'sees a link added, removed or retargeted, a directory made, removed or replaced by a link, and a target that moves (%s)',
+    async (mode) => {
+      const work = tree()
+      await sleep(SETTLE_MS * 2)
+      const memory = new LinkScanMemory(SETTLE_MS, Date.now, mode === 'watched')
+      const { ctx, scans } = counting(memory)
+      const plan = () => planLinks(ctx, exec(work), '.', fs, undefined)
+      await warmUp(memory, plan, mode)
+      scans()
+      const steps: Array<() => void> = [
+        () => symlinkSync('../../store/p1', join(work, 'a/b/c/new')),
+        () => rmSync(join(work, 'a/b/p2')),
+        () => {
+          rmSync(join(work, 'node_modules/p1'))
+          symlinkSync('/etc', join(work, 'node_modules/p1'))
+        },
+        () => mkdirSync(join(work, 'a/b/c/deep/er'), { recursive: true }),
+        () => symlinkSync('../../../../store', join(work, 'a/b/c/deep/er/s')),
+        () => rmSync(join(work, 'a/b/c/deep'), { recursive: true }),
+        () => {
+          rmSync(join(work, 'a/d'), { recursive: true })
+          symlinkSync('store', join(work, 'a/d'))
+        },
+        () => {
+          rmSync(join(work, 'a/d'))
+          mkdirSync(join(work, 'a/d'))
+          symlinkSync('.', join(work, 'a/d/self'))
+        },
+        // Neither link's parent changes: only where each leads.
+        () => writeFileSync(join(work, 'missing'), 'now it exists'),
+        () => renameSync(join(work, 'store/p2'), join(work, 'store/p3')),
+        () => renameSync(join(work, 'a/b'), join(work, 'a/moved')),
+        () => symlinkSync('/', join(work, 'we\nird/-x/-out')),
+        () => rmSync(join(work, 'we\nird/-x/1 2 3 4 5'), { recursive: true }),
+      ]
+      for (const [i, step] of steps.entries()) {
+        step()
+        // Half the steps are judged at once, while their changes are too recent to trust; half after.
+        if (i % 2 === 1) await sleep(SETTLE_MS * 2)
+        expect(await plan(), `after step ${i}`).toEqual(await cold(work))
+        // Only what changed is read: no scan walks the tree from its root again.
+        const run = scans()
+        expect(run.length, `after step ${i}`).toBeGreaterThan(0)
+        expect(run.filter(walksRoot), `after step ${i}`).toEqual([])
+      }
+    },
+  )
+
+  it('with a watch in place, stats only the root while nothing changed, and sees a change at once', async () => {
     const work = tree()
     await sleep(SETTLE_MS * 2)
     const memory = new LinkScanMemory(SETTLE_MS)
-    const { ctx, scans } = counting(memory)
-    const plan = () => planLinks(ctx, exec(work), '.', fs, undefined)
-    await plan()
-    scans()
-    const steps: Array<() => void> = [
-      () => symlinkSync('../../store/p1', join(work, 'a/b/c/new')),
-      () => rmSync(join(work, 'a/b/p2')),
-      () => {
-        rmSync(join(work, 'node_modules/p1'))
-        symlinkSync('/etc', join(work, 'node_modules/p1'))
-      },
-      () => mkdirSync(join(work, 'a/b/c/deep/er'), { recursive: true }),
-      () => symlinkSync('../../../../store', join(work, 'a/b/c/deep/er/s')),
-      () => rmSync(join(work, 'a/b/c/deep'), { recursive: true }),
-      () => {
-        rmSync(join(work, 'a/d'), { recursive: true })
-        symlinkSync('store', join(work, 'a/d'))
-      },
-      () => {
-        rmSync(join(work, 'a/d'))
-        mkdirSync(join(work, 'a/d'))
-        symlinkSync('.', join(work, 'a/d/self'))
-      },
-      // Neither link's parent changes: only where each leads.
-      () => writeFileSync(join(work, 'missing'), 'now it exists'),
-      () => renameSync(join(work, 'store/p2'), join(work, 'store/p3')),
-      () => renameSync(join(work, 'a/b'), join(work, 'a/moved')),
-      () => symlinkSync('/', join(work, 'we\nird/-x/-out')),
-      () => rmSync(join(work, 'we\nird/-x/1 2 3 4 5'), { recursive: true }),
-    ]
-    for (const [i, step] of steps.entries()) {
-      step()
-      // Half the steps are judged at once, while their changes are too recent to trust; half after.
-      if (i % 2 === 1) await sleep(SETTLE_MS * 2)
-      expect(await plan(), `after step ${i}`).toEqual(await cold(work))
-      // Only what changed is read: no scan walks the tree from its root again.
-      const run = scans()
-      expect(run.length, `after step ${i}`).toBeGreaterThan(0)
-      expect(run.filter(walksRoot), `after step ${i}`).toEqual([])
+    const statted: number[] = []
+    const watchedFs = {
+      ...fs,
+      stampMany: (paths: readonly string[], options: { follow: boolean }) => (
+        options.follow || statted.push(paths.length),
+        fs.stampMany!(paths, options)
+      ),
     }
+    const { ctx, scans } = counting(memory)
+    const plan = () => planLinks(ctx, exec(work), '.', watchedFs, undefined)
+    await warmUp(memory, plan, 'watched')
+    statted.length = 0
+    scans()
+    expect(await plan()).toEqual(await cold(work))
+    expect(statted).toEqual([1])
+    expect(scans()).toEqual([])
+    // No wait past the settle time: the event, not a timestamp, says what changed.
+    symlinkSync('/', join(work, 'a/b/c/out'))
+    const after = await plan()
+    expect(after.skipped.map((link) => link.path)).toContain('a/b/c/out')
+    expect(after).toEqual(await cold(work))
+    expect(statted).toEqual([1, 1])
   })
 
   it('walks again when the root is replaced, and keeps apart the roots and sessions searched', async () => {
@@ -156,9 +190,9 @@ describe('the remembered link scan, over real files', () => {
     expect(memory.size.roots).toBe(2)
   })
 
-  it(
-    'equals a cold scan after any sequence of random changes',
-    async () => {
+  it.each(MODES)(
+    'equals a cold scan after any sequence of random changes (%s)',
+    async (mode) => {
       const names = ['a', 'b', 'c']
       const place = fc.array(fc.constantFrom(...names), { minLength: 1, maxLength: 3 }).map((parts) => parts.join('/'))
       const change = fc.oneof(
@@ -174,9 +208,9 @@ describe('the remembered link scan, over real files', () => {
           const work = realpathSync(scratchDir(`memory-random-${run++}`))
           mkdirSync(join(work, 'a/b'), { recursive: true })
           symlinkSync('../a', join(work, 'a/b/c'))
-          const memory = new LinkScanMemory(SETTLE_MS)
+          const memory = new LinkScanMemory(SETTLE_MS, Date.now, mode === 'watched')
           const ctx = context(memory)
-          await planLinks(ctx, exec(work), '.', fs, undefined)
+          await warmUp(memory, () => planLinks(ctx, exec(work), '.', fs, undefined), mode)
           for (const { changes, wait } of steps) {
             for (const { op, at, ...rest } of changes) apply(join(work, at), op, 'to' in rest ? rest.to : '')
             if (wait) await sleep(SETTLE_MS * 2)
@@ -190,6 +224,18 @@ describe('the remembered link scan, over real files', () => {
     budgetMs(60_000),
   )
 })
+
+/**
+ * The searches that bring a memory to `mode`: one walk; with a watch, a second search that starts it,
+ * and a third once it is in place, which proves each directory current (docs/design.md#a-watched-tree-needs-no-link-stats).
+ */
+async function warmUp(memory: LinkScanMemory, plan: () => Promise<unknown>, mode: Mode): Promise<void> {
+  await plan()
+  if (mode === 'stats') return
+  await plan()
+  await memory.watchesStarted()
+  await plan()
+}
 
 /** One change to the tree at `at`; one that cannot be made (a parent missing, say) is no change. */
 function apply(at: string, op: 'mkdir' | 'rm' | 'link' | 'file', to: string): void {

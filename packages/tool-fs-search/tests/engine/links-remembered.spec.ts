@@ -52,11 +52,14 @@ describe('rememberLinkScans', () => {
   /** A harness over bash-local that counts the link scans that walk the whole tree. */
   async function counting(
     remember: boolean | undefined,
-    shared?: { memory: toolFsSearch.LinkScanMemory; settleMs?: number },
+    shared?: { memory: toolFsSearch.LinkScanMemory; settleMs?: number; watch?: boolean },
   ): Promise<{ harness: Harness; walks: () => number }> {
     const local = bashLocal.createLocalBash()
     let walks = 0
-    const settle = shared?.settleMs === undefined ? {} : { linkScanSettleMs: shared.settleMs }
+    const settle = {
+      ...(shared?.settleMs === undefined ? {} : { linkScanSettleMs: shared.settleMs }),
+      ...(shared?.watch === undefined ? {} : { watchLinkScans: shared.watch }),
+    }
     const harness = await loadHarness({
       plugins: [spillLocal, fsLocal, toolFsSearch],
       services: {
@@ -91,7 +94,7 @@ describe('rememberLinkScans', () => {
     }
   })
 
-  it("shares a host's memory across harnesses with the same settle time, and keeps its own otherwise", async () => {
+  it("shares a host's memory across harnesses with the same settle time and watching, and keeps its own otherwise", async () => {
     const work = realpathSync(scratchDir('shared'))
     writeTree(work, { 'a/b.ts': 'needle\n' })
     symlinkSync('a', join(work, 'l'))
@@ -108,6 +111,9 @@ describe('rememberLinkScans', () => {
     const other = await counting(undefined, { memory, settleMs: 30_000 })
     await callTool(other.harness, 'grep', { pattern: 'needle' }, work)
     expect(other.walks()).toBe(1)
+    const unwatched = await counting(undefined, { memory, watch: false })
+    await callTool(unwatched.harness, 'grep', { pattern: 'needle' }, work)
+    expect(unwatched.walks()).toBe(1)
     const off = await counting(false, { memory })
     await callTool(off.harness, 'grep', { pattern: 'needle' }, work)
     expect(off.walks()).toBe(1)
