@@ -4,14 +4,8 @@ import { mkdtempSync, readFileSync, rmSync, statfsSync, watch, type FSWatcher } 
 import { rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { DirectoryWatch, WatchedChanges } from '@dsh/core'
+import { reportsEveryChange, type DirectoryWatch, type WatchedChanges } from '@dsh/core'
 
-/**
- * File systems whose every change the kernel reports to inotify (statfs's magic numbers): ext2–4, XFS,
- * Btrfs, tmpfs, ramfs, overlayfs, ZFS, F2FS, bcachefs. A network or FUSE file system changed from
- * elsewhere makes no event here, so it is never watched: its searches keep revalidating by stats.
- */
-const LOCAL_TYPES = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x858458f6, 0x794c7630, 0x2fc12fc1, 0xf2f52010, 0xca451a4e])
 // Names one directory's events may give before only "something in it changed" is kept.
 const MAX_NAMES = 256
 // How long a sync marker's event may take: far above an idle loop's microseconds, below a search's patience.
@@ -63,7 +57,7 @@ export function watchDirectories(root: string, options: WatchOptions = {}): Prom
 
 function startWatch(root: string, options: WatchOptions): DirectoryWatch | undefined {
   try {
-    if (!LOCAL_TYPES.has((options.statfsType ?? ((path) => statfsSync(path).type))(root))) return undefined
+    if (!reportsEveryChange((options.statfsType ?? ((path) => statfsSync(path).type))(root))) return undefined
   } catch {
     return undefined
   }

@@ -1,9 +1,10 @@
 // The local SearchIndex: find the index that covers a search, prove which files cannot match, and hand rg an ignore file.
 import { isUtf8 } from 'node:buffer'
 import { randomBytes } from 'node:crypto'
+import { statfsSync } from 'node:fs'
 import { realpath, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { BashExecutor, IndexAnswer, IndexFallback, IndexQuery, SearchIndex } from '@dsh/core'
+import { reportsEveryChange, type BashExecutor, type IndexAnswer, type IndexFallback, type IndexQuery, type SearchIndex } from '@dsh/core'
 import { resolveIndexOptions, type LocalIndexOptions, type LocalIndexSettings } from './config.js'
 import { IndexError } from './errors.js'
 import { FILE_ALWAYS, findKey, openIndexFile, POSITION_BYTES, readPostingList, readPostings, UNREAD_DIR, type IndexData } from './format.js'
@@ -47,6 +48,8 @@ export async function closeIndexWatchers(): Promise<void> {
 export interface LocalSearchIndexOptions extends LocalIndexOptions {
   /** Runs the change walk (`find`): the only process the index starts. */
   bash: BashExecutor
+  /** The statfs type of a path (tests stand in for a network mount). @default statfs */
+  statfsType?: (path: string) => number
 }
 
 /** A plan, saying for candidates how the changes since the build were learned. */
@@ -270,7 +273,7 @@ class IgnoreLines {
 
 /** Creates the local index: `plan` for searches, `settings` for `dsh index`. */
 export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalSearchIndex {
-  const { bash, ...rest } = options
+  const { bash, statfsType = (path: string) => statfsSync(path).type, ...rest } = options
   const settings = resolveIndexOptions(rest)
   const freshnessLimits = { maxBytes: FRESHNESS_MAX_BYTES, timeoutMs: FRESHNESS_TIMEOUT_MS }
 
@@ -314,6 +317,8 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
    */
   async function watched(found: NonNullable<Awaited<ReturnType<typeof findIndex>>>, signal: AbortSignal): Promise<Watched> {
     const { file, stamp, root, data } = found
+    // A tree that may change without an event here (a network mount) is walked, as a one-shot search walks it.
+    if (!eventful(root)) return { kind: 'walk' }
     let entry = WATCHERS.get(file)
     if (entry === undefined || entry.stamp !== stamp || entry.dead) {
       // The watcher of a rebuilt index (a dead one is closed already; closing twice is harmless).
@@ -369,6 +374,15 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       return `${found.stamp}:${seen.serial}`
     } catch {
       return undefined
+    }
+  }
+
+  /** Whether the kernel reports every change to the tree at `root` (docs/design.md#a-watched-tree-needs-no-link-stats). */
+  function eventful(root: string): boolean {
+    try {
+      return reportsEveryChange(statfsType(root))
+    } catch {
+      return false
     }
   }
 

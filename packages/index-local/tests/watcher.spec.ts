@@ -250,6 +250,19 @@ describe('the quiet mark', () => {
     rmSync(join(root, 'other.old'), { recursive: true })
   })
 
+  it('is not given, and the changes are walked for, on a file system that may change without an event here', async () => {
+    for (const statfsType of [
+      () => 0x6969,
+      () => {
+        throw new Error('statfs failed')
+      },
+    ]) {
+      const { root, index, plan } = await setup(FILES, { statfsType })
+      expect(await index.unchangedMark({ dir: root, signal })).toBeUndefined()
+      expect(await plan('alpha')).toMatchObject({ kind: 'candidates', changesFrom: 'walk' })
+    }
+  })
+
   it('is not given without a watcher, below a directory the build could not read, or with the clock behind the build', async () => {
     const { root, index } = await setup(FILES)
     const off = createLocalSearchIndex({ dir: index.settings.dir, watch: false, bash })

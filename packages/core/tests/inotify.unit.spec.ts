@@ -1,0 +1,11 @@
+// Which file systems a watch may trust.
+import { describe, expect, it } from 'vitest'
+import { reportsEveryChange } from '../src/inotify.js'
+
+describe('reportsEveryChange', () => {
+  it('trusts the local file systems and no network or FUSE one', () => {
+    // ext4, tmpfs, overlayfs; NFS, CIFS, FUSE, 9p.
+    expect([0xef53, 0x01021994, 0x794c7630].map(reportsEveryChange)).toEqual([true, true, true])
+    expect([0x6969, 0xff534d42, 0x65735546, 0x01021997].map(reportsEveryChange)).toEqual([false, false, false, false])
+  })
+})
