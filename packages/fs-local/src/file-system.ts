@@ -7,5 +7,11 @@ import { watchDirectories } from './watch.js'
 
 /** The local `FileSystem`, for hosts that wire seams by hand; a remote backend returns the same types. */
 export function createLocalFileSystem(): FileSystem {
-  return { stat: statPath, readLines: (request) => readFileLines(request), realpath: realPath, stampMany, watchDirectories: (root) => watchDirectories(root) }
+  return {
+    stat: statPath,
+    readLines: (request) => readFileLines(request),
+    realpath: realPath,
+    stampMany,
+    watchDirectories: (root) => watchDirectories(root),
+  }
 }
