@@ -1,6 +1,6 @@
 // watchDirectories: inotify watches on a remembered walk's directories, and a sync point that proves
 // every event made before a search has arrived (docs/design.md#a-watched-tree-needs-no-link-stats).
-import { mkdtempSync, readFileSync, rmSync, statfsSync, watch, type FSWatcher } from 'node:fs'
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, watch, type FSWatcher } from 'node:fs'
 import { rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -21,9 +21,14 @@ interface Budget {
   max: number
 }
 let budget: Budget | undefined
-// Sync directories of live watches, removed at exit when a watch was never closed.
-const liveSyncDirs = new Set<string>()
+// The process's sync directory, shared by its watches: made when the first is, removed at exit. A
+// process that dies without its exit handler (a signal, a terminated worker) leaves it, and the next
+// process to make one removes those of processes no longer running.
+let syncDir: string | undefined
 let exitHooked = false
+const SYNC_DIR = /^dsh-watch-(\d+)-/
+// Watches made by this process: each marker's name is its own.
+let watchers = 0
 
 /** The kernel limit in `path` (a number in a /proc file), or `fallback` when it cannot be read. */
 export function procLimit(path: string, fallback: number): number {
@@ -74,6 +79,7 @@ function startWatch(root: string, options: WatchOptions): DirectoryWatch | undef
 
 class Watcher implements DirectoryWatch {
   private broken = false
+  private readonly id = ++watchers
   private syncDir = ''
   private syncHandle: FSWatcher | undefined
   private readonly handles = new Map<string, FSWatcher>()
@@ -90,16 +96,11 @@ class Watcher implements DirectoryWatch {
     private readonly syncTimeoutMs: number,
   ) {}
 
-  /** Makes and watches the private sync directory; false when either fails. */
+  /** Watches the process's private sync directory (made if need be); false when either fails. */
   start(): boolean {
-    try {
-      this.syncDir = mkdtempSync(join(tmpdir(), `dsh-watch-${process.pid}-`))
-    } catch {
-      return false
-    }
-    if (!exitHooked) process.once('exit', removeSyncDirs)
-    exitHooked = true
-    liveSyncDirs.add(this.syncDir)
+    const dir = processSyncDir()
+    if (dir === undefined) return false
+    this.syncDir = dir
     try {
       this.syncHandle = this.watchFn(this.syncDir, { persistent: false }, (_event, name) => {
         this.count()
@@ -148,7 +149,7 @@ class Watcher implements DirectoryWatch {
 
   async changes(): Promise<WatchedChanges | undefined> {
     if (this.broken) return undefined
-    const name = `sync-${++this.syncs}`
+    const name = `sync-${this.id}-${++this.syncs}`
     let timer: NodeJS.Timeout | undefined
     const arrived = new Promise<boolean>((resolve) => {
       this.waiters.set(name, () => resolve(true))
@@ -175,7 +176,6 @@ class Watcher implements DirectoryWatch {
     this.broken = true
     this.remove([...this.handles.keys()])
     this.syncHandle?.close()
-    if (liveSyncDirs.delete(this.syncDir)) rmSync(this.syncDir, { recursive: true, force: true })
   }
 
   /** One event of the directory at `path`: the entry it names (the directory's own last part for itself). */
@@ -210,8 +210,53 @@ class Watcher implements DirectoryWatch {
   }
 }
 
-/** Removes the sync directories of the watches still open: at exit, so none outlives the process. */
-export function removeSyncDirs(): void {
-  for (const dir of liveSyncDirs) rmSync(dir, { recursive: true, force: true })
-  liveSyncDirs.clear()
+/**
+ * The process's sync directory: private (0700) under the temp dir, made again when it is gone (or is
+ * not a directory). Making it first removes those left by processes no longer running. Undefined when
+ * it cannot be made.
+ */
+function processSyncDir(): string | undefined {
+  if (syncDir !== undefined && lstatSync(syncDir, { throwIfNoEntry: false })?.isDirectory() === true) return syncDir
+  removeDeadSyncDirs()
+  try {
+    syncDir = mkdtempSync(join(tmpdir(), `dsh-watch-${process.pid}-`))
+  } catch {
+    return undefined
+  }
+  if (!exitHooked) process.once('exit', removeSyncDir)
+  exitHooked = true
+  return syncDir
+}
+
+/** Removes this user's sync directories of processes no longer running. */
+export function removeDeadSyncDirs(): void {
+  let names: string[]
+  try {
+    names = readdirSync(tmpdir())
+  } catch {
+    return
+  }
+  for (const name of names) {
+    const pid = Number(SYNC_DIR.exec(name)?.[1])
+    if (!(pid > 0) || pid === process.pid || running(pid)) continue
+    const path = join(tmpdir(), name)
+    // Another user's is not ours to judge (nor, in a sticky temp dir, to remove).
+    if (lstatSync(path, { throwIfNoEntry: false })?.uid === process.getuid!()) rmSync(path, { recursive: true, force: true })
+  }
+}
+
+/** Whether a process runs (or one we may not signal: not ours to judge). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH'
+  }
+}
+
+/** Removes the process's sync directory: at exit, so it does not outlive the process. */
+export function removeSyncDir(): void {
+  if (syncDir !== undefined) rmSync(syncDir, { recursive: true, force: true })
+  syncDir = undefined
 }

@@ -1,13 +1,14 @@
 // watchDirectories against real inotify: what the events name, the sync that proves they all came, and
 // every way the watch gives up rather than vouch for a tree it may have missed a change in.
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, rmdirSync, watch, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, rmdirSync, watch, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { DirectoryWatch } from '@dsh/core'
 import { scratchDir } from '../../../test-support/temp-tree.js'
 import { createLocalFileSystem } from '../src/file-system.js'
-import { procLimit, removeSyncDirs, watchDirectories, type WatchOptions } from '../src/watch.js'
+import { procLimit, removeDeadSyncDirs, removeSyncDir, watchDirectories, type WatchOptions } from '../src/watch.js'
 
 const scratch = scratchDir('fs-local-watch')
 let serial = 0
@@ -89,17 +90,14 @@ describe('watchDirectories', () => {
     expect(await changes(watch)).toEqual({ [root]: 'many' })
   })
 
-  it('stops reporting a directory removed from the watch, and a closed watch reports nothing and keeps no sync directory', async () => {
+  it('stops reporting a directory removed from the watch, and a closed watch reports nothing', async () => {
     const root = tree('a')
-    const before = syncDirs()
     const watch = await watching(root)
-    expect(syncDirs().length).toBe(before.length + 1)
     await watch.add([root, join(root, 'a')])
     watch.remove([join(root, 'a'), join(root, 'never-watched')])
     writeFileSync(join(root, 'a/f'), '')
     expect(await changes(watch)).toEqual({})
     watch.close()
-    expect(syncDirs()).toEqual(before)
     expect(await watch.changes()).toBeUndefined()
     expect(await watch.add([root])).toEqual([root])
   })
@@ -114,6 +112,8 @@ describe('watchDirectories', () => {
   it('is not made when its sync directory cannot be made or watched', async () => {
     const root = tree()
     const saved = process.env.TMPDIR
+    // Made again under the temp dir asked for, which does not exist.
+    removeSyncDir()
     process.env.TMPDIR = join(root, 'no-such-dir')
     try {
       expect(tmpdir()).toBe(join(root, 'no-such-dir'))
@@ -122,12 +122,10 @@ describe('watchDirectories', () => {
       if (saved === undefined) delete process.env.TMPDIR
       else process.env.TMPDIR = saved
     }
-    const before = syncDirs()
     const refusing = (() => {
       throw Object.assign(new Error('no watches'), { code: 'ENOSPC' })
     }) as unknown as typeof watch
     expect(await watchDirectories(root, { watch: refusing })).toBeUndefined()
-    expect(syncDirs()).toEqual(before)
   })
 
   it('gives back what it could not watch: a missing directory, and every one past its share of the kernel limit', async () => {
@@ -203,18 +201,20 @@ describe('watchDirectories', () => {
 
   it('can no longer vouch when its sync marker cannot be written or its event does not come', async () => {
     const root = tree()
-    const before = syncDirs()
     const unwritable = await watching(root)
-    for (const dir of syncDirs().filter((dir) => !before.includes(dir))) rmSync(join(tmpdir(), dir), { recursive: true })
+    rmSync(own()!, { recursive: true })
     expect(await unwritable.changes()).toBeUndefined()
-    // A file where the directory was: neither the marker nor its removal can be made (close removes the file).
-    const earlier = syncDirs()
+    // Made again for the next watch; then a file where it was: neither the marker nor its removal can be made.
     const blocked = await watching(root)
-    for (const dir of syncDirs().filter((dir) => !earlier.includes(dir))) {
-      rmSync(join(tmpdir(), dir), { recursive: true })
-      writeFileSync(join(tmpdir(), dir), '')
-    }
+    const dir = own()!
+    rmSync(dir, { recursive: true })
+    writeFileSync(dir, '')
     expect(await blocked.changes()).toBeUndefined()
+    // Not a directory: the next watch makes another.
+    const next = await watching(root)
+    rmSync(dir)
+    expect(own()).not.toBe(dir)
+    expect(await next.changes()).toEqual(new Map())
 
     // A stand-in whose listener for the sync directory never hears of the marker.
     const deaf = ((path: string, options: never) => watch(path, options, () => undefined)) as unknown as typeof watch
@@ -222,16 +222,30 @@ describe('watchDirectories', () => {
     expect(await late.changes()).toBeUndefined()
   })
 
-  it('removes the sync directories of watches never closed when the process exits', async () => {
+  it("shares one sync directory among a process's watches and removes it at exit", async () => {
     const root = tree()
-    const before = syncDirs()
-    const watch = await watching(root)
-    const mine = syncDirs().filter((dir) => !before.includes(dir))
-    expect(mine).toHaveLength(1)
-    removeSyncDirs()
-    expect(mine.some((dir) => existsSync(join(tmpdir(), dir)))).toBe(false)
-    // Closing after the exit's cleanup finds nothing left to remove.
-    watch.close()
+    await watching(root)
+    const dir = own()
+    expect(dir).toBeDefined()
+    await watching(root)
+    expect(own()).toBe(dir)
+    removeSyncDir()
+    expect(own()).toBeUndefined()
+    removeSyncDir()
+  })
+
+  it("removes this user's sync directories of processes no longer running, and no other", () => {
+    const make = (pid: number) => mkdtempSync(join(tmpdir(), `dsh-watch-${pid}-`))
+    const ended = spawnSync('true').pid!
+    const dead = make(ended)
+    writeFileSync(join(dead, 'sync-1-1'), '')
+    const others = [make(process.ppid), make(process.pid), make(ended)]
+    // Another user's, of a process no longer running: not ours to remove.
+    chownSync(others[2]!, 65534, 65534)
+    removeDeadSyncDirs()
+    expect(existsSync(dead)).toBe(false)
+    expect(others.map((dir) => existsSync(dir))).toEqual([true, true, true])
+    for (const dir of others) rmSync(dir, { recursive: true })
   })
 
   it('reads a kernel limit from its /proc file, or falls back when it is missing or not a positive number', () => {
@@ -251,9 +265,8 @@ describe('watchDirectories', () => {
   })
 })
 
-/** The sync directories in the temp dir now. */
-function syncDirs(): string[] {
-  return readdirSync(tmpdir())
-    .filter((name) => name.startsWith('dsh-watch-'))
-    .sort()
+/** This process's sync directory, when it has one. */
+function own(): string | undefined {
+  const name = readdirSync(tmpdir()).find((name) => name.startsWith(`dsh-watch-${process.pid}-`))
+  return name === undefined ? undefined : join(tmpdir(), name)
 }
