@@ -236,7 +236,7 @@ describe('watchDirectories', () => {
 
   it("removes this user's sync directories of processes no longer running, and no other", () => {
     const make = (pid: number) => mkdtempSync(join(tmpdir(), `dsh-watch-${pid}-`))
-    const ended = spawnSync('true').pid!
+    const ended = spawnSync('true').pid
     const dead = make(ended)
     writeFileSync(join(dead, 'sync-1-1'), '')
     const others = [make(process.ppid), make(process.pid), make(ended)]
