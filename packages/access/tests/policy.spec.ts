@@ -159,13 +159,19 @@ describe('checks side by side (docs/design.md#symbolic-links)', () => {
     return { ...fs, asked, realpath: (path) => (asked.push(path), fs.realpath(path)) }
   }
 
-  it('resolves the roots once for checks that overlap, and again for a check that comes after them', async () => {
+  it('resolves the roots once for checks that overlap or follow within a turn, and again in a later turn', async () => {
     const counting = countingFs()
     const p = createAccessPolicy({ roots: ['.', '../outside'], deny: [] }, { fs: counting, spillStore: () => undefined })
     const paths = Array.from({ length: 20 }, (_, i) => `src/f${i}.ts`)
     await Promise.all(paths.map((path) => p.check({ path, cwd: work, purpose: 'search' })))
     const rootsAsked = () => counting.asked.filter((path) => path === work || path === outside).length
     expect(rootsAsked()).toBe(2)
+    // Rounds of checks whose paths are resolved already, one after the other: a search judging links from memory.
+    for (let round = 0; round < 5; round++) {
+      await Promise.all(paths.map((path) => p.check({ path, cwd: work, purpose: 'search', realPath: join(work, path) })))
+    }
+    expect(rootsAsked()).toBe(2)
+    await new Promise((resolve) => setImmediate(resolve))
     await p.check({ path: 'src/a.ts', cwd: work, purpose: 'search' })
     expect(rootsAsked()).toBe(4)
   })
