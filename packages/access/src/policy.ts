@@ -23,7 +23,7 @@ interface Root {
  * The policy: the roots are resolved against the call's cwd, so a session that moves is followed. Checks
  * that overlap in time, or follow one another within a turn of the event loop, share one resolution of
  * the roots (a search judging 10,000 links asks 16 at a time, and judged from memory each round of 16
- * ends before the next begins: resolving every root again per round was most of a remembered call's
+ * ends before the next begins: resolving every root again per round was a fifth of a remembered call's
  * time); a check in a later turn resolves them again.
  */
 export function createAccessPolicy(config: AccessConfig, deps: AccessDeps): AccessPolicy {
