@@ -59,7 +59,7 @@ export async function executeClaudeGrep(ctx: ListingContext, args: ClaudeGrepArg
   const target = args.path ?? '.'
   const excludes = await searchExclusions(ctx.access(), target, exec)
   const plan = await allowedPlan(ctx.access(), target, planGlobList(args.glob, args.type !== undefined), exec)
-  const links = await planLinks(ctx, exec, target, ctx.fs?.(), ctx.access(), quietMarkOf(ctx, exec, target))
+  const links = await planLinks(ctx, exec, target, ctx.fs?.(), ctx.access(), quietMarkOf(ctx, exec, target), excludes)
   const caseInsensitive = args['-i'] === true
   const multiline = args.multiline === true
   const indexed = await planIndexedSearch(ctx, exec, { target, pattern: args.pattern, caseInsensitive, multiline, links })

@@ -74,7 +74,8 @@ interface Resolved {
  * policy (or, without one, whether it stays inside the session cwd or the searched root) where each
  * may lead, lists the links inside each followed directory the same way, and stops at a loop. When
  * there are links but no file system to resolve them, or past the caps, no link is followed and the
- * plan says so.
+ * plan says so. `rootExcludes` are the search root's own deny exclusions: a rule for any depth among
+ * them is not repeated below each link.
  */
 export async function planLinks(
   ctx: SearchContext,
@@ -83,6 +84,7 @@ export async function planLinks(
   fs: FileSystem | undefined,
   access: AccessPolicy | undefined,
   quiet?: QuietMark,
+  rootExcludes: readonly string[] = [],
 ): Promise<LinkPlan> {
   if (!(await mayHoldLinks(fs, exec, root))) return NO_LINKS
   const first = await firstScan(ctx, exec, root, fs, quiet)
@@ -100,6 +102,8 @@ export async function planLinks(
   const inside = access === undefined ? await ownRoots(fs, workdir, rootReal) : undefined
   const followed = new Map<string, string>()
   const plan: LinkPlan = { follow: false, followed: [], excludes: [], deny: [], skipped: [] }
+  const denied = new Set<string>()
+  const rootWide = new Set(rootExcludes)
   const walked = first.links.map((link) => link.name).sort()
   const targets = new Map<string, TargetInfo>()
   const note = (links: readonly ScannedLink[]) => {
@@ -151,7 +155,14 @@ export async function planLinks(
       if (!verdict.directory) continue
       followed.set(link, verdict.real)
       next.push(link)
-      for (const glob of verdict.deny) plan.deny.push(below(link, glob))
+      for (const glob of verdict.deny) {
+        const rebased = below(link, glob, rootWide)
+        // Each once: a rule for any depth comes back for each of 10,000 links into a pnpm store.
+        if (rebased !== undefined && !denied.has(rebased)) {
+          denied.add(rebased)
+          plan.deny.push(rebased)
+        }
+      }
     }
     starts = next
   }
@@ -551,12 +562,17 @@ export function exactGlob(relative: string): string {
   return `/${relative.replace(/[\\*?[\]{}!]/g, (char) => `\\${char}`)}`
 }
 
-/** A deny glob, relative to a followed link's target, as a glob from the search root through the link. */
-function below(link: string, glob: string): string {
+/**
+ * A deny glob, relative to a followed link's target, as a glob from the search root through the link;
+ * undefined when the search root's own exclusions (`rootWide`) already apply it there.
+ */
+function below(link: string, glob: string, rootWide: ReadonlySet<string>): string | undefined {
   const anchored = glob.startsWith('/')
   const unanchoredName = !anchored && !glob.slice(0, -1).includes('/')
   // A rule for a name at any depth already applies everywhere; the rest are anchored under the link.
   if (unanchoredName) return glob
+  // A rule for any depth (`**/.env`) that the search root's own exclusions hold applies below the link already.
+  if (glob.startsWith('**/') && rootWide.has(glob)) return undefined
   return `${exactGlob(link)}${anchored ? glob : `/${glob}`}`
 }
 

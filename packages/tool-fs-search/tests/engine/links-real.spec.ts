@@ -9,6 +9,7 @@ import { loadHarness, type Harness, type ToolResult } from '@dsh/core'
 import * as fsLocal from '@dsh/fs-local'
 import * as spillLocal from '@dsh/spill-local'
 import * as toolFsSearch from '@dsh/tool-fs-search'
+import { budgetMs } from '../../../../test-support/budget.js'
 import { callTool, loadRealHarness, scratchDirs, writeTree } from '../real-harness.js'
 
 const scratchDir = scratchDirs()
@@ -122,6 +123,30 @@ describe('links in a pnpm-style tree, with the access policy', () => {
     expect(result.content).not.toContain('store/self/')
     expect(result.content).not.toContain('Search incomplete')
   })
+
+  it(
+    'follows 3,000 links into a store under a rule for any depth, which hides the files it names behind each',
+    async () => {
+      const root = realpathSync(scratchDir('links-many'))
+      mkdirSync(join(root, 'node_modules'))
+      for (let i = 0; i < 3_000; i++) {
+        writeTree(root, { [`store/p${i}@1/index.ts`]: i % 1000 === 7 ? 'export const manyNeedle = 1\n' : 'x\n' })
+        symlinkSync(`../store/p${i}@1`, join(root, `node_modules/${'p'.repeat(20)}${i}`))
+      }
+      writeFileSync(join(root, 'store/p7@1/.env'), 'manyNeedle=SECRET\n')
+      const harness = await loadHarness({
+        plugins: [bashLocal, spillLocal, fsLocal, access, toolFsSearch],
+        config: { 'spill-local': { root: scratchDir('links-many-spill') }, access: { deny: ['**/.env'] } },
+        logger: quiet,
+      })
+      const result = await callTool(harness, 'grep', { pattern: 'manyNeedle', path: 'node_modules' }, root)
+      expect(result.content).toContain('Found 3 matches')
+      for (const i of [7, 1007, 2007]) expect(result.content).toContain(`node_modules/${'p'.repeat(20)}${i}/index.ts`)
+      expect(result.content).not.toContain('SECRET')
+      expect(result.content).not.toContain('not followed')
+    },
+    budgetMs(40_000),
+  )
 
   it('a file reached by two paths appears under each: the link and its target', async () => {
     const result = await callTool(dsh, 'glob', { pattern: '**/index.ts' }, work)

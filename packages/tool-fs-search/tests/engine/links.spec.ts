@@ -157,6 +157,25 @@ describe('planLinks', () => {
     expect(plan.deny).toEqual(['*.pem', '/cfg/prod/', '/cfg/deep/**/key', '/cfg/**/k'])
   })
 
+  it("gives each deny glob once, and none that the search root's own exclusions apply at any depth already", async () => {
+    const policy = (excludeGlobs: string[]): AccessPolicy => ({ check: async ({ path }) => ({ realPath: path, excludeGlobs }) })
+    // 3,000 links into a store, under rules for any depth: repeated for each link they passed the script's cap.
+    const names = Array.from({ length: 3_000 }, (_, i) => `./p${i}`)
+    const { ctx } = context([{ stdout: found(...names) }, {}])
+    const plan = await planLinks(ctx, exec, '.', fakeFs({}), policy(['**/.env', '.env']), undefined, ['**/.env', '.env'])
+    expect(plan.unfollowed).toBeUndefined()
+    expect(plan.followed).toHaveLength(3_000)
+    expect(plan.deny).toEqual(['.env'])
+    // A rule for any depth that is not the root's own, and an anchored one, stay anchored under each link.
+    const { ctx: two } = context([{ stdout: found('./a', './b') }, {}])
+    expect((await planLinks(two, exec, '.', fakeFs({}), policy(['**/k', '/x/']), undefined, ['**/.env'])).deny).toEqual([
+      '/a/**/k',
+      '/a/x/',
+      '/b/**/k',
+      '/b/x/',
+    ])
+  })
+
   it('passes on an error of the policy or the file system that is not a refusal', async () => {
     const { ctx } = context([{ stdout: found('./a') }, { stdout: found('./b/c') }])
     const broken: AccessPolicy = { check: () => Promise.reject(new Error('policy broke')) }

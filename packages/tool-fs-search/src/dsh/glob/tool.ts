@@ -31,7 +31,7 @@ import { globSearchMeta } from './meta.js'
 export async function executeGlob(ctx: ListingContext, args: GlobArgs, exec: ToolExecContext): Promise<ToolOutput> {
   const { root, glob } = planGlob(args)
   const excludes = await searchExclusions(ctx.access(), root, exec)
-  const links = await planLinks(ctx, exec, root, ctx.fs?.(), ctx.access())
+  const links = await planLinks(ctx, exec, root, ctx.fs?.(), ctx.access(), undefined, excludes)
   const command = buildGlobCommand({ rg: ctx.rg, lister: ctx.lister, root, glob, excludes, links })
   // A listing past what memory holds goes to the scratch file in sorted runs, when a spill could be
   // saved; else only each run's page candidates stay (docs/design.md#results-bigger-than-memory).

@@ -38,7 +38,7 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
   const target = args.path ?? '.'
   const excludes = await searchExclusions(ctx.access(), target, exec)
   const plan = await allowedPlan(ctx.access(), target, planInclude(args.include), exec)
-  const links = await planLinks(ctx, exec, target, ctx.fs?.(), ctx.access(), quietMarkOf(ctx, exec, target))
+  const links = await planLinks(ctx, exec, target, ctx.fs?.(), ctx.access(), quietMarkOf(ctx, exec, target), excludes)
   const indexed = await planIndexedSearch(ctx, exec, { target, pattern: args.pattern, caseInsensitive: false, multiline: false, links })
   const command = buildGrepCommand({
     rg: ctx.rg,
