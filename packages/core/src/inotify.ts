@@ -14,3 +14,40 @@ const EVENTFUL_TYPES: ReadonlySet<number> = new Set([
 export function reportsEveryChange(statfsType: number): boolean {
   return EVENTFUL_TYPES.has(statfsType)
 }
+
+/**
+ * The bursts of inotify events this thread's watches receive. libuv reads one inotify queue a loop for
+ * every `fs.watch`, and drops the kernel's notice that the queue overflowed; so a burst delivered in
+ * one poll of the queue (before any `setImmediate` runs) as large as half the queue may have lost
+ * events of any watch of the thread, not only of the one whose events filled it. Every dsh watch
+ * counts its events here, and gives up when `overflows` moved since it last looked. A host's own
+ * `fs.watch` events are not counted: a burst of them alone goes unseen.
+ */
+class InotifyBursts {
+  private burst = 0
+  private burstId = 0
+  private countedId = -1
+  private serial = 0
+
+  /** One event, counted in the current burst; the burst reaching `limit` is an overflow, once. */
+  event(limit: number): void {
+    if (this.burst++ === 0) {
+      setImmediate(() => {
+        this.burst = 0
+        this.burstId++
+      })
+    }
+    if (this.burst >= limit && this.countedId !== this.burstId) {
+      this.countedId = this.burstId
+      this.serial++
+    }
+  }
+
+  /** How many bursts so far may have overflowed the queue. */
+  get overflows(): number {
+    return this.serial
+  }
+}
+
+/** The thread's count of inotify bursts, shared by fs-local's and index-local's watches. */
+export const inotifyBursts = new InotifyBursts()

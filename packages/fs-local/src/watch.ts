@@ -4,7 +4,7 @@ import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, 
 import { rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { reportsEveryChange, type DirectoryWatch, type WatchedChanges } from '@dsh/core'
+import { inotifyBursts, reportsEveryChange, type DirectoryWatch, type WatchedChanges } from '@dsh/core'
 
 // Names one directory's events may give before only "something in it changed" is kept.
 const MAX_NAMES = 256
@@ -85,8 +85,8 @@ class Watcher implements DirectoryWatch {
   private readonly handles = new Map<string, FSWatcher>()
   private events = new Map<string, Set<string> | 'many'>()
   private readonly waiters = new Map<string, () => void>()
-  private burst = 0
-  private burstScheduled = false
+  // The thread's overflows when the watch began: any later one may have lost an event of it.
+  private readonly overflows = inotifyBursts.overflows
   private syncs = 0
 
   constructor(
@@ -148,6 +148,7 @@ class Watcher implements DirectoryWatch {
   }
 
   async changes(): Promise<WatchedChanges | undefined> {
+    if (inotifyBursts.overflows !== this.overflows) this.broken = true
     if (this.broken) return undefined
     const name = `sync-${this.id}-${++this.syncs}`
     let timer: NodeJS.Timeout | undefined
@@ -192,21 +193,10 @@ class Watcher implements DirectoryWatch {
     else this.events.set(path, 'many')
   }
 
-  /**
-   * Counts the events one read of the inotify queue delivers (they arrive in one poll phase, before any
-   * setImmediate). libuv drops the kernel's overflow notice, so a burst as large as half the queue is
-   * taken as events lost.
-   */
+  /** Counts an event in the thread's bursts (core's `inotifyBursts`): one that may have overflowed the queue, whoever's, ends the watch. */
   private count(): void {
-    this.burst++
-    if (!this.burstScheduled) {
-      this.burstScheduled = true
-      setImmediate(() => {
-        this.burst = 0
-        this.burstScheduled = false
-      })
-    }
-    if (this.burst >= this.burstLimit) this.broken = true
+    inotifyBursts.event(this.burstLimit)
+    if (inotifyBursts.overflows !== this.overflows) this.broken = true
   }
 }
 

@@ -197,6 +197,17 @@ describe('watchDirectories', () => {
     writeFileSync(join(root, 'a/x'), '')
     writeFileSync(join(root, 'a/y'), '')
     expect(await four.changes()).toBeUndefined()
+
+    // The queue is the thread's: a burst in another watch's directory may have lost this one's events too.
+    const other = tree('b')
+    const bystander = await watching(other)
+    await bystander.add([join(other, 'b')])
+    const five = await watching(root, { maxQueuedEvents: 4 })
+    await five.add([join(root, 'a')])
+    writeFileSync(join(root, 'a/z1'), '')
+    writeFileSync(join(root, 'a/z2'), '')
+    expect(await five.changes()).toBeUndefined()
+    expect(await bystander.changes()).toBeUndefined()
   })
 
   it('can no longer vouch when its sync marker cannot be written or its event does not come', async () => {
@@ -239,12 +250,15 @@ describe('watchDirectories', () => {
     const ended = spawnSync('true').pid
     const dead = make(ended)
     writeFileSync(join(dead, 'sync-1-1'), '')
-    const others = [make(process.ppid), make(process.pid), make(ended)]
-    // Another user's, of a process no longer running: not ours to remove.
-    chownSync(others[2]!, 65534, 65534)
+    const others = [make(process.ppid), make(process.pid)]
+    // Another user's, of a process no longer running: not ours to remove (only root can make one to try).
+    if (process.getuid!() === 0) {
+      others.push(make(ended))
+      chownSync(others[2]!, 65534, 65534)
+    }
     removeDeadSyncDirs()
     expect(existsSync(dead)).toBe(false)
-    expect(others.map((dir) => existsSync(dir))).toEqual([true, true, true])
+    expect(others.every((dir) => existsSync(dir))).toBe(true)
     for (const dir of others) rmSync(dir, { recursive: true })
   })
 

@@ -3,6 +3,7 @@
 import { readFileSync, watch, type FSWatcher } from 'node:fs'
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { basename, join } from 'node:path'
+import { inotifyBursts } from '@dsh/core'
 import type { Changed } from './freshness.js'
 import { UNREAD_DIR } from './format.js'
 
@@ -52,8 +53,8 @@ export class TreeWatcher {
   private tooMany = false
   private readonly handles: FSWatcher[] = []
   private readonly waiters = new Map<string, () => void>()
-  private burst = 0
-  private burstScheduled = false
+  // The thread's overflows when the watcher began: any later one may have lost an event of it.
+  private readonly overflows = inotifyBursts.overflows
   private syncs = 0
 
   private constructor(private readonly options: WatcherOptions) {}
@@ -117,17 +118,10 @@ export class TreeWatcher {
     this.handles.push(handle)
   }
 
-  /** Counts the events one read of the inotify queue delivers: they arrive in one poll phase, before any setImmediate. */
+  /** Counts an event in the thread's bursts (core's `inotifyBursts`), which every watch of the thread shares. */
   private count(): void {
-    this.burst++
-    if (!this.burstScheduled) {
-      this.burstScheduled = true
-      setImmediate(() => {
-        this.burst = 0
-        this.burstScheduled = false
-      })
-    }
-    if (this.burst >= this.options.burstLimit) this.fail('events may have been lost: a burst filled the inotify queue')
+    inotifyBursts.event(this.options.burstLimit)
+    if (inotifyBursts.overflows !== this.overflows) this.fail('events may have been lost: a burst filled the inotify queue')
   }
 
   private record(rel: string): void {
@@ -150,6 +144,7 @@ export class TreeWatcher {
    * good, when the marker cannot be written or is not seen within `timeoutMs`, or the watcher broke.
    */
   async sync(timeoutMs: number): Promise<boolean> {
+    if (inotifyBursts.overflows !== this.overflows) this.fail('events may have been lost: a burst filled the inotify queue')
     if (this.broken !== undefined) return false
     const name = `sync-${process.pid}-${++this.syncs}`
     let timer: NodeJS.Timeout | undefined

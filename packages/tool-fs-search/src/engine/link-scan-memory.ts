@@ -141,6 +141,13 @@ export class LinkScanMemory {
     await Promise.all(this.starting)
   }
 
+  /** How many remembered roots have a watch in place. */
+  get watchedRoots(): number {
+    let count = 0
+    for (const kept of this.roots.values()) if (kept.watching?.ready === true && !kept.watching.closed) count++
+    return count
+  }
+
   /** How many roots and entries are remembered. */
   get size(): { roots: number; entries: number } {
     return { roots: this.roots.size, entries: this.entries }
@@ -161,7 +168,14 @@ export class LinkScanMemory {
     const mark = await quiet?.()
     const last = this.take(key)
     if (last !== undefined) {
-      const warm = await this.revalidate(last, fs, run, mark !== undefined && mark === last.mark)
+      let warm: Awaited<ReturnType<LinkScanMemory['revalidate']>>
+      try {
+        warm = await this.revalidate(last, fs, run, mark !== undefined && mark === last.mark)
+      } catch (error) {
+        // Taken out and not kept (a scan stopped by the caller or its time limit): its watch goes too.
+        this.unwatch(last)
+        throw error
+      }
       if (warm !== undefined) {
         const kept = { ...warm.remembered, mark }
         this.keep(key, kept)
@@ -339,8 +353,13 @@ export class LinkScanMemory {
         }
       }
     }
-    if (watching !== undefined) await this.rewatch(last, watching, { dirs, unchanged, changed, walked, dropped: dropped! })
-    else if (last.watching !== undefined && dirs !== last.dirs) last.watching.stale = true
+    if (watching !== undefined) {
+      if (!(await this.rewatch(last, watching, { dirs, unchanged, changed, walked, dropped: dropped! }))) this.unwatch(last)
+    } else if (last.watching !== undefined && dirs !== last.dirs) {
+      last.watching.stale = true
+      // A directory gone is not statted again: one made later by its name is new, found by its parent.
+      for (const name of last.watching.pending) if (!dirs.has(name)) last.watching.pending.delete(name)
+    }
     const links: ScannedLink[] = []
     const unstated: Array<{ name: string; text: string | undefined }> = []
     for (const record of dirs.values()) {
@@ -378,12 +397,14 @@ export class LinkScanMemory {
     last: Remembered,
     watching: Watching,
     done: { dirs: Map<string, DirRecord>; unchanged: Set<string>; changed: string[]; walked: string[]; dropped: Set<string> },
-  ): Promise<void> {
+  ): Promise<boolean> {
     const { dirs, unchanged, changed, walked, dropped } = done
     // Proven current after its watch was in place; one that has no watch stays pending.
     for (const name of [...unchanged, ...changed]) if (watching.watched.has(name)) watching.pending.delete(name)
-    if (dirs === last.dirs && !watching.stale) return
+    if (dirs === last.dirs && !watching.stale) return true
     watching.stale = false
+    // One that has no watch and is gone: a directory made later by its name is new, found by its parent.
+    for (const name of watching.pending) if (!dirs.has(name)) watching.pending.delete(name)
     const under = (name: string) => {
       for (const top of dropped) if (name === top || name.startsWith(`${top}/`)) return true
       return false
@@ -400,11 +421,15 @@ export class LinkScanMemory {
     }
     const added: string[] = []
     for (const name of dirs.keys()) if (!watching.watched.has(name)) added.push(name)
+    // A mount found below the tree since the watch began may change without an event here: stats, as before.
+    const device = dirs.get('.')!.stamp.split(' ')[0]
+    if (added.some((name) => dirs.get(name)!.stamp.split(' ')[0] !== device)) return false
     for (const name of added) {
       watching.pending.add(name)
       watching.watched.add(name)
     }
     for (const unwatched of await watching.watch!.add(added.map(where))) watching.watched.delete(nameIn(last.rootReal, unwatched))
+    return true
   }
 
   /**
@@ -501,8 +526,10 @@ function watchedChanges(last: Remembered, events: WatchedChanges, watching: Watc
 }
 
 /** A directory's name from the root (`.` for the root) from its absolute path below `rootReal`. */
-function nameIn(rootReal: string, where: string): string {
-  return where === rootReal ? '.' : where.slice(rootReal.length + 1)
+export function nameIn(rootReal: string, where: string): string {
+  if (where === rootReal) return '.'
+  // Only `/` itself ends in a slash: its children's names follow it directly.
+  return where.slice(rootReal.endsWith('/') ? rootReal.length : rootReal.length + 1)
 }
 
 /**

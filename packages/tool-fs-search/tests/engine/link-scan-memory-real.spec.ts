@@ -235,6 +235,8 @@ async function warmUp(memory: LinkScanMemory, plan: () => Promise<unknown>, mode
   await plan()
   await memory.watchesStarted()
   await plan()
+  // The watch is in use (a temp dir on a file system without events would leave it to stats).
+  expect(memory.watchedRoots).toBe(1)
 }
 
 /** One change to the tree at `at`; one that cannot be made (a parent missing, say) is no change. */

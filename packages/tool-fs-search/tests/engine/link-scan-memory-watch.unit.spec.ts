@@ -3,7 +3,15 @@
 // (docs/design.md#a-watched-tree-needs-no-link-stats).
 import { describe, expect, it } from 'vitest'
 import type { DirectoryWatch, FileSystem, PathStamp, WatchedChanges } from '@dsh/core'
-import { closeWatches, LinkScanMemory, stampOf, type RunScan, type Scan, type ScannedDir } from '../../src/engine/link-scan-memory.js'
+import {
+  closeWatches,
+  LinkScanMemory,
+  nameIn,
+  stampOf,
+  type RunScan,
+  type Scan,
+  type ScannedDir,
+} from '../../src/engine/link-scan-memory.js'
 
 const SETTLE_MS = 1000
 const NOW = 1_000_000
@@ -334,6 +342,81 @@ describe('LinkScanMemory with a watch', () => {
     await memory.scan('k', 'r', fs, run, quiet)
     expect(watch.looks).toBe(2)
     expect(fs.statted).toEqual([['/w/r'], []])
+  })
+
+  it('forgets a directory it could not watch once it is gone, and takes one made by its name as new', async () => {
+    const { memory, fs, run, watch, stamps } = await watched({
+      unwatchable: ['/w/r/a/c'],
+      answers: [scan([dir('a', 0, 1)]), scan([dir('a', 0, 2), dir('a/c', 1)]), scan([dir('a/c')])],
+    })
+    stamps.delete('/w/r/a/c')
+    watch.queue({ '/w/r/a': ['c'] })
+    await memory.scan('k', 'r', fs, run)
+    // Gone: no longer statted.
+    await memory.scan('k', 'r', fs, run)
+    expect(fs.statted.at(-1)).toEqual(['/w/r'])
+    stamps.set('/w/r/a/c', stamped(3))
+    watch.queue({ '/w/r/a': ['c'] })
+    await memory.scan('k', 'r', fs, run)
+    expect(run.calls.at(-1)).toEqual([['a/c'], 'all'])
+  })
+
+  it('forgets a pending directory gone under a search that could not use the watch yet', async () => {
+    const stamps = new Map(ALL.map((path) => [path, stamped()]))
+    const watch = fakeWatch()
+    let release: () => void = () => undefined
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const add = watch.add
+    watch.add = async (paths) => {
+      await gate
+      return add(paths)
+    }
+    const fs = fakeFs(stamps, [watch])
+    const run = runner([tree(), scan([dir('.', 0, 1), dir('a', 1)])])
+    const memory = new LinkScanMemory(SETTLE_MS, () => NOW)
+    await memory.scan('k', 'r', fs, run)
+    await memory.scan('k', 'r', fs, run)
+    stamps.set('/w/r', stamped(1))
+    stamps.delete('/w/r/b')
+    await memory.scan('k', 'r', fs, run)
+    release()
+    await memory.watchesStarted()
+    await memory.scan('k', 'r', fs, run)
+    expect(fs.statted.at(-1)).toEqual(['/w/r', '/w/r/a', '/w/r/a/c'])
+    expect(watch.removed).toEqual(['/w/r/b'])
+  })
+
+  it('gives up its watch when a directory on another device (a mount) appears below the tree', async () => {
+    const { memory, fs, run, watch, stamps } = await watched({
+      answers: [scan([dir('.'), dir('a', 1), dir('b', 1), dir('mnt', 1, 0, '2')]), scan([dir('mnt', 0, 0, '2')])],
+    })
+    stamps.set('/w/r/mnt', stamped(0, '7', '2'))
+    watch.queue({ '/w/r': ['mnt'] })
+    await memory.scan('k', 'r', fs, run)
+    expect(watch.closed).toBe(true)
+    expect(watch.added).not.toContain('/w/r/mnt')
+    await memory.scan('k', 'r', fs, run)
+    await memory.watchesStarted()
+    // Every directory statted, as without a watch, and no other watch started while the mount is there.
+    expect(fs.statted.at(-1)!.sort()).toEqual([...ALL, '/w/r/mnt'])
+    expect(fs.starts).toBe(1)
+    expect(memory.watchedRoots).toBe(0)
+  })
+
+  it('closes the watch of a search that failed', async () => {
+    const { memory, fs, watch } = await watched()
+    expect(memory.watchedRoots).toBe(1)
+    watch.queue({ '/w/r/a': ['x'] })
+    const stopped: RunScan = async () => {
+      throw new Error('the search was stopped')
+    }
+    await expect(memory.scan('k', 'r', fs, stopped)).rejects.toThrow('stopped')
+    expect(watch.closed).toBe(true)
+    expect(memory.size.roots).toBe(0)
+  })
+
+  it('names a directory from its path below the root, the file system root too', () => {
+    expect([nameIn('/w/r', '/w/r'), nameIn('/w/r', '/w/r/a/b'), nameIn('/', '/'), nameIn('/', '/a/b')]).toEqual(['.', 'a/b', '.', 'a/b'])
   })
 
   it('closes every watch of a memory no one holds', () => {
