@@ -200,6 +200,8 @@ describe('the remembered link scan, over real files', () => {
         fc.record({ op: fc.constant('rm' as const), at: place }),
         fc.record({ op: fc.constant('link' as const), at: place, to: fc.constantFrom('.', '..', 'a', '../b', '/', 'gone', 'c/a') }),
         fc.record({ op: fc.constant('file' as const), at: place }),
+        // A directory or link moved within the tree, over an empty directory or into a new name.
+        fc.record({ op: fc.constant('mv' as const), at: place, to: place }),
       )
       const step = fc.record({ changes: fc.array(change, { minLength: 1, maxLength: 4 }), wait: fc.boolean() })
       let run = 0
@@ -212,7 +214,7 @@ describe('the remembered link scan, over real files', () => {
           const ctx = context(memory)
           await warmUp(memory, () => planLinks(ctx, exec(work), '.', fs, undefined), mode)
           for (const { changes, wait } of steps) {
-            for (const { op, at, ...rest } of changes) apply(join(work, at), op, 'to' in rest ? rest.to : '')
+            for (const { op, at, ...rest } of changes) apply(work, at, op, 'to' in rest ? rest.to : '')
             if (wait) await sleep(SETTLE_MS * 2)
             const warm = await planLinks(ctx, exec(work), '.', fs, undefined)
             expect(warm).toEqual(await cold(work))
@@ -239,14 +241,16 @@ async function warmUp(memory: LinkScanMemory, plan: () => Promise<unknown>, mode
   expect(memory.watchedRoots).toBe(1)
 }
 
-/** One change to the tree at `at`; one that cannot be made (a parent missing, say) is no change. */
-function apply(at: string, op: 'mkdir' | 'rm' | 'link' | 'file', to: string): void {
+/** One change to the tree at `at` (`to`: a link's text, or where a move goes); one that cannot be made (a parent missing, say) is no change. */
+function apply(work: string, at: string, op: 'mkdir' | 'rm' | 'link' | 'file' | 'mv', to: string): void {
+  const path = join(work, at)
   try {
-    if (op === 'mkdir') mkdirSync(at, { recursive: true })
-    else if (op === 'rm') rmSync(at, { recursive: true, force: true })
-    else if (op === 'link') symlinkSync(to, at)
-    else writeFileSync(at, 'x')
+    if (op === 'mkdir') mkdirSync(path, { recursive: true })
+    else if (op === 'rm') rmSync(path, { recursive: true, force: true })
+    else if (op === 'link') symlinkSync(to, path)
+    else if (op === 'mv') renameSync(path, join(work, to))
+    else writeFileSync(path, 'x')
   } catch {
-    // EEXIST, ENOENT, ENOTDIR: the tree stays as it was.
+    // EEXIST, ENOENT, ENOTDIR, ENOTEMPTY, EINVAL (a directory into itself): the tree stays as it was.
   }
 }
