@@ -179,4 +179,16 @@ describe('the count mode past the raw output cap', () => {
     empty.add([])
     expect({ merged: [...empty.merged()], total: empty.total, lossy: empty.lossy }).toEqual({ merged: [], total: 0, lossy: 0 })
   })
+
+  it('without a scratch file keeps only the first entries of each run, and counts them all', () => {
+    // Which runs a real search cuts depends on how its output arrives: this one is cut by hand.
+    const runs = new CountRuns(undefined, 2)
+    runs.add(['a.ts', 'b.ts', 'c.ts'].map((path, i) => ({ path, count: i + 1, replaced: false })))
+    runs.add([{ path: 'd.ts', count: 4, replaced: false }])
+    expect({ merged: [...runs.merged()].map((entry) => entry.path), total: runs.total, matches: runs.matches }).toEqual({
+      merged: ['a.ts', 'b.ts', 'd.ts'],
+      total: 4,
+      matches: 10,
+    })
+  })
 })
