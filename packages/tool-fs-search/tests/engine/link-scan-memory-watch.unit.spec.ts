@@ -12,6 +12,7 @@ import {
   type Scan,
   type ScannedDir,
 } from '../../src/engine/link-scan-memory.js'
+import { runner } from './scan-runner.js'
 
 const SETTLE_MS = 1000
 const NOW = 1_000_000
@@ -97,17 +98,6 @@ function fakeFs(stamps: Map<string, PathStamp>, watches: Array<FakeWatch | undef
     },
   }
   return fs
-}
-
-function runner(answers: Array<Scan | string>): RunScan & { calls: Array<[readonly string[], string]> } {
-  const calls: Array<[readonly string[], string]> = []
-  const run = async (starts: readonly string[], depth: 'all' | 'one') => {
-    calls.push([starts, depth])
-    const answer = answers.shift()
-    if (answer === undefined) throw new Error(`unexpected scan of ${starts.join(' ')}`)
-    return answer
-  }
-  return Object.assign(run, { calls })
 }
 
 /** `/w/r` holding `a` (with `a/c` and the link `a/l`) and `b`. */

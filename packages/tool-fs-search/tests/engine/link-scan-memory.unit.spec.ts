@@ -2,7 +2,8 @@
 // when it walks, and what it keeps (docs/design.md#the-link-scan-is-remembered).
 import { describe, expect, it } from 'vitest'
 import type { FileSystem, PathStamp } from '@dsh/core'
-import { LinkScanMemory, stampOf, type RunScan, type Scan, type ScannedDir } from '../../src/engine/link-scan-memory.js'
+import { LinkScanMemory, stampOf, type Scan, type ScannedDir } from '../../src/engine/link-scan-memory.js'
+import { runner } from './scan-runner.js'
 
 const SETTLE_MS = 1000
 // The fake clock: scans begin here, and a directory changed long before it is settled.
@@ -58,18 +59,6 @@ function fakeFs(
     },
   }
   return fs
-}
-
-/** A scan runner answering each call from `answers` in turn, recording its starts and depth. */
-function runner(answers: Array<Scan | string>): RunScan & { calls: Array<[readonly string[], string]> } {
-  const calls: Array<[readonly string[], string]> = []
-  const run = async (starts: readonly string[], depth: 'all' | 'one') => {
-    calls.push([starts, depth])
-    const answer = answers.shift()
-    if (answer === undefined) throw new Error(`unexpected scan of ${starts.join(' ')}`)
-    return answer
-  }
-  return Object.assign(run, { calls })
 }
 
 const scan = (dirs: ScannedDir[] | undefined, links: Scan['links'] = [], complete = true): Scan => ({
