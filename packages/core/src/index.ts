@@ -55,7 +55,7 @@ export {
 } from './retention.js'
 export { configFields, renderConfigCatalog, type ConfigField } from './catalog.js'
 export { cleanUntrustedText, escapeHiddenCharacters } from './untrusted-text.js'
-export { inotifyBursts, reportsEveryChange } from './inotify.js'
+export { inotifyBursts, inotifyLimit, reportsEveryChange } from './inotify.js'
 export type {
   BashRequest,
   BashSpec,

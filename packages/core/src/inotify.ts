@@ -1,5 +1,7 @@
 // Which file systems a watch can trust: the fact fs-local's directory watch and index-local's tree
-// watcher both decide by (docs/design.md#a-watched-tree-needs-no-link-stats).
+// watcher both decide by (docs/design.md#a-watched-tree-needs-no-link-stats), the kernel's limits they
+// read, and the bursts of events they count together.
+import { readFileSync } from 'node:fs'
 
 /**
  * statfs's magic numbers of the Linux file systems whose every change, whoever made it, the kernel
@@ -51,3 +53,13 @@ class InotifyBursts {
 
 /** The thread's count of inotify bursts, shared by fs-local's and index-local's watches. */
 export const inotifyBursts = new InotifyBursts()
+
+/** A kernel limit from its /proc file (`/proc/sys/fs/inotify/...`), or `fallback` when it cannot be read or is not a positive number. */
+export function inotifyLimit(path: string, fallback: number): number {
+  try {
+    const value = Number(readFileSync(path, 'latin1').trim())
+    return Number.isInteger(value) && value > 0 ? value : fallback
+  } catch {
+    return fallback
+  }
+}

@@ -1,6 +1,9 @@
 // Which file systems a watch may trust.
 import { describe, expect, it } from 'vitest'
-import { inotifyBursts, reportsEveryChange } from '../src/inotify.js'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { scratchDir } from '../../../test-support/temp-tree.js'
+import { inotifyBursts, inotifyLimit, reportsEveryChange } from '../src/inotify.js'
 
 describe('reportsEveryChange', () => {
   it('trusts the local file systems and no network or FUSE one', () => {
@@ -21,5 +24,17 @@ describe('inotifyBursts', () => {
     expect(inotifyBursts.overflows).toBe(before + 1)
     inotifyBursts.event(3)
     expect(inotifyBursts.overflows).toBe(before + 2)
+  })
+})
+
+describe('inotifyLimit', () => {
+  const dir = scratchDir('core-inotify-limit')
+  it('reads a kernel limit from its /proc file, or falls back when it is missing or not a positive number', () => {
+    const file = join(dir, 'limit')
+    writeFileSync(file, '8192\n')
+    expect(inotifyLimit(file, 1)).toBe(8192)
+    writeFileSync(file, '-3\n')
+    expect(inotifyLimit(file, 1)).toBe(1)
+    expect(inotifyLimit(join(dir, 'no-limit'), 2)).toBe(2)
   })
 })

@@ -1,10 +1,10 @@
 // watchDirectories: inotify watches on a remembered walk's directories, and a sync point that proves
 // every event made before a search has arrived (docs/design.md#a-watched-tree-needs-no-link-stats).
-import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, watch, type FSWatcher } from 'node:fs'
+import { lstatSync, mkdtempSync, readdirSync, rmSync, statfsSync, watch, type FSWatcher } from 'node:fs'
 import { rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { inotifyBursts, reportsEveryChange, type DirectoryWatch, type WatchedChanges } from '@dsh/core'
+import { inotifyBursts, inotifyLimit, reportsEveryChange, type DirectoryWatch, type WatchedChanges } from '@dsh/core'
 
 // Names one directory's events may give before only "something in it changed" is kept.
 const MAX_NAMES = 256
@@ -29,16 +29,6 @@ let exitHooked = false
 const SYNC_DIR = /^dsh-watch-(\d+)-/
 // Watches made by this process: each marker's name is its own.
 let watchers = 0
-
-/** The kernel limit in `path` (a number in a /proc file), or `fallback` when it cannot be read. */
-export function procLimit(path: string, fallback: number): number {
-  try {
-    const value = Number(readFileSync(path, 'latin1').trim())
-    return Number.isInteger(value) && value > 0 ? value : fallback
-  } catch {
-    return fallback
-  }
-}
 
 /** Options for tests: the kernel's limits and calls as they can fail. */
 export interface WatchOptions {
@@ -70,9 +60,9 @@ function startWatch(root: string, options: WatchOptions): DirectoryWatch | undef
   const share = (limit: number): Budget => ({ held: 0, max: Math.min(MAX_WATCHES, Math.floor(limit / 4)) })
   const held =
     options.maxUserWatches === undefined
-      ? (budget ??= share(procLimit('/proc/sys/fs/inotify/max_user_watches', 8192)))
+      ? (budget ??= share(inotifyLimit('/proc/sys/fs/inotify/max_user_watches', 8192)))
       : share(options.maxUserWatches)
-  const queue = options.maxQueuedEvents ?? procLimit('/proc/sys/fs/inotify/max_queued_events', 16_384)
+  const queue = options.maxQueuedEvents ?? inotifyLimit('/proc/sys/fs/inotify/max_queued_events', 16_384)
   const watcher = new Watcher(held, options.watch ?? watch, Math.floor(queue / 2), options.syncTimeoutMs ?? SYNC_TIMEOUT_MS)
   return watcher.start() ? watcher : undefined
 }

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { DirectoryWatch } from '@dsh/core'
 import { scratchDir } from '../../../test-support/temp-tree.js'
 import { createLocalFileSystem } from '../src/file-system.js'
-import { procLimit, removeDeadSyncDirs, removeSyncDir, watchDirectories, type WatchOptions } from '../src/watch.js'
+import { removeDeadSyncDirs, removeSyncDir, watchDirectories, type WatchOptions } from '../src/watch.js'
 
 const scratch = scratchDir('fs-local-watch')
 let serial = 0
@@ -260,15 +260,6 @@ describe('watchDirectories', () => {
     expect(existsSync(dead)).toBe(false)
     expect(others.every((dir) => existsSync(dir))).toBe(true)
     for (const dir of others) rmSync(dir, { recursive: true })
-  })
-
-  it('reads a kernel limit from its /proc file, or falls back when it is missing or not a positive number', () => {
-    const file = join(scratch, 'limit')
-    writeFileSync(file, '8192\n')
-    expect(procLimit(file, 1)).toBe(8192)
-    writeFileSync(file, '-3\n')
-    expect(procLimit(file, 1)).toBe(1)
-    expect(procLimit(join(scratch, 'no-limit'), 2)).toBe(2)
   })
 
   it('is what the local file system offers', async () => {

@@ -1,20 +1,15 @@
 // A warm process's record of what changed under an indexed tree: one inotify watch (fs.watch) per
 // directory the index knows, and a sync point that proves every event before a search has arrived.
-import { readFileSync, watch, type FSWatcher } from 'node:fs'
+import { watch, type FSWatcher } from 'node:fs'
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { basename, join } from 'node:path'
-import { inotifyBursts } from '@dsh/core'
+import { inotifyBursts, inotifyLimit } from '@dsh/core'
 import type { Changed } from './freshness.js'
 import { UNREAD_DIR } from './format.js'
 
 /** The kernel's bound on queued inotify events; past it events are dropped, and libuv drops the overflow notice too. */
 export function inotifyQueueLimit(path = '/proc/sys/fs/inotify/max_queued_events'): number {
-  try {
-    const value = Number(readFileSync(path, 'latin1').trim())
-    return Number.isInteger(value) && value > 0 ? value : 16_384
-  } catch {
-    return 16_384
-  }
+  return inotifyLimit(path, 16_384)
 }
 
 /** What a watcher knows after a sync: the seed walk's entries and the names events reported, all from the root. */
