@@ -17,6 +17,9 @@ export interface LinesFormat {
   print(value: unknown, nul: boolean, paint: Paint): LinesOutput
 }
 
+/** Where the records a cut value leaves out are: the text names the spill, or says why none (or only part) was saved. */
+const REST = 'the text says where the rest is saved, or why it is not'
+
 /**
  * The tools `--format lines` prints, by name. Every record is in it, not only the page's: the caps
  * that keep a page within a model's budget do not apply to a script, which reads on or pipes to head.
@@ -26,8 +29,8 @@ export const LINES_FORMATS: Readonly<Record<string, LinesFormat>> = {
     takesNul: true,
     print: (value, nul, paint) => {
       const { paths, pathsCut, total, incomplete } = value as GlobValue
-      // A listing larger than memory with nowhere to keep it lists its newest paths only.
-      const cut = pathsCut === true ? [`incomplete: only the newest ${paths.length} of ${total} paths are listed`] : []
+      // A listing larger than memory lists its newest paths; the rest is only in the spill, when one was saved.
+      const cut = pathsCut === true ? [`incomplete: only the newest ${paths.length} of ${total} paths are listed; ${REST}`] : []
       return {
         records: paths.map((path) => `${paint.path(path)}${nul ? '\0' : '\n'}`).join(''),
         notes: [...cut, ...incompleteNotes(incomplete)],
@@ -38,13 +41,8 @@ export const LINES_FORMATS: Readonly<Record<string, LinesFormat>> = {
     takesNul: true,
     print: (value, nul, paint) => {
       const { matches, matchesCut, total, incomplete } = value as GrepValue
-      // A result larger than memory lists its first files' matches; the rest is in the spill, which the page names.
-      const cut =
-        matchesCut === true
-          ? [
-              `incomplete: only the first ${matches.length} of ${total} matches are listed; the complete result is in the spill the text names`,
-            ]
-          : []
+      // A result larger than memory lists its first files' matches; the rest is only in the spill, when one was saved.
+      const cut = matchesCut === true ? [`incomplete: only the first ${matches.length} of ${total} matches are listed; ${REST}`] : []
       const records = matches
         .map(
           (match) =>

@@ -44,7 +44,7 @@ describe('LINES_FORMATS', () => {
     }
     expect(LINES_FORMATS.grep!.print(value, false, PLAIN)).toEqual({
       records: 'a.ts:3:x\n',
-      notes: ['incomplete: only the first 1 of 5000000 matches are listed; the complete result is in the spill the text names'],
+      notes: ['incomplete: only the first 1 of 5000000 matches are listed; the text says where the rest is saved, or why it is not'],
     })
   })
 
@@ -52,7 +52,7 @@ describe('LINES_FORMATS', () => {
     const value: GlobValue = { paths: ['new.ts'], pathsCut: true, total: 1_000_000, truncated: true, incomplete: [] }
     expect(LINES_FORMATS.glob!.print(value, false, PLAIN)).toEqual({
       records: 'new.ts\n',
-      notes: ['incomplete: only the newest 1 of 1000000 paths are listed'],
+      notes: ['incomplete: only the newest 1 of 1000000 paths are listed; the text says where the rest is saved, or why it is not'],
     })
   })
 

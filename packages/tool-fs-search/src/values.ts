@@ -8,8 +8,8 @@ export type { GrepMatch }
 export interface GlobValue {
   /**
    * Relative to the session's working directory, as the page shows them; for a listing larger than
-   * memory with no scratch file to hold it (`pathsCut`), the newest, which the page was chosen from
-   * (docs/design.md#results-bigger-than-memory).
+   * memory (`pathsCut`), the newest `globMaxResults`, which the page was chosen from: the rest is only
+   * in the spill (docs/design.md#results-bigger-than-memory).
    */
   paths: string[]
   /** Set when `paths` holds only the newest paths, not all `total`. */

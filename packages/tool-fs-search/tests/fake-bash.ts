@@ -108,11 +108,14 @@ export class MemorySpill implements SpillStore {
         return size
       },
       append(bytes) {
+        if (entry.closed) throw new Error('the scratch file is closed')
         chunks.push(Buffer.from(bytes))
         size += bytes.length
         return size - bytes.length
       },
       read(offset, length) {
+        // Read after close, as spill-local's file refuses to be (its descriptor is gone).
+        if (entry.closed) throw new Error('the scratch file is closed')
         chunks = [Buffer.concat(chunks)]
         return Buffer.from(chunks[0]!.subarray(offset, offset + length))
       },

@@ -18,7 +18,7 @@ import { GlobListingParser } from '../../engine/glob/listing.js'
 import { sortNewestFirst } from '../../engine/glob/order.js'
 import { GlobRuns, mergedPathBlocks } from '../../engine/glob/runs.js'
 import { formatGlobPage, retainGlobPaths } from './page.js'
-import { cutPathBlocks, pathBlocks, showPaths, type PathsCut } from '../../engine/glob/paths.js'
+import { cutPathBlocks, pathBlocks, showPaths, type PathsCut, type ShownPaths } from '../../engine/glob/paths.js'
 import { planGlob } from './pattern.js'
 import { PATHS_VIEW_SCHEMA, presentGlobResult } from '../presentation.js'
 import { globSearchMeta } from './meta.js'
@@ -93,7 +93,9 @@ async function listAndAnswer(
   if (spill?.saved === true && cut.cut !== undefined) {
     spill = { ...spill, part: { saved: cut.cut.saved, total: shown.count, unit: 'paths', maxBytes: cut.maxBytes } }
   }
-  let paths: string[] | undefined
+  // A streamed listing's paths are read from the scratch file, which closes when this call returns:
+  // its newest are taken now, as many as a page may show; the spill holds them all.
+  let paths = streamed ? newest(shown, Math.min(shown.count, ctx.config.globMaxResults)) : undefined
   const incomplete = incompleteEntries(timedOut, [...listGaps(gaps.rg), ...gaps.unstatted])
   return {
     content: formatGlobPage(retained, spill, {
@@ -106,9 +108,9 @@ async function listAndAnswer(
     value: {
       // Every path as a string only when a host reads them.
       get paths(): string[] {
-        return (paths ??= Array.from({ length: streamed ? runs.kept : shown.count }, (_, index) => shown.at(index)))
+        return (paths ??= newest(shown, shown.count))
       },
-      ...(streamed && !runs.complete ? { pathsCut: true as const } : {}),
+      ...(streamed && shown.count > ctx.config.globMaxResults ? { pathsCut: true as const } : {}),
       total: shown.count,
       truncated: retained.truncated,
       incomplete,
@@ -117,6 +119,11 @@ async function listAndAnswer(
     ...(exec.nested === true ? {} : { presentationMeta: globSearchMeta(retained, ctx.config.searchMetaMaxBytes, incomplete.length > 0) }),
     ...(spill?.saved === true ? { spilledTo: spill.locator } : {}),
   }
+}
+
+/** The first `count` paths of a listing, newest first. */
+function newest(shown: ShownPaths, count: number): string[] {
+  return Array.from({ length: count }, (_, index) => shown.at(index))
 }
 
 /** The glob tool: read-only and safe to run beside other searches (docs/design.md#read-only-and-concurrency-safe). */

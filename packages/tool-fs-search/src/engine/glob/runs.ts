@@ -129,11 +129,6 @@ export class GlobRuns {
     this.#keepPerRun = scratch === undefined ? keepPerRun : Number.POSITIVE_INFINITY
   }
 
-  /** The files the merge gives in their true order: every one, or the first `keepPerRun`. */
-  get kept(): number {
-    return Math.min(this.count, this.#keepPerRun)
-  }
-
   /** Runs written so far. */
   get runs(): number {
     return this.#runs.length

@@ -3,6 +3,7 @@
 // saved, and the file holds exactly those newest paths. Deterministic, beside the property test.
 import { readFileSync } from 'node:fs'
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { GlobValue } from '../../../src/values.js'
 import { callTool, loadRealHarness, scratchDirs, spillLocator, writeTree } from '../../real-harness.js'
 
 const FILES = 200
@@ -32,5 +33,10 @@ describe('glob past spillMaxBytes, over real rg and spill-local', () => {
     expect(Buffer.byteLength(spill)).toBeLessThanOrEqual(600)
     expect(spill.split('\n').filter((line) => /^d\d\/file-\d+\.txt$/.test(line))).toHaveLength(saved)
     expect(result.value).toMatchObject({ total: FILES, truncated: true })
+    // Read after the call returned, its scratch file closed: every path, or, streamed, the newest as
+    // many as a page may show.
+    const { paths, pathsCut } = result.value as GlobValue
+    expect(paths.slice(0, saved)).toEqual(spill.split('\n').slice(0, Math.min(saved, paths.length)))
+    expect([paths.length, pathsCut]).toEqual(label === 'in memory' ? [FILES, undefined] : [10, true])
   })
 })
