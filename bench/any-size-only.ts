@@ -22,11 +22,12 @@ try {
     // The npm tree `npm run bench` installed (bench/corpus-npm.ts); this script does not install it.
     npmTree: path.join(cacheDir, 'npm-tree'),
   }
-  for (const root of Object.values(roots)) await warmPageCache(rg, root)
+  const searches = anySizeSearches(rg, roots).filter((search) => only.length === 0 || only.includes(search.name))
+  // Only the trees of the cases asked for: the npm tree may not be installed.
+  for (const root of new Set(searches.map((search) => search.root))) await warmPageCache(rg, root)
   console.log(`== results of any size (in process, interleaved; tool vs it = median of per-round tool/baseline)\n${CASE_HEADER}`)
   const measured = new Map<string, Awaited<ReturnType<typeof anySizeCase>>>()
-  for (const search of anySizeSearches(rg, roots)) {
-    if (only.length > 0 && !only.includes(search.name)) continue
+  for (const search of searches) {
     const result = await anySizeCase(harness, search, { warmup: 1, measured: 3 })
     measured.set(search.name, result)
     console.log(formatCase(result.result))

@@ -1,11 +1,13 @@
 // Results of any size: a grep of 5,000,000 matches (over 200 MB of rg's output), glob `**/*` over
 // 100,000 and 1,000,000 files, and a broad grep on the npm tree. Each is timed against rg piped into a
-// reader that discards (the fair floor: someone must read the bytes) and rg writing to /dev/null (the
-// physical limit), both started in a session of their own as dsh's shell is; beside the times, the
-// dsh process's peak RSS and the bytes it saved.
+// reader that discards (the fair floor: someone must read the bytes), rg writing to /dev/null (the
+// physical limit) and, for grep, rg saving its output to a file (what keeping the result costs), all
+// started in a session of their own as dsh's shell is; beside the times, the dsh process's peak RSS
+// and the bytes it saved.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync, mkdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import type { Harness } from '@dsh/core'
 import { runInterleaved, pairedRatio, type Contender, type Rounds } from './measure.js'
@@ -105,6 +107,16 @@ async function countInNode(command: string, cwd: string, separator: number): Pro
   return ms
 }
 
+/** rg's output written to a new file beside the spills (the temp directory), timed, then removed. */
+async function savedInSession(rg: string, cwd: string): Promise<number> {
+  const file = path.join(os.tmpdir(), `dsh-bench-rg-output-${process.pid}`)
+  try {
+    return await timeInSession(`exec ${rg} >'${file}'`, cwd)
+  } finally {
+    rmSync(file, { force: true })
+  }
+}
+
 /** One case: the tool call, the rg command it is measured against, and where both run. */
 export interface AnySizeSearch {
   name: string
@@ -159,6 +171,9 @@ export async function anySizeCase(
     },
     { label: 'rg | cat >/dev/null', run: () => timeInSession(`${search.rgCommand} | cat >/dev/null`, search.root) },
     { label: 'rg >/dev/null', run: () => timeInSession(`exec ${search.rgCommand} >/dev/null`, search.root) },
+    // What keeping the whole result costs at all: rg's output saved to a file, as a shell tool saves
+    // it (each round's file removed after it). Writing new pages is not free on every machine.
+    ...(search.tool === 'grep' ? [{ label: 'rg > file', run: () => savedInSession(search.rgCommand, search.root) }] : []),
     // The fair floor in Node: the tool's script read to its end by a reader that only counts
     // separators, started as the executor starts it; and the script into `cat`.
     { label: 'script | node count', run: () => countInNode(search.scriptCommand, search.root, search.tool === 'glob' ? 0 : 0x0a) },

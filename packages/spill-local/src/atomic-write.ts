@@ -37,12 +37,33 @@ async function writeText(handle: FileHandle, text: string): Promise<number> {
   return Buffer.byteLength(text)
 }
 
+// Blocks are gathered up to this size before a write: each write is a trip through the thread pool,
+// which a file's few kilobytes of rows do not pay for (docs/design.md#streamed-spills).
+const WRITE_BYTES = 1 << 20
+
 async function writeBlocks(handle: FileHandle, blocks: Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<number> {
+  let gathered: Buffer | undefined
+  let used = 0
   let bytes = 0
   for await (const block of blocks) {
-    // A write may take less than it was given; the rest follows before the next block is asked for.
-    for (let at = 0; at < block.length;) at += (await handle.write(block, at, block.length - at)).bytesWritten
     bytes += block.length
+    if (used > 0 && used + block.length > WRITE_BYTES) {
+      await writeAll(handle, gathered!.subarray(0, used))
+      used = 0
+    }
+    // The producer may refill the block once the next is asked for: it is copied or written first.
+    if (block.length >= WRITE_BYTES) await writeAll(handle, block)
+    else {
+      gathered ??= Buffer.allocUnsafe(WRITE_BYTES)
+      gathered.set(block, used)
+      used += block.length
+    }
   }
+  if (used > 0) await writeAll(handle, gathered!.subarray(0, used))
   return bytes
+}
+
+/** A write may take less than it was given; the rest follows. */
+async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<void> {
+  for (let at = 0; at < bytes.length;) at += (await handle.write(bytes, at, bytes.length - at)).bytesWritten
 }

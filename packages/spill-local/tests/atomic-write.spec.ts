@@ -29,6 +29,23 @@ describe('writeFileAtomic', () => {
     expect(readFileSync(join(dir, 'out.txt'), 'utf8')).toBe('héllo world\n')
   })
 
+  it('gathers small blocks into large writes and writes a large one whole, in order', async () => {
+    const dir = mkdtempSync(join(scratch, 'gathered-'))
+    // Sizes about a write's worth of gathering: many small blocks, ones that cross it, and ones larger.
+    const sizes = [1, 300_000, 300_000, 300_000, 300_000, 5, (1 << 20) + 3, 7, 1 << 20, 1, (1 << 20) - 1, 2, 900_000]
+    const buffer = Buffer.alloc(Math.max(...sizes))
+    function* blocks(): Generator<Uint8Array> {
+      for (const [index, size] of sizes.entries()) {
+        // One buffer refilled for every block, as the search tools' producers do.
+        buffer.fill(0x61 + index, 0, size)
+        yield buffer.subarray(0, size)
+      }
+    }
+    const want = Buffer.concat(sizes.map((size, index) => Buffer.alloc(size, 0x61 + index)))
+    expect(await writeFileAtomic(join(dir, 'out.txt'), blocks())).toBe(want.length)
+    expect(readFileSync(join(dir, 'out.txt')).equals(want)).toBe(true)
+  })
+
   it('takes blocks from an async producer, and writes nothing at the target when it throws', async () => {
     const dir = mkdtempSync(join(scratch, 'async-'))
     async function* good(): AsyncGenerator<Uint8Array> {
