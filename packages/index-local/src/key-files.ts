@@ -131,7 +131,7 @@ export class ChunkKeyer {
       flags[i] = FILE_INDEXED
       contentBytes += bytes.length
       const id = first + i
-      this.collector.collect(id, bytes, (key, positions) => this.postings.add(key, id, positions))
+      this.collector.collect(bytes, (key, positions) => this.postings.add(key, id, positions))
     }
     return { chunk: task.chunk, flags, contentBytes, segments: this.postings.takeSegments() }
   }

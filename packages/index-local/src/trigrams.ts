@@ -28,8 +28,10 @@ export function literalTrigrams(bytes: string): number[] {
   return [...new Set(trigramsAt(bytes))]
 }
 
-// 2^24 keys: one slot each for "last file that had it", and one for where in that file it was.
+// 2^24 keys, one slot each: the file that last had the key, as a generation, and where in it the key starts.
 const KEY_SPACE = 1 << 24
+// A slot is 32 bits: a generation above, the 16 position bits below.
+const GENERATIONS = 0xffff
 
 /**
  * Where a trigram starts in a file, as the index keeps it: one bit for each start position modulo 16
@@ -40,20 +42,27 @@ export const POSITION_BITS = 16
 
 /**
  * Collects the distinct trigrams of one file after another, each with the positions it starts at
- * modulo 16, without clearing anything between files: a key is new for file `n` when its slot does
- * not already hold `n + 1`.
+ * modulo 16. A key's slot holds its positions and the generation of the file they are from, so a key
+ * is new for a file when its slot holds another generation; nothing is cleared between files, only
+ * once every 65,535 files, when the generations start again. One slot of 32 bits, not a file id and
+ * its positions in two tables: each byte of a file costs one random access to the table, not two.
  */
 export class TrigramCollector {
-  private readonly lastFile = new Int32Array(KEY_SPACE)
-  private readonly positions = new Uint16Array(KEY_SPACE)
+  private readonly slots = new Uint32Array(KEY_SPACE)
+  private generation = 0
   // The file's distinct keys so far: doubled as a file needs, at most 2^24.
   private seen = new Uint32Array(1 << 12)
 
-  /** Appends the file's distinct keys, each with its position mask, to `out` and returns how many it appended. */
-  collect(fileId: number, bytes: Uint8Array, out: (key: number, positions: number) => void): number {
-    const mark = fileId + 1
-    const { lastFile: last, positions } = this
+  /** Collects one file: each of its distinct keys, with its position mask, goes to `out`; returns how many. */
+  collect(bytes: Uint8Array, out: (key: number, positions: number) => void): number {
     if (bytes.length < 3) return 0
+    if (this.generation === GENERATIONS) {
+      this.slots.fill(0)
+      this.generation = 0
+    }
+    const generation = ++this.generation
+    const tag = generation << 16
+    const { slots } = this
     let seen = this.seen
     let added = 0
     let a = foldByte(bytes[0]!)
@@ -62,20 +71,20 @@ export class TrigramCollector {
       const c = foldByte(bytes[i]!)
       const key = (a << 16) | (b << 8) | c
       const bit = 1 << ((i - 2) & (POSITION_BITS - 1))
-      if (last[key] !== mark) {
-        last[key] = mark
-        positions[key] = bit
+      const slot = slots[key]!
+      if (slot >>> 16 !== generation) {
+        slots[key] = tag | bit
         if (added === seen.length) {
           const grown = new Uint32Array(seen.length * 2)
           grown.set(seen)
           this.seen = seen = grown
         }
         seen[added++] = key
-      } else positions[key]! |= bit
+      } else slots[key] = slot | bit
       a = b
       b = c
     }
-    for (let k = 0; k < added; k++) out(seen[k]!, positions[seen[k]!]!)
+    for (let k = 0; k < added; k++) out(seen[k]!, slots[seen[k]!]! & 0xffff)
     return added
   }
 }

@@ -4,9 +4,9 @@ import { TrigramCollector, trigramKey } from '../src/trigrams.js'
 
 const key = (text: string) => trigramKey(text.charCodeAt(0), text.charCodeAt(1), text.charCodeAt(2))
 
-function collect(collector: TrigramCollector, id: number, text: string): Map<number, number> {
+function collect(collector: TrigramCollector, text: string): Map<number, number> {
   const out = new Map<number, number>()
-  const added = collector.collect(id, Buffer.from(text, 'latin1'), (k, positions) => {
+  const added = collector.collect(Buffer.from(text, 'latin1'), (k, positions) => {
     expect(out.has(k)).toBe(false)
     out.set(k, positions)
   })
@@ -17,24 +17,39 @@ function collect(collector: TrigramCollector, id: number, text: string): Map<num
 describe('TrigramCollector', () => {
   it('gives each distinct key once, folded, with a bit for each start modulo 16', () => {
     const collector = new TrigramCollector()
-    const keys = collect(collector, 0, 'aaaa-ABC' + '.'.repeat(13) + 'abc')
+    const keys = collect(collector, 'aaaa-ABC' + '.'.repeat(13) + 'abc')
     // aaa at 0 and 1; abc (folded from ABC) at 5 and 21, which is 5 again modulo 16.
     expect(keys.get(key('aaa'))).toBe(0b11)
     expect(keys.get(key('abc'))).toBe(1 << 5)
-    expect(collect(collector, 1, 'ab')).toEqual(new Map())
+    expect(collect(collector, 'ab')).toEqual(new Map())
   })
 
   it('starts each file afresh, and takes files longer than its first buffer of keys', () => {
     const collector = new TrigramCollector()
-    collect(collector, 0, 'xyz xyz')
+    collect(collector, 'xyz xyz')
     // 100,000 random bytes: nearly as many distinct trigrams, more than the 65,536 its first buffer holds.
     let seed = 7
     const bytes = Uint8Array.from({ length: 100_000 }, () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 24)
     const out = new Map<number, number>()
-    const added = collector.collect(1, bytes, (k, positions) => out.set(k, positions))
+    const added = collector.collect(bytes, (k, positions) => out.set(k, positions))
     expect(added).toBe(out.size)
     expect(added).toBeGreaterThan(1 << 16)
-    const again = collect(collector, 2, 'xyz')
+    const again = collect(collector, 'xyz')
     expect(again.get(key('xyz'))).toBe(1)
+  })
+
+  it('knows each file apart after more files than its generations, when they start again', () => {
+    const collector = new TrigramCollector()
+    expect(collect(collector, 'abc')).toEqual(new Map([[key('abc'), 1]]))
+    // The first file was generation 1; these are 2 to 0xffff, the last there is.
+    for (let file = 1; file < 0xffff; file++) expect(collector.collect(Buffer.from('xyz'), () => undefined)).toBe(1)
+    // Generation 1 again: were the first file's slot still there, its key would go missing here.
+    expect(collect(collector, '-abc')).toEqual(
+      new Map([
+        [key('-ab'), 1],
+        [key('abc'), 2],
+      ]),
+    )
+    expect(collect(collector, 'xyz')).toEqual(new Map([[key('xyz'), 1]]))
   })
 })
