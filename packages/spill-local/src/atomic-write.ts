@@ -7,10 +7,10 @@ export type SpillContent = string | Iterable<Uint8Array> | AsyncIterable<Uint8Ar
 
 /**
  * Writes `content` to a temp file beside `target`, then renames it into place, so the name a locator
- * gives only ever holds the whole text; returns the bytes written. A block is written before the next
- * is asked for, so its producer may refill one buffer. The file is 0600 by chmod, not by trusting the
- * umask, since a spilled result can hold whatever a search found. No fsync: a spill lives as long as
- * its session, which a crash ends too.
+ * gives only ever holds the whole text; returns the bytes written. A block is copied or written before
+ * the next is asked for, so its producer may refill one buffer. The file is 0600 by chmod, not by
+ * trusting the umask, since a spilled result can hold whatever a search found. No fsync: a spill lives
+ * as long as its session, which a crash ends too.
  */
 export async function writeFileAtomic(target: string, content: SpillContent): Promise<number> {
   const temp = join(dirname(target), `.tmp-${basename(target)}`)
