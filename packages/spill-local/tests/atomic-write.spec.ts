@@ -44,6 +44,12 @@ describe('writeFileAtomic', () => {
     const want = Buffer.concat(sizes.map((size, index) => Buffer.alloc(size, 0x61 + index)))
     expect(await writeFileAtomic(join(dir, 'out.txt'), blocks())).toBe(want.length)
     expect(readFileSync(join(dir, 'out.txt')).equals(want)).toBe(true)
+    // Ending on a large block leaves nothing gathered; no block at all writes an empty file.
+    const large = Buffer.alloc((1 << 20) + 1, 0x7a)
+    expect(await writeFileAtomic(join(dir, 'large.txt'), [Buffer.from('a'), large])).toBe(large.length + 1)
+    expect(readFileSync(join(dir, 'large.txt')).equals(Buffer.concat([Buffer.from('a'), large]))).toBe(true)
+    expect(await writeFileAtomic(join(dir, 'empty.txt'), [])).toBe(0)
+    expect(readFileSync(join(dir, 'empty.txt')).length).toBe(0)
   })
 
   it('takes blocks from an async producer, and writes nothing at the target when it throws', async () => {
