@@ -39,4 +39,12 @@ describe('glob past spillMaxBytes, over real rg and spill-local', () => {
     expect(paths.slice(0, saved)).toEqual(spill.split('\n').slice(0, Math.min(saved, paths.length)))
     expect([paths.length, pathsCut]).toEqual(label === 'in memory' ? [FILES, undefined] : [10, true])
   })
+
+  it('keeps every path of a streamed listing no larger than a page may show, and says nothing is cut', async () => {
+    const harness = await loadRealHarness({ spillRoot: scratchDir('whole'), search: { rawOutputMaxBytes: 400, globMaxResults: FILES } })
+    const result = await callTool(harness, 'glob', { pattern: '**/*' }, tree)
+    const { paths, pathsCut, total } = result.value as GlobValue
+    expect([paths.length, pathsCut, total]).toEqual([FILES, undefined, FILES])
+    expect(new Set(paths).size).toBe(FILES)
+  })
 })
