@@ -11,7 +11,10 @@ import type { Socket } from 'node:net'
  * watcher process reads a pipe from this one, learning the group ids as they start and end; when this
  * process dies, however it dies, the kernel closes the pipe and the watcher SIGKILLs the groups still
  * listed. One watcher serves every run: a run costs two short pipe writes, not a process, and leaves
- * no orphan of its own behind (an init that does not reap would keep each one as a zombie).
+ * no orphan of its own behind (an init that does not reap would keep each one as a zombie). A watcher
+ * that dies while groups run (someone killed it) is replaced at once, and the new one learns the live
+ * groups: waiting for the next run would leave them unguarded, and a run that starts before the host
+ * has reaped the dead watcher still writes to its pipe, unaware.
  */
 
 /** How to start the watcher: the way a group's own shell was just started, which is known to work here. */
@@ -37,6 +40,10 @@ const liveGroups = new Set<number>()
 // This end of the pipe the watcher reads; undefined while no watcher runs.
 let lifeline: Socket | undefined
 let exitHookInstalled = false
+// Whether a group was listed since the current watcher started: a watcher that dies before any is
+// replaced only by the next run, so one that cannot live (a shell that exits at once) is retried once
+// a run, never in a loop.
+let heldSinceStart = false
 
 /**
  * Starts the watcher unless one runs. Called before a shell is spawned, so that the shell's group is
@@ -51,6 +58,7 @@ export function holdGroup(pgid: number): void {
   liveGroups.add(pgid)
   if (!exitHookInstalled) process.on('exit', killLiveGroups)
   exitHookInstalled = true
+  heldSinceStart = true
   lifeline?.write(`+${pgid}\n`)
 }
 
@@ -77,8 +85,9 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
 }
 
 /**
- * Starts the watcher and lists every live group with it. A watcher that cannot start (or that someone
- * killed) leaves the exit hook standing alone until the next run tries again.
+ * Starts the watcher and lists every live group with it. A watcher that cannot start leaves the exit
+ * hook standing alone until the next run tries again; one that dies is replaced as the module's
+ * comment says.
  */
 function startWatcher(shell: WatcherShell): void {
   let child: ChildProcess
@@ -100,11 +109,15 @@ function startWatcher(shell: WatcherShell): void {
   child.on('error', ignore)
   pipe.on('error', ignore)
   if (child.pid === undefined) return
-  child.once('exit', () => (lifeline = undefined))
+  child.once('exit', () => {
+    lifeline = undefined
+    if (heldSinceStart && liveGroups.size > 0) startWatcher(shell)
+  })
   // The watcher must not keep the host alive: it is meant to outlive it.
   child.unref()
   pipe.unref()
   lifeline = pipe
+  heldSinceStart = false
   pipe.write([...liveGroups].map((pgid) => `+${pgid}\n`).join(''))
 }
 
