@@ -45,12 +45,15 @@ async function hostWithBlockedSearch(prefix = 'true', later: string[] = []) {
   const child = spawn(process.execPath, [host, '60000', command, ...later], { stdio: 'ignore' })
   const entry: (typeof started)[number] = { host: child }
   started.push(entry)
-  const up = await waitUntil(
-    () => existsSync(pidFile) && liveGroupMembers(Number(readFileSync(pidFile, 'utf8'))).length === 3,
-    budgetMs(10_000),
-  )
+  // The whole line or nothing: a file read while echo writes it may be empty, and group 0 is the caller's own.
+  const written = () =>
+    existsSync(pidFile) && /^[1-9]\d*\n$/.test(readFileSync(pidFile, 'utf8')) ? Number(readFileSync(pidFile, 'utf8')) : undefined
+  const up = await waitUntil(() => {
+    const pgid = written()
+    return pgid !== undefined && liveGroupMembers(pgid).length === 3
+  }, budgetMs(10_000))
   if (!up) throw new Error('the host never started its blocked search')
-  entry.pgid = Number(readFileSync(pidFile, 'utf8'))
+  entry.pgid = written()!
   return { child, pgid: entry.pgid, children: liveChildren(child.pid!) }
 }
 
