@@ -228,18 +228,18 @@ export class RgOutputParser {
       if (odd) line = Number(bytes.toString('latin1', nul + 1, at))
 
       const textStart = at + 1
-      let lineEnd = textStart
+      // The line's end by memchr, then its first byte to escape, if any, in one loop in JS.
+      let lineEnd = bytes.indexOf(LF, textStart)
+      if (lineEnd === -1 || lineEnd > limit) lineEnd = limit
       let firstControl = -1
-      while (lineEnd < limit) {
-        const byte = bytes[lineEnd]!
-        if (byte < 0x20) {
-          if (byte === LF) break
-          if (byte !== 0x09 && firstControl === -1) firstControl = lineEnd
-        } else if (byte >= 0x7f && firstControl === -1) {
-          // DEL, a C1 control or an invisible format character; the bytes are valid UTF-8.
-          if (byte === 0x7f || (ESCAPED_LEADS[byte] === 1 && isEscapedAt(bytes, lineEnd))) firstControl = lineEnd
+      for (let i = textStart; i < lineEnd; i += 1) {
+        const byte = bytes[i]!
+        if (byte >= 0x20 && byte < 0x7f) continue
+        // A control but a tab; DEL, a C1 control or an invisible format character (the bytes are valid UTF-8).
+        if (byte < 0x20 ? byte !== 0x09 : byte === 0x7f || (ESCAPED_LEADS[byte] === 1 && isEscapedAt(bytes, i))) {
+          firstControl = i
+          break
         }
-        lineEnd += 1
       }
 
       // A path that holds a newline is compared here, after the line before its NUL was read as such.

@@ -157,8 +157,9 @@ function writeRows(matches: ShownMatches, file: ShownFile, block: Buffer, cursor
     let mark = record + 1
     while (bytes[mark]! < MARK) mark += 1
     const flags = bytes[mark]!
-    let stop = mark + 1
-    while (stop < end && bytes[stop] !== 0) stop += 1
+    // The text ends at its NUL (memchr, not a loop in JS), or at the records' end.
+    let stop = bytes.indexOf(0, mark + 1)
+    if (stop === -1 || stop > end) stop = end
     if ((flags & (ESCAPED | ODD_NUMBER | WINDOW)) !== 0 || stop - record + ROW_OVER_RECORD > BLOCK_BYTES - used) break
     // The row: a newline, `Line `, the digits, ` (cut)` when cut, `: `, the line. (Only the dsh grep
     // spills through here, and it never asks rg for context lines.)
