@@ -6,7 +6,7 @@
 // and the bytes it saved.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { existsSync, mkdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { Harness } from '@dsh/core'
@@ -107,6 +107,42 @@ async function countInNode(command: string, cwd: string, separator: number): Pro
   return ms
 }
 
+/**
+ * A command's stdout read in this process and written whole to a new file in the temp directory, in
+ * 1 MiB writes as spill-local gathers a streamed spill, then removed: what keeping every byte costs a
+ * Node tool at all, before a record is parsed, ordered or formatted.
+ */
+async function savedInNode(command: string, cwd: string): Promise<number> {
+  const file = path.join(os.tmpdir(), `dsh-bench-node-output-${process.pid}`)
+  const fd = openSync(file, 'w', 0o600)
+  try {
+    const started = process.hrtime.bigint()
+    const child = spawn('/bin/bash', ['-c', command], { cwd, stdio: ['ignore', 'pipe', 'ignore'], detached: true })
+    const block = Buffer.allocUnsafe(1 << 20)
+    let used = 0
+    let saved = 0
+    child.stdout.on('data', (chunk: Buffer) => {
+      for (let at = 0; at < chunk.length;) {
+        const n = chunk.copy(block, used, at)
+        used += n
+        at += n
+        if (used === block.length) {
+          saved += writeSync(fd, block, 0, used)
+          used = 0
+        }
+      }
+    })
+    const [exitCode] = (await once(child, 'close')) as [number | null]
+    if (used > 0) saved += writeSync(fd, block, 0, used)
+    const ms = elapsedMs(started)
+    if (exitCode !== 0 || saved === 0) throw new Error(`${command} exited ${exitCode} after ${saved} bytes`)
+    return ms
+  } finally {
+    closeSync(fd)
+    rmSync(file, { force: true })
+  }
+}
+
 /** rg's output written to a new file beside the spills (the temp directory), timed, then removed. */
 async function savedInSession(rg: string, cwd: string): Promise<number> {
   const file = path.join(os.tmpdir(), `dsh-bench-rg-output-${process.pid}`)
@@ -177,6 +213,8 @@ export async function anySizeCase(
     // The fair floor in Node: the tool's script read to its end by a reader that only counts
     // separators, started as the executor starts it; and the script into `cat`.
     { label: 'script | node count', run: () => countInNode(search.scriptCommand, search.root, search.tool === 'glob' ? 0 : 0x0a) },
+    // And that reader keeping every byte on disk: the floor of a Node tool that saves the whole result.
+    ...(search.tool === 'grep' ? [{ label: 'script | node save', run: () => savedInNode(search.scriptCommand, search.root) }] : []),
     ...(search.tool === 'glob'
       ? [{ label: 'script | cat >/dev/null', run: () => timeInSession(`${search.scriptCommand} | cat >/dev/null`, search.root) }]
       : []),
