@@ -91,18 +91,33 @@ async function timeInSession(command: string, cwd: string): Promise<number> {
 }
 
 /**
- * A command's stdout read in this process to its end, counting `separator` bytes and keeping
- * nothing: what reading the output costs Node at all, in a session of its own as the executor's shell.
+ * A command's stdout handed to `onChunk` in this process as it arrives, started as the executor
+ * starts its shell (a session of its own), and `onEnd` run once it has ended: the time to then, and
+ * the command's exit code.
  */
-async function countInNode(command: string, cwd: string, separator: number): Promise<number> {
+async function readInNode(
+  command: string,
+  cwd: string,
+  onChunk: (chunk: Buffer) => void,
+  onEnd: () => void = () => {},
+): Promise<{ ms: number; exitCode: number | null }> {
   const started = process.hrtime.bigint()
   const child = spawn('/bin/bash', ['-c', command], { cwd, stdio: ['ignore', 'pipe', 'ignore'], detached: true })
+  child.stdout.on('data', onChunk)
+  const [exitCode] = (await once(child, 'close')) as [number | null]
+  onEnd()
+  return { ms: elapsedMs(started), exitCode }
+}
+
+/**
+ * A command's stdout read in this process to its end, counting `separator` bytes and keeping
+ * nothing: what reading the output costs Node at all.
+ */
+async function countInNode(command: string, cwd: string, separator: number): Promise<number> {
   let count = 0
-  child.stdout.on('data', (chunk: Buffer) => {
+  const { ms, exitCode } = await readInNode(command, cwd, (chunk) => {
     for (let at = chunk.indexOf(separator); at !== -1; at = chunk.indexOf(separator, at + 1)) count += 1
   })
-  const [exitCode] = (await once(child, 'close')) as [number | null]
-  const ms = elapsedMs(started)
   if (exitCode !== 0 || count === 0) throw new Error(`${command} exited ${exitCode} after ${count} records`)
   return ms
 }
@@ -115,26 +130,29 @@ async function countInNode(command: string, cwd: string, separator: number): Pro
 async function savedInNode(command: string, cwd: string): Promise<number> {
   const file = path.join(os.tmpdir(), `dsh-bench-node-output-${process.pid}`)
   const fd = openSync(file, 'w', 0o600)
+  const block = Buffer.allocUnsafe(1 << 20)
+  let used = 0
+  let saved = 0
+  const writeBlock = (): void => {
+    // A write may take less than it was given; the rest follows.
+    for (let at = 0; at < used;) at += writeSync(fd, block, at, used - at)
+    saved += used
+    used = 0
+  }
   try {
-    const started = process.hrtime.bigint()
-    const child = spawn('/bin/bash', ['-c', command], { cwd, stdio: ['ignore', 'pipe', 'ignore'], detached: true })
-    const block = Buffer.allocUnsafe(1 << 20)
-    let used = 0
-    let saved = 0
-    child.stdout.on('data', (chunk: Buffer) => {
-      for (let at = 0; at < chunk.length;) {
-        const n = chunk.copy(block, used, at)
-        used += n
-        at += n
-        if (used === block.length) {
-          saved += writeSync(fd, block, 0, used)
-          used = 0
+    const { ms, exitCode } = await readInNode(
+      command,
+      cwd,
+      (chunk) => {
+        for (let at = 0; at < chunk.length;) {
+          const n = chunk.copy(block, used, at)
+          used += n
+          at += n
+          if (used === block.length) writeBlock()
         }
-      }
-    })
-    const [exitCode] = (await once(child, 'close')) as [number | null]
-    if (used > 0) saved += writeSync(fd, block, 0, used)
-    const ms = elapsedMs(started)
+      },
+      writeBlock,
+    )
     if (exitCode !== 0 || saved === 0) throw new Error(`${command} exited ${exitCode} after ${saved} bytes`)
     return ms
   } finally {
