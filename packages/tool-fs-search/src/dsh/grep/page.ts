@@ -117,8 +117,7 @@ function* allGroupBlocks(
   rest: Iterable<ShownMatches> | undefined,
   progress: { rows: number },
 ): Generator<Uint8Array> {
-  yield* groupBlocks(matches, { progress })
-  for (const file of rest ?? []) yield* groupBlocks(file, { after: true, progress })
+  yield* groupBlocks(matches, { progress, rest: rest ?? [] })
 }
 
 /** The count, then the groups; a binary file searched by name matches without a line to show: not "no matches". */

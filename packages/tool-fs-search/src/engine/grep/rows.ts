@@ -77,6 +77,12 @@ export interface GroupBlocksOptions {
   after?: boolean
   /** Set before each block is yielded to the rows yielded so far, that block's included. */
   progress?: { rows: number }
+  /**
+   * More files after `matches`'s, each asked for once the last is written: a streamed result's rest
+   * (docs/design.md#results-bigger-than-memory). They fill the same blocks, so a result of a million
+   * small files costs one block, not one a file.
+   */
+  rest?: Iterable<ShownMatches>
 }
 
 /**
@@ -86,52 +92,60 @@ export interface GroupBlocksOptions {
  * block ends at the end of a line.
  */
 export function* groupBlocks(
-  matches: ShownMatches,
-  { after = false, progress = { rows: 0 } }: GroupBlocksOptions = {},
+  first: ShownMatches,
+  { after = false, progress = { rows: 0 }, rest = [] }: GroupBlocksOptions = {},
 ): Generator<Uint8Array> {
   const block = Buffer.allocUnsafe(BLOCK_BYTES)
   const cursor: Cursor = { index: 0, record: -1, used: 0 }
   let rows = progress.rows
+  let separated = after
   const flush = (bytes: Buffer): Buffer => {
     progress.rows = rows
     return bytes
   }
-  for (let index = 0; index < matches.files.length; index += 1) {
-    const file = matches.files[index]!
-    const path = Buffer.from(`${index === 0 && !after ? '' : '\n\n'}${file.path}`)
-    if (cursor.used > 0 && cursor.used + path.length > BLOCK_BYTES) {
-      yield flush(block.subarray(0, cursor.used))
-      cursor.used = 0
-    }
-    if (path.length > BLOCK_BYTES) yield flush(path)
-    else cursor.used += path.copy(block, cursor.used)
-    cursor.index = 0
-    cursor.record = nextRecord(matches, file, 0, -1)
-    for (;;) {
-      const from = cursor.index
-      const stopped = writeRows(matches, file, block, cursor)
-      rows += cursor.index - from
-      if (!stopped) break
-      const { record } = cursor
-      if (!isRare(matches, record)) {
-        // The block is full.
-        yield flush(block.subarray(0, cursor.used))
-        cursor.used = 0
-        continue
-      }
-      const row = Buffer.from(`\n${formatRow(matches, record)}`)
-      if (cursor.used > 0 && cursor.used + row.length > BLOCK_BYTES) {
+  for (const matches of chain(first, rest)) {
+    for (const file of matches.files) {
+      const path = Buffer.from(`${separated ? '\n\n' : ''}${file.path}`)
+      separated = true
+      if (cursor.used > 0 && cursor.used + path.length > BLOCK_BYTES) {
         yield flush(block.subarray(0, cursor.used))
         cursor.used = 0
       }
-      rows += 1
-      if (row.length > BLOCK_BYTES) yield flush(row)
-      else cursor.used += row.copy(block, cursor.used)
-      cursor.index += 1
-      if (cursor.index < file.size) cursor.record = nextRecord(matches, file, cursor.index, record)
+      if (path.length > BLOCK_BYTES) yield flush(path)
+      else cursor.used += path.copy(block, cursor.used)
+      cursor.index = 0
+      cursor.record = nextRecord(matches, file, 0, -1)
+      for (;;) {
+        const from = cursor.index
+        const stopped = writeRows(matches, file, block, cursor)
+        rows += cursor.index - from
+        if (!stopped) break
+        const { record } = cursor
+        if (!isRare(matches, record)) {
+          // The block is full.
+          yield flush(block.subarray(0, cursor.used))
+          cursor.used = 0
+          continue
+        }
+        const row = Buffer.from(`\n${formatRow(matches, record)}`)
+        if (cursor.used > 0 && cursor.used + row.length > BLOCK_BYTES) {
+          yield flush(block.subarray(0, cursor.used))
+          cursor.used = 0
+        }
+        rows += 1
+        if (row.length > BLOCK_BYTES) yield flush(row)
+        else cursor.used += row.copy(block, cursor.used)
+        cursor.index += 1
+        if (cursor.index < file.size) cursor.record = nextRecord(matches, file, cursor.index, record)
+      }
     }
   }
   if (cursor.used > 0) yield flush(block.subarray(0, cursor.used))
+}
+
+function* chain<T>(first: T, rest: Iterable<T>): Generator<T> {
+  yield first
+  yield* rest
 }
 
 /** A row that goes through a string: escaped, an odd line number, a window, or larger than a block. */

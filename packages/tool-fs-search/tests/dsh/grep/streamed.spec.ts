@@ -64,7 +64,8 @@ describe('grep past rawOutputMaxBytes, over real rg and spill-local', () => {
     const spill = readFileSync(spillLocator(result.content)!, 'utf8')
     expect(Buffer.byteLength(spill)).toBeLessThanOrEqual(300_000)
     expect(spill).toMatch(/^Found 60000 matches\n\n/)
-    expect(spill.match(/^Line 1: /gm)).toHaveLength(saved / 30)
+    // Rows fill blocks across files, so the cut may fall inside one: every row kept is counted.
+    expect(spill.match(/^Line \d+: /gm)).toHaveLength(saved)
     expect(spill).toContain(
       `(This file holds the first ${saved} of 60000 matches: the complete result passes spillMaxBytes, 300000 bytes.)`,
     )

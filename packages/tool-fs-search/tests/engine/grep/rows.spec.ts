@@ -42,6 +42,27 @@ describe('groupBlocks', () => {
     expect(text).toBe(formatGroups(matches, retainEveryMatch(matches).groups))
     expect(sizes).toEqual([15, 1_100_003, 13, 1_100_009])
   })
+
+  it('fills the same blocks with the files of `rest`, each after a blank line, and counts their rows', () => {
+    const first = shownOf(rgLines(['a.ts', 1, 'one'], ['a.ts', 2, 'two']))
+    const rest = ['b.ts', 'c.ts', 'd.ts'].map((path, i) => shownOf(rgLines([path, i + 1, `hit ${i}`])))
+    const asked: number[] = []
+    const progress = { rows: 0 }
+    const blocks: Buffer[] = []
+    const files = function* () {
+      for (const [i, file] of rest.entries()) {
+        asked.push(i)
+        yield file
+      }
+    }
+    for (const block of groupBlocks(first, { progress, rest: files() })) blocks.push(Buffer.from(block))
+    const text = [first, ...rest].map((matches) => formatGroups(matches, retainEveryMatch(matches).groups)).join('\n\n')
+    expect(Buffer.concat(blocks).toString()).toBe(text)
+    // One block for every small file, not one each: a block a file costs a million files a million buffers.
+    expect(blocks).toHaveLength(1)
+    expect(asked).toEqual([0, 1, 2])
+    expect(progress.rows).toBe(5)
+  })
 })
 
 describe('rows a repository cannot forge', () => {
