@@ -56,14 +56,14 @@ export function showMatches({ bytes, records }: Pick<ParsedOutput, 'bytes' | 're
     key !== undefined && key.length === path.length + INDEX_SUFFIX && key.startsWith(path)
   for (let at = 0; at < keys.length;) {
     const path = keys[at]!.slice(0, -INDEX_SUFFIX)
-    const first = runs[runIndex(keys[at++]!)]!
+    const first = runs[indexOfKey(keys[at++]!)]!
     if (first.inLineOrder && !samePath(keys[at], path)) {
       lossy += lossyIn(first)
       files.push({ path, size: first.count, first: first.start, order: undefined, ...(first.pathReplaced ? {} : { source: first.path }) })
       continue
     }
     const merged = [first]
-    while (samePath(keys[at], path)) merged.push(runs[runIndex(keys[at++]!)]!)
+    while (samePath(keys[at], path)) merged.push(runs[indexOfKey(keys[at++]!)]!)
     const size = merged.reduce((sum, run) => sum + run.count, 0)
     lossy += merged.reduce((sum, run) => sum + lossyIn(run), 0)
     const order = new Uint32Array(size)
@@ -99,12 +99,13 @@ function lossyIn(run: RecordRun): number {
 // A sort key's NUL and index.
 const INDEX_SUFFIX = 5
 
-/** A run's index as four one-byte characters, most significant first: they sort as the number does. */
-function indexText(index: number): string {
+/** An index as four one-byte characters, most significant first: they sort as the number does. */
+export function indexText(index: number): string {
   return String.fromCharCode(index >>> 24, (index >>> 16) & 0xff, (index >>> 8) & 0xff, index & 0xff)
 }
 
-function runIndex(key: string): number {
+/** The index `indexText` put at the end of a sort key. */
+export function indexOfKey(key: string): number {
   let index = 0
   for (let at = key.length - 4; at < key.length; at += 1) index = index * 0x100 + key.charCodeAt(at)
   return index

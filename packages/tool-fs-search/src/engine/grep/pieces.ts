@@ -1,5 +1,6 @@
 // A grep result larger than memory: its records in pieces on the scratch file, the page's candidates in memory.
 import type { SpillScratch } from '@dsh/core'
+import { indexOfKey, indexText } from './matches.js'
 import { RecordTable } from './records.js'
 
 /** The page budgets that decide which files can still reach the page. */
@@ -19,6 +20,8 @@ interface Piece {
   inLineOrder: boolean
   lossyLines: number
   contextLines: number
+  /** The flush it left memory in: its region of the scratch file, which holds its pieces in display order. */
+  flush: number
   /** Where its records are on the scratch file, and its side table (escaped and replaced lines; length 0: none). */
   offset: number
   length: number
@@ -90,6 +93,7 @@ export class GrepPieces {
   #escaped = 0
   #contextLines = 0
   readonly #files = new Set<string>()
+  #flushes = 0
 
   /** `display`: how a path rg printed shows, which is what files sort by. */
   constructor(scratch: SpillScratch | undefined, budget: PieceBudget, display: (path: string) => string) {
@@ -105,8 +109,8 @@ export class GrepPieces {
     let e = 0
     let r = 0
     const added: { piece: Piece; held: HeldRecords }[] = []
-    // One write for all the records (they lie end to end), then the side tables, in the pieces' order.
-    const base = this.#scratch?.append(bytes.subarray(0, table.end)) ?? -1
+    const flush = this.#flushes
+    this.#flushes += 1
     table.runs.forEach((run, index) => {
       const end = table.runs[index + 1]?.start ?? table.end
       const held: HeldRecords = { bytes: bytes.subarray(run.start, end), escaped: [], replaced: [] }
@@ -121,15 +125,11 @@ export class GrepPieces {
         inLineOrder: run.inLineOrder,
         lossyLines: run.lossyLines,
         contextLines: run.contextLines,
-        offset: base === -1 ? -1 : base + run.start,
+        flush,
+        offset: -1,
         length: end - run.start,
         sideOffset: -1,
         sideLength: 0,
-      }
-      if (this.#scratch !== undefined && (held.escaped.length > 0 || held.replaced.length > 0)) {
-        const side = Buffer.from(JSON.stringify([held.escaped, held.replaced]))
-        piece.sideOffset = this.#scratch.append(side)
-        piece.sideLength = side.length
       }
       this.#pieces.push(piece)
       this.#files.add(piece.display)
@@ -139,6 +139,7 @@ export class GrepPieces {
       this.#contextLines += run.contextLines
       added.push({ piece, held })
     })
+    if (this.#scratch !== undefined) writeSorted(this.#scratch, added)
     // One push each: a flush can hold more runs (one a file) than a spread passes as arguments.
     for (const { piece } of added) this.#candidates.push(piece)
     this.#trim()
@@ -154,7 +155,7 @@ export class GrepPieces {
    * moves up.
    */
   #trim(): void {
-    const sorted = [...this.#candidates].sort(byDisplay)
+    const sorted = sortedByDisplay(this.#candidates, (piece) => piece)
     const kept: Piece[] = []
     let filled = 0
     for (let at = 0; at < sorted.length;) {
@@ -189,7 +190,8 @@ export class GrepPieces {
       else pieces.push(piece)
     }
     const scratch = this.#scratch
-    const order = [...rest.keys()].sort(compareText)
+    // The default sort: display paths by UTF-16 code units, natively.
+    const order = [...rest.keys()].sort()
     const groups = (): [string, Piece[]][] => {
       const all = new Map<string, Piece[]>()
       for (const piece of this.#pieces) {
@@ -197,13 +199,13 @@ export class GrepPieces {
         if (pieces === undefined) all.set(piece.display, [piece])
         else pieces.push(piece)
       }
-      return [...all].sort(([a], [b]) => compareText(a, b))
+      return [...all.keys()].sort().map((display) => [display, all.get(display)!])
     }
     const complete = scratch !== undefined || !this.#dropped
     const load = (pieces: Piece[]): LoadedRecords =>
       joinRecords(
         [...pieces].sort((a, b) => a.seq - b.seq),
-        (piece) => piece.held ?? readPiece(scratch!, piece, undefined),
+        (piece) => piece.held ?? readPiece(scratch!, piece, undefined, true),
       )
     return {
       page,
@@ -237,12 +239,16 @@ export class GrepPieces {
         scratch === undefined && this.#dropped
           ? undefined
           : function* () {
-              // A file of one piece (most) is read into one buffer refilled for each: the reader is done
-              // with a file before it asks for the next. The pieces of one file each need their own.
-              const reader = { buffer: Buffer.allocUnsafe(0) }
+              // Each flush's pieces are read in the order they were written, through a window of its
+              // own: a file of one piece (most) is used where it lies in the window, since the reader is
+              // done with a file before it asks for the next. The pieces of one file each need their own.
+              const windows: FlushWindow[] = []
               for (const display of order) {
                 const pieces = rest.get(display)!
-                yield joinRecords(pieces, (piece) => readPiece(scratch!, piece, pieces.length === 1 ? reader : undefined))
+                yield joinRecords(pieces, (piece) => {
+                  const window = (windows[piece.flush] ??= new FlushWindow(scratch!))
+                  return readPiece(scratch!, piece, window, pieces.length > 1)
+                })
               }
             },
     }
@@ -272,25 +278,89 @@ function joinRecords(pieces: readonly Piece[], recordsOf: (piece: Piece) => Held
   return { bytes, records }
 }
 
-/** A piece's records and side table, read back from the scratch file. */
-function readPiece(scratch: SpillScratch, piece: Piece, reader: { buffer: Buffer } | undefined): HeldRecords {
-  if (reader !== undefined && reader.buffer.length < piece.length) {
-    reader.buffer = Buffer.allocUnsafe(Math.max(piece.length, 2 * reader.buffer.length))
+// Bytes a flush's pieces are written in, and what each flush's window reads at a time.
+const BLOCK_BYTES = 1 << 18
+
+/**
+ * Writes a flush's pieces in display order (arrival among equal paths), gathered into blocks, then
+ * their side tables, and sets where each lies. The rest of a result is read back in display order, so
+ * each flush's region is then read front to back, a block a read, instead of a read a piece
+ * (docs/design.md#results-bigger-than-memory).
+ */
+function writeSorted(scratch: SpillScratch, added: readonly { piece: Piece; held: HeldRecords }[]): void {
+  const sorted = sortedByDisplay(added, (item) => item.piece)
+  const block = Buffer.allocUnsafe(BLOCK_BYTES)
+  let base = scratch.size
+  let used = 0
+  const write = (bytes: Buffer): void => {
+    scratch.append(bytes)
+    base = scratch.size
+    used = 0
   }
-  const read = scratch.read(piece.offset, piece.length, reader?.buffer)
-  const bytes = Buffer.from(read.buffer, read.byteOffset, read.length)
+  for (const { piece, held } of sorted) {
+    if (used + held.bytes.length > BLOCK_BYTES && used > 0) write(block.subarray(0, used))
+    piece.offset = base + used
+    if (held.bytes.length > BLOCK_BYTES) write(held.bytes)
+    else used += held.bytes.copy(block, used)
+  }
+  if (used > 0) write(block.subarray(0, used))
+  for (const { piece, held } of sorted) {
+    if (held.escaped.length === 0 && held.replaced.length === 0) continue
+    const side = Buffer.from(JSON.stringify([held.escaped, held.replaced]))
+    piece.sideOffset = scratch.append(side)
+    piece.sideLength = side.length
+  }
+}
+
+/**
+ * A flush's region of the scratch file read front to back: a read fills the window from where it is
+ * asked, so pieces asked for in the order they were written cost a read a block. Bytes it returns are
+ * valid until the next read.
+ */
+class FlushWindow {
+  readonly #scratch: SpillScratch
+  #buffer = Buffer.allocUnsafe(0)
+  #start = 0
+  #length = 0
+
+  constructor(scratch: SpillScratch) {
+    this.#scratch = scratch
+  }
+
+  read(offset: number, length: number): Buffer {
+    if (offset < this.#start || offset + length > this.#start + this.#length) {
+      if (this.#buffer.length < length) this.#buffer = Buffer.allocUnsafe(Math.max(length, BLOCK_BYTES))
+      this.#start = offset
+      // The window reads on to the file's end at most: a flush's side tables and later flushes follow.
+      this.#length = Math.max(length, Math.min(this.#buffer.length, this.#scratch.size - offset))
+      const read = this.#scratch.read(offset, this.#length, this.#buffer)
+      // A store may read into a buffer of its own.
+      if (read.buffer !== this.#buffer.buffer || read.byteOffset !== this.#buffer.byteOffset) this.#buffer.set(read)
+    }
+    return this.#buffer.subarray(offset - this.#start, offset - this.#start + length)
+  }
+}
+
+/**
+ * A piece's records and side table, read back from the scratch file: through `window` when given, and
+ * copied out of it when `own` (the caller holds it past the window's next read).
+ */
+function readPiece(scratch: SpillScratch, piece: Piece, window: FlushWindow | undefined, own: boolean): HeldRecords {
+  const read = window === undefined ? scratch.read(piece.offset, piece.length) : window.read(piece.offset, piece.length)
+  const view = Buffer.from(read.buffer, read.byteOffset, read.length)
+  const bytes = own && window !== undefined ? Buffer.from(view) : view
   if (piece.sideLength === 0) return { bytes, escaped: [], replaced: [] }
   const side = Buffer.from(scratch.read(piece.sideOffset, piece.sideLength)).toString('utf8')
   const [escaped, replaced] = JSON.parse(side) as [[number, string][], number[]]
   return { bytes, escaped, replaced }
 }
 
-/** Display path, then arrival: the order `showMatches` gives runs. */
-function byDisplay(a: Piece, b: Piece): number {
-  return compareText(a.display, b.display) || a.seq - b.seq
-}
-
-/** Strings as `Array#sort` orders them by default: by UTF-16 code units. */
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0
+/**
+ * Items by their piece's display path, then arrival: the order `showMatches` gives runs. Sorted as
+ * strings (path, NUL, arrival, position) by the default sort, which orders by UTF-16 code units
+ * natively: a comparator costs several times as much. A path holds no NUL, so it sorts first.
+ */
+function sortedByDisplay<T>(items: readonly T[], pieceOf: (item: T) => Piece): T[] {
+  const keys = items.map((item, index) => `${pieceOf(item).display}\0${indexText(pieceOf(item).seq)}${indexText(index)}`)
+  return keys.sort().map((key) => items[indexOfKey(key)]!)
 }

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { GrepPieces } from '../../../src/engine/grep/pieces.js'
+import type { SpillScratch } from '@dsh/core'
+import { retainEveryMatch } from '../../../src/dsh/grep/retain.js'
+import { showMatches } from '../../../src/engine/grep/matches.js'
+import { GrepPieces, type LoadedRecords } from '../../../src/engine/grep/pieces.js'
+import { formatGroups } from '../../../src/engine/grep/rows.js'
 import { parseOutput } from './parsed.js'
 
 describe('GrepPieces', () => {
@@ -15,5 +19,64 @@ describe('GrepPieces', () => {
     const result = pieces.finish()
     expect({ total: result.total, files: result.files }).toEqual({ total: files, files })
     expect(result.page.records.runs.map((run) => run.path)).toEqual(['f000000.txt', 'f000001.txt', 'f000002.txt'])
+  })
+})
+
+describe('GrepPieces on a scratch file', () => {
+  /** A scratch file in memory that counts its reads and reads into buffers of its own, as a store may. */
+  function countingScratch(): SpillScratch & { reads: number } {
+    let bytes = Buffer.alloc(0)
+    return {
+      reads: 0,
+      get size() {
+        return bytes.length
+      },
+      append(more) {
+        bytes = Buffer.concat([bytes, more])
+        return bytes.length - more.length
+      },
+      read(offset, length) {
+        this.reads += 1
+        return Buffer.from(bytes.subarray(offset, offset + length))
+      },
+      close() {},
+    }
+  }
+
+  /** rg's records for `files` (path, matches), in the order given. */
+  const output = (files: [string, number][]): string =>
+    `D\0${files.map(([path, count]) => Array.from({ length: count }, (_, i) => `${path}\u0000${i + 1}:hit ${path} ${i} ${'x'.repeat(60)}\n`).join('')).join('')}`
+
+  it('reads the rest back a block at a time in display order, a file of many pieces and a piece past a block too', () => {
+    // Two flushes, files in reverse order; `big.txt` (8,000 matches) is larger than a block, and
+    // `both.txt` has a piece in each flush.
+    const first: [string, number][] = [
+      ...Array.from({ length: 4_000 }, (_, i): [string, number] => [`f${String(7_999 - i).padStart(4, '0')}.txt`, 1]),
+      ['big.txt', 8_000],
+      ['both.txt', 2],
+    ]
+    const second: [string, number][] = [
+      ...Array.from({ length: 4_000 }, (_, i): [string, number] => [`f${String(3_999 - i).padStart(4, '0')}.txt`, 1]),
+      ['both.txt', 3],
+    ]
+    const scratch = countingScratch()
+    const pieces = new GrepPieces(scratch, { maxMatches: 1, maxPerFile: 1 }, (path) => path)
+    for (const files of [first, second]) {
+      const parsed = parseOutput(output(files), { chunkBytes: 1 << 24 })
+      pieces.add(parsed.bytes, parsed.records)
+    }
+    const result = pieces.finish()
+    scratch.reads = 0
+    // Each file is formatted before the next is asked for: its bytes may lie in a window read over.
+    const text = (loaded: LoadedRecords): string => {
+      const matches = showMatches(loaded, (path) => path)
+      return formatGroups(matches, retainEveryMatch(matches).groups)
+    }
+    const shown = [text(result.page)]
+    for (const loaded of result.rest!()) shown.push(text(loaded))
+    const whole = showMatches(parseOutput(output([...first, ...second]), { chunkBytes: 1 << 24 }), (path) => path)
+    expect(shown.join('\n\n')).toBe(formatGroups(whole, retainEveryMatch(whole).groups))
+    // ~1.4 MB of records: a few reads a flush, where a read a piece took 8,000.
+    expect(scratch.reads).toBeLessThan(20)
   })
 })
