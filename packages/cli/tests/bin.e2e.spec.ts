@@ -31,6 +31,15 @@ function dshWith(env: NodeJS.ProcessEnv, ...argv: string[]) {
 }
 
 describe('node_modules/.bin/dsh', () => {
+  it('starts from a small module: the program, zod and the tools in it, loads from the code-cached script', () => {
+    const entry = readFileSync(join(repo, 'packages', 'cli', 'dist', 'dsh.mjs'), 'utf8')
+    // bin.ts and its daemon modules only (~16 KB); zod bundled here (791 KB with its locales) cost
+    // every call that runs in process ~50 ms to compile, beside the program's own copy.
+    expect(entry.length).toBeLessThan(64 * 1024)
+    expect(entry).not.toContain('ZodError')
+    expect(dshProcess('--version').code).toBe(0)
+  })
+
   it('prints the package version', () => {
     expect(dshProcess('--version')).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' })
   })
