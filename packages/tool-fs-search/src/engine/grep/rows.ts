@@ -166,6 +166,10 @@ function writeRows(matches: ShownMatches, file: ShownFile, block: Buffer, cursor
   const { bytes, records } = matches
   const { order, size } = file
   const end = records.end
+  // A short line is copied four bytes a step through DataViews: a loop in JS a byte at a time cost
+  // twice as much, and a native copy's call more than the copy (~110 ns a call).
+  const from = new DataView(bytes.buffer, bytes.byteOffset, bytes.length)
+  const to = new DataView(block.buffer, block.byteOffset, block.length)
   let { used, index, record } = cursor
   while (index < size) {
     let mark = record + 1
@@ -184,7 +188,11 @@ function writeRows(matches: ShownMatches, file: ShownFile, block: Buffer, cursor
     block[used++] = 0x3a
     block[used++] = 0x20
     if (stop - mark > 128) used += bytes.copy(block, used, mark + 1, stop)
-    else for (let at = mark + 1; at < stop; at += 1) block[used++] = bytes[at]!
+    else {
+      let at = mark + 1
+      for (; at + 4 <= stop; at += 4, used += 4) to.setUint32(used, from.getUint32(at))
+      for (; at < stop; at += 1) block[used++] = bytes[at]!
+    }
     index += 1
     // Records of one run lie end to end: the next starts where this one stops.
     record = order === undefined ? stop : index < size ? order[index]! : stop
