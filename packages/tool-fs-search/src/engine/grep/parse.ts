@@ -91,6 +91,7 @@ export class RgOutputParser {
   #run: RecordRun | undefined
   /** The current run's path as rg printed it, in `#runPath[0, #runPathLength)`: the output it came from is compacted away. */
   #runPath = Buffer.allocUnsafe(256)
+  #runPathView = new DataView(this.#runPath.buffer, this.#runPath.byteOffset, this.#runPath.length)
   #runPathLength = -1
   /**
    * The run's path holds no newline and no replaced byte: a record whose bytes match it up to a NUL is
@@ -192,6 +193,7 @@ export class RgOutputParser {
    */
   #parseRecords(limit: number, ended: boolean): void {
     const bytes = this.#output.bytes
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length)
     const records = this.#records
     let pos = this.#pos
     let kept = records.end
@@ -201,8 +203,7 @@ export class RgOutputParser {
       // Most records repeat the last one's path: when they do, and a NUL follows, there is nothing to scan for.
       let path = this.#runPath
       let nul = pos + this.#runPathLength
-      let sameFile = this.#runPathPlain && nul < limit && bytes[nul] === NUL
-      for (let i = this.#runPathLength - 1; sameFile && i >= 0; i -= 1) sameFile = bytes[pos + i] === path[i]
+      let sameFile = this.#runPathPlain && nul < limit && bytes[nul] === NUL && sameBytes(view, pos, this.#runPathView, this.#runPathLength)
       if (!sameFile) nul = pos
       while (!sameFile && nul < limit && bytes[nul] !== NUL && bytes[nul] !== LF) nul += 1
       if (nul === limit || bytes[nul] === LF) {
@@ -228,17 +229,24 @@ export class RgOutputParser {
       if (odd) line = Number(bytes.toString('latin1', nul + 1, at))
 
       const textStart = at + 1
-      // The line's end by memchr, then its first byte to escape, if any, in one loop in JS.
+      // The line's end by memchr, then its first byte to escape, if any, in one loop in JS: four
+      // printable ASCII bytes at a step, and the bytes of any four that are not, one by one.
       let lineEnd = bytes.indexOf(LF, textStart)
       if (lineEnd === -1 || lineEnd > limit) lineEnd = limit
       let firstControl = -1
-      for (let i = textStart; i < lineEnd; i += 1) {
-        const byte = bytes[i]!
-        if (byte >= 0x20 && byte < 0x7f) continue
-        // A control but a tab; DEL, a C1 control or an invisible format character (the bytes are valid UTF-8).
-        if (byte < 0x20 ? byte !== 0x09 : byte === 0x7f || (ESCAPED_LEADS[byte] === 1 && isEscapedAt(bytes, i))) {
-          firstControl = i
-          break
+      for (let i = textStart; i < lineEnd && firstControl === -1;) {
+        if (i + 4 <= lineEnd && printable(view.getUint32(i))) {
+          i += 4
+          continue
+        }
+        for (const stop = Math.min(i + 4, lineEnd); i < stop; i += 1) {
+          const byte = bytes[i]!
+          if (byte >= 0x20 && byte < 0x7f) continue
+          // A control but a tab; DEL, a C1 control or an invisible format character (the bytes are valid UTF-8).
+          if (byte < 0x20 ? byte !== 0x09 : byte === 0x7f || (ESCAPED_LEADS[byte] === 1 && isEscapedAt(bytes, i))) {
+            firstControl = i
+            break
+          }
         }
       }
 
@@ -254,7 +262,10 @@ export class RgOutputParser {
       }
       if (!sameFile || this.#run === undefined) {
         this.#run = records.startRun(this.#output.text(pos, nul), kept, pathReplaced)
-        if (nul - pos > path.length) this.#runPath = path = Buffer.allocUnsafe(2 * (nul - pos))
+        if (nul - pos > path.length) {
+          this.#runPath = path = Buffer.allocUnsafe(2 * (nul - pos))
+          this.#runPathView = new DataView(path.buffer, path.byteOffset, path.length)
+        }
         let plain = true
         for (let i = pos; i < nul; i += 1) {
           path[i - pos] = bytes[i]!
@@ -370,6 +381,26 @@ export class RgOutputParser {
     const end = Math.min(this.#output.length, start + EXCERPT_BYTES)
     return JSON.stringify(this.#output.text(start, end).slice(0, EXCERPT_UNITS))
   }
+}
+
+/**
+ * Each byte of a big-endian word is printable ASCII (0x20–0x7e), tested at once: a byte under 0x20
+ * borrows into its top bit when 0x20 is taken from it (and had none set), one over 0x7e has it set
+ * once 1 is added to it, or already.
+ */
+function printable(word: number): boolean {
+  return ((((word - 0x20202020) & ~word) | (word + 0x01010101) | word) & 0x80808080) === 0
+}
+
+/**
+ * `a[aStart, aStart + length)` holds `b[0, length)`: four bytes a step, from the end (two paths in one
+ * directory differ last). The parser asks it of each record's path against the last one's.
+ */
+function sameBytes(a: DataView, aStart: number, b: DataView, length: number): boolean {
+  let at = length - 4
+  for (; at >= 0; at -= 4) if (a.getUint32(aStart + at) !== b.getUint32(at)) return false
+  for (at += 3; at >= 0; at -= 1) if (a.getUint8(aStart + at) !== b.getUint8(at)) return false
+  return true
 }
 
 /** Where rg's `--max-columns-preview` marker starts at the end of `bytes[start, end)`, or -1. */

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Harness } from '@dsh/core'
+import { escapeLineControls } from '../../../src/engine/escape-controls.js'
 import { listMatches, showMatches } from '../../../src/engine/grep/matches.js'
 import { previewMarkerStart, RgOutputParser } from '../../../src/engine/grep/parse.js'
 import { invalidUtf8, rgLines } from '../../fake-bash.js'
@@ -101,6 +102,40 @@ describe('RgOutputParser', () => {
     for (const bad of ['D', 'D\0a.ts\u0000x:y\n', 'Q\0']) {
       for (const chunkBytes of [1, 2, 64])
         expect(() => parseOutput(bad, { chunkBytes }), `${JSON.stringify(bad)} in ${chunkBytes}`).toThrow(/could not parse/)
+    }
+  })
+
+  it('finds a byte to escape at any offset of a line, read four bytes at a step, and only those', () => {
+    // Each kind of character that must be escaped, and a tab and the edges of printable ASCII that
+    // must not, at every offset of lines of every length around a word's four bytes.
+    const escaped = ['\u0001', '\u001b', '\u001f', '\u007f', '\u0085', '\u009b', '\u200b', '\u202e', '\ufeff']
+    const kept = ['\t', ' ', '~', '\u00e9', '\u00a0', '\ufffd']
+    for (const length of [1, 3, 4, 5, 8, 9, 13]) {
+      for (let at = 0; at < length; at += 1) {
+        for (const char of [...escaped, ...kept]) {
+          const text = `${'x'.repeat(at)}${char}${'y'.repeat(length - at - 1)}`
+          const shown = shownOf(`D\0f\u00001:${text}\n`, { chunkBytes: 64 })
+          expect({ line: listMatches(shown)[0]!.line, escaped: shown.escaped }, JSON.stringify(text)).toEqual({
+            line: escapeLineControls(text),
+            escaped: escaped.includes(char) ? 1 : 0,
+          })
+        }
+      }
+    }
+  })
+
+  it('tells a path from the last one by any byte, four at a step from its end', () => {
+    // Paths of every length around a word, differing from the one before only at one byte.
+    for (const length of [1, 2, 3, 4, 5, 7, 8, 9]) {
+      for (let at = 0; at < length; at += 1) {
+        const first = 'p'.repeat(length)
+        const second = `${'p'.repeat(at)}q${'p'.repeat(length - at - 1)}`
+        const matches = listMatches(shownOf(`D\0${first}\u00001:a\n${second}\u00002:b\n${first}\u00003:c\n`, { chunkBytes: 64 }))
+        expect(
+          matches.map((m) => `${m.path}:${m.lineNumber}`),
+          `${first} then ${second}`,
+        ).toEqual([`${first}:1`, `${first}:3`, `${second}:2`].sort())
+      }
     }
   })
 
