@@ -57,6 +57,12 @@ export function formatGroups(matches: ShownMatches, groups: readonly ShownGroup[
 const LINE = Buffer.from('Line ')
 const CUT_MARK = Buffer.from(' (cut)')
 const ROW_FIXED_BYTES = LINE.length + ': '.length
+// What opens a spilled row, `\nLine `, and what follows its number, `: `, as big-endian words that
+// `writeRows` stores whole: a loop over their bytes was its costliest line.
+const ROW_OPENING = Buffer.from('\nLine ')
+const ROW_OPENING_HEAD = ROW_OPENING.readUInt32BE(0)
+const ROW_OPENING_TAIL = ROW_OPENING.readUInt16BE(4)
+const COLON_SPACE = Buffer.from(': ').readUInt16BE(0)
 // Blocks of the complete result as the spill store writes them: large enough that a write costs
 // little per byte, small enough that a million matches never sit in memory as text.
 const BLOCK_BYTES = 1 << 18
@@ -181,12 +187,13 @@ function writeRows(matches: ShownMatches, file: ShownFile, block: Buffer, cursor
     if ((flags & (ESCAPED | ODD_NUMBER | WINDOW)) !== 0 || stop - record + ROW_OVER_RECORD > BLOCK_BYTES - used) break
     // The row: a newline, `Line `, the digits, ` (cut)` when cut, `: `, the line. (Only the dsh grep
     // spills through here, and it never asks rg for context lines.)
-    block[used++] = 0x0a
-    for (let k = 0; k < LINE.length; k += 1) block[used++] = LINE[k]!
+    to.setUint32(used, ROW_OPENING_HEAD)
+    to.setUint16(used + 4, ROW_OPENING_TAIL)
+    used += 6
     for (let at = record + 1; at < mark; at += 1) block[used++] = bytes[at]!
     if ((flags & CUT) !== 0) for (let k = 0; k < CUT_MARK.length; k += 1) block[used++] = CUT_MARK[k]!
-    block[used++] = 0x3a
-    block[used++] = 0x20
+    to.setUint16(used, COLON_SPACE)
+    used += 2
     if (stop - mark > 128) used += bytes.copy(block, used, mark + 1, stop)
     else {
       let at = mark + 1
