@@ -229,25 +229,33 @@ export class RgOutputParser {
       if (odd) line = Number(bytes.toString('latin1', nul + 1, at))
 
       const textStart = at + 1
-      // The line's end by memchr, then its first byte to escape, if any, in one loop in JS: four
-      // printable ASCII bytes at a step, and the bytes of any four that are not, one by one.
-      let lineEnd = bytes.indexOf(LF, textStart)
-      if (lineEnd === -1 || lineEnd > limit) lineEnd = limit
+      // The line's end and its first byte to escape, if any, in one loop in JS: four printable ASCII
+      // bytes at a step, and the bytes of any four that are not, one by one. Past a byte to escape,
+      // the end is found by memchr.
+      let lineEnd = -1
       let firstControl = -1
-      for (let i = textStart; i < lineEnd && firstControl === -1;) {
-        if (i + 4 <= lineEnd && printable(view.getUint32(i))) {
+      for (let i = textStart; i < limit && lineEnd === -1 && firstControl === -1;) {
+        if (i + 4 <= limit && printable(view.getUint32(i))) {
           i += 4
           continue
         }
-        for (const stop = Math.min(i + 4, lineEnd); i < stop; i += 1) {
+        for (const stop = Math.min(i + 4, limit); i < stop; i += 1) {
           const byte = bytes[i]!
           if (byte >= 0x20 && byte < 0x7f) continue
+          if (byte === LF) {
+            lineEnd = i
+            break
+          }
           // A control but a tab; DEL, a C1 control or an invisible format character (the bytes are valid UTF-8).
           if (byte < 0x20 ? byte !== 0x09 : byte === 0x7f || (ESCAPED_LEADS[byte] === 1 && isEscapedAt(bytes, i))) {
             firstControl = i
             break
           }
         }
+      }
+      if (lineEnd === -1) {
+        lineEnd = firstControl === -1 ? -1 : bytes.indexOf(LF, firstControl)
+        if (lineEnd === -1 || lineEnd > limit) lineEnd = limit
       }
 
       // A path that holds a newline is compared here, after the line before its NUL was read as such.
