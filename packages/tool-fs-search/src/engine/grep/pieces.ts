@@ -190,6 +190,7 @@ export class GrepPieces {
       else pieces.push(piece)
     }
     const scratch = this.#scratch
+    const flushes = this.#flushes
     // The default sort: display paths by UTF-16 code units, natively.
     const order = [...rest.keys()].sort()
     const groups = (): [string, Piece[]][] => {
@@ -243,10 +244,11 @@ export class GrepPieces {
               // own: a file of one piece (most) is used where it lies in the window, since the reader is
               // done with a file before it asks for the next. The pieces of one file each need their own.
               const windows: FlushWindow[] = []
+              const bytes = windowBytes(flushes)
               for (const display of order) {
                 const pieces = rest.get(display)!
                 yield joinRecords(pieces, (piece) => {
-                  const window = (windows[piece.flush] ??= new FlushWindow(scratch!))
+                  const window = (windows[piece.flush] ??= new FlushWindow(scratch!, bytes))
                   return readPiece(scratch!, piece, window, pieces.length > 1)
                 })
               }
@@ -278,7 +280,7 @@ function joinRecords(pieces: readonly Piece[], recordsOf: (piece: Piece) => Held
   return { bytes, records }
 }
 
-// Bytes a flush's pieces are written in, and what each flush's window reads at a time.
+// Bytes a flush's pieces are written in, and the most each flush's window reads at a time.
 const BLOCK_BYTES = 1 << 18
 
 /**
@@ -314,22 +316,27 @@ function writeSorted(scratch: SpillScratch, added: readonly { piece: Piece; held
 
 /**
  * A flush's region of the scratch file read front to back: a read fills the window from where it is
- * asked, so pieces asked for in the order they were written cost a read a block. Bytes it returns are
- * valid until the next read.
+ * asked, so pieces asked for in the order they were written cost a read a window. A piece larger than
+ * the window is read into a buffer of its own, not kept: windows stay their size, however large the
+ * pieces. Bytes it returns are valid until the next read.
  */
 class FlushWindow {
   readonly #scratch: SpillScratch
-  #buffer = Buffer.allocUnsafe(0)
+  readonly #buffer: Buffer
   #start = 0
   #length = 0
 
-  constructor(scratch: SpillScratch) {
+  constructor(scratch: SpillScratch, bytes: number) {
     this.#scratch = scratch
+    this.#buffer = Buffer.allocUnsafe(bytes)
   }
 
   read(offset: number, length: number): Buffer {
+    if (length > this.#buffer.length) {
+      const read = this.#scratch.read(offset, length)
+      return Buffer.from(read.buffer, read.byteOffset, read.length)
+    }
     if (offset < this.#start || offset + length > this.#start + this.#length) {
-      if (this.#buffer.length < length) this.#buffer = Buffer.allocUnsafe(Math.max(length, BLOCK_BYTES))
       this.#start = offset
       // The window reads on to the file's end at most: a flush's side tables and later flushes follow.
       this.#length = Math.max(length, Math.min(this.#buffer.length, this.#scratch.size - offset))
@@ -340,6 +347,19 @@ class FlushWindow {
     return this.#buffer.subarray(offset - this.#start, offset - this.#start + length)
   }
 }
+
+/**
+ * The bytes of each flush's window when `flushes` are read back at once: a block each while they fit
+ * in `WINDOWS_BYTES`, less for more (a result of many times the raw cap), and none once each would
+ * hold less than `MIN_WINDOW_BYTES`: then each piece is read alone, as memory bounded at any size asks.
+ */
+export function windowBytes(flushes: number): number {
+  const each = Math.min(BLOCK_BYTES, Math.floor(WINDOWS_BYTES / Math.max(1, flushes)))
+  return each < MIN_WINDOW_BYTES ? 0 : each
+}
+// What every flush's window together may hold, and the least one holds (a read a few records).
+const WINDOWS_BYTES = 16 << 20
+const MIN_WINDOW_BYTES = 16 << 10
 
 /**
  * A piece's records and side table, read back from the scratch file: through `window` when given, and

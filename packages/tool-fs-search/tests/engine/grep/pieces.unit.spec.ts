@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest'
 import type { SpillScratch } from '@dsh/core'
 import { retainEveryMatch } from '../../../src/dsh/grep/retain.js'
 import { showMatches } from '../../../src/engine/grep/matches.js'
-import { GrepPieces, type LoadedRecords } from '../../../src/engine/grep/pieces.js'
+import { RgOutputParser } from '../../../src/engine/grep/parse.js'
+import { GrepPieces, windowBytes, type LoadedRecords } from '../../../src/engine/grep/pieces.js'
 import { formatGroups } from '../../../src/engine/grep/rows.js'
 import { parseOutput } from './parsed.js'
 
@@ -24,10 +25,11 @@ describe('GrepPieces', () => {
 
 describe('GrepPieces on a scratch file', () => {
   /** A scratch file in memory that counts its reads and reads into buffers of its own, as a store may. */
-  function countingScratch(): SpillScratch & { reads: number } {
+  function countingScratch(): SpillScratch & { reads: number; largest: number } {
     let bytes = Buffer.alloc(0)
     return {
       reads: 0,
+      largest: 0,
       get size() {
         return bytes.length
       },
@@ -37,6 +39,7 @@ describe('GrepPieces on a scratch file', () => {
       },
       read(offset, length) {
         this.reads += 1
+        this.largest = Math.max(this.largest, length)
         return Buffer.from(bytes.subarray(offset, offset + length))
       },
       close() {},
@@ -78,5 +81,38 @@ describe('GrepPieces on a scratch file', () => {
     expect(shown.join('\n\n')).toBe(formatGroups(whole, retainEveryMatch(whole).groups))
     // ~1.4 MB of records: a few reads a flush, where a read a piece took 8,000.
     expect(scratch.reads).toBeLessThan(20)
+  })
+
+  it('gives each flush a block of window while 16 MiB holds them all, less for more, and none past 1,024', () => {
+    expect([0, 1, 64].map(windowBytes)).toEqual([262_144, 262_144, 262_144])
+    expect(windowBytes(65)).toBe(Math.floor((16 << 20) / 65))
+    expect(windowBytes(1_024)).toBe(16_384)
+    // A result of 1,025 flushes (over 10 GB at the default cap) reads a piece at a time: memory stays 16 MiB.
+    expect(windowBytes(1_025)).toBe(0)
+  })
+
+  it('reads each piece alone, in order, when there is no room for windows', () => {
+    const scratch = countingScratch()
+    // A raw cap so small every record is a flush of its own: 1,500 flushes, more than windows are kept for.
+    const parser = new RgOutputParser(2_000, 40, {
+      pieces: () => new GrepPieces(scratch, { maxMatches: 1, maxPerFile: 1 }, (path) => path),
+    })
+    const files: [string, number][] = Array.from({ length: 1_500 }, (_, i): [string, number] => [
+      `f${String(1_499 - i).padStart(4, '0')}.txt`,
+      1,
+    ])
+    // A flush follows a push that fills the buffer: a record a push, a flush a record.
+    for (const record of output(files).split(/(?<=\n)/)) parser.push(Buffer.from(record))
+    const { streamed } = parser.finish()
+    const shown = [...streamed!.rest!()].map((loaded) => loaded.records.runs[0]!.path)
+    expect(shown).toEqual(
+      files
+        .map(([path]) => path)
+        .sort()
+        .slice(1),
+    )
+    // Each read is one piece's records (~90 bytes), not a window of the file.
+    expect({ reads: scratch.reads, largest: scratch.largest }).toEqual({ reads: 1_499, largest: expect.any(Number) })
+    expect(scratch.largest).toBeLessThan(200)
   })
 })
