@@ -32,6 +32,15 @@ describe('groupBlocks', () => {
     expect(Math.max(...sizes)).toBeLessThanOrEqual(1 << 20)
   })
 
+  it('writes lines of every length around a word and around the short-line bound, across blocks', () => {
+    // Lines of 0 to 140 bytes, over and over, so rows of each length meet a block's end somewhere.
+    const records = Array.from({ length: 12_000 }, (_, i): [string, number, string] => [`f${i % 3}.ts`, i + 1, 'x'.repeat(i % 141)])
+    const matches = shownOf(rgLines(...records), { chunkBytes: 1 << 20 })
+    const { text, sizes } = joinedBlocks(matches)
+    expect(text).toBe(formatGroups(matches, retainEveryMatch(matches).groups))
+    expect(sizes.length).toBeGreaterThan(3)
+  })
+
   it('yields a row or a path larger than a block whole, between blocks', () => {
     const long = 'z'.repeat(1_100_000)
     const matches = shownOf(rgLines(['a', 1, 'short'], [`m${long}`, 2, 'x'], ['n', 1, long]), {
