@@ -95,7 +95,7 @@ export function* grepSpillBlocks(matches: ShownMatches, notes: GrepNotes, plan: 
   let room = plan.maxBytes - head.length - Buffer.byteLength(tail) - CUT_NOTE_BYTES
   const progress = { rows: 0 }
   let saved = 0
-  for (const block of allGroupBlocks(matches, plan.rest, progress)) {
+  for (const block of groupBlocks(matches, { progress, rest: plan.rest ?? [] })) {
     if (block.length > room) {
       plan.cut = { saved }
       break
@@ -109,15 +109,6 @@ export function* grepSpillBlocks(matches: ShownMatches, notes: GrepNotes, plan: 
       ? ''
       : `\n\n(This file holds the first ${saved} of ${every.total} matches: the complete result passes spillMaxBytes, ${plan.maxBytes} bytes.)`
   yield Buffer.from(`${cut}${tail}\n`)
-}
-
-/** The groups of `matches`, then of each file of `rest`, as one text. */
-function* allGroupBlocks(
-  matches: ShownMatches,
-  rest: Iterable<ShownMatches> | undefined,
-  progress: { rows: number },
-): Generator<Uint8Array> {
-  yield* groupBlocks(matches, { progress, rest: rest ?? [] })
 }
 
 /** The count, then the groups; a binary file searched by name matches without a line to show: not "no matches". */

@@ -206,7 +206,7 @@ export class GrepPieces {
     const load = (pieces: Piece[]): LoadedRecords =>
       joinRecords(
         [...pieces].sort((a, b) => a.seq - b.seq),
-        (piece) => piece.held ?? readPiece(scratch!, piece, undefined, true),
+        (piece) => piece.held ?? readPiece(scratch!, piece),
       )
     return {
       page,
@@ -318,7 +318,7 @@ function writeSorted(scratch: SpillScratch, added: readonly { piece: Piece; held
  * A flush's region of the scratch file read front to back: a read fills the window from where it is
  * asked, so pieces asked for in the order they were written cost a read a window. A piece larger than
  * the window is read into a buffer of its own, not kept: windows stay their size, however large the
- * pieces. Bytes it returns are valid until the next read.
+ * pieces. Bytes it returns from the window are valid until the next read, unless asked for as `own`.
  */
 class FlushWindow {
   readonly #scratch: SpillScratch
@@ -331,7 +331,7 @@ class FlushWindow {
     this.#buffer = Buffer.allocUnsafe(bytes)
   }
 
-  read(offset: number, length: number): Buffer {
+  read(offset: number, length: number, own: boolean): Buffer {
     if (length > this.#buffer.length) {
       const read = this.#scratch.read(offset, length)
       return Buffer.from(read.buffer, read.byteOffset, read.length)
@@ -344,7 +344,8 @@ class FlushWindow {
       // A store may read into a buffer of its own.
       if (read.buffer !== this.#buffer.buffer || read.byteOffset !== this.#buffer.byteOffset) this.#buffer.set(read)
     }
-    return this.#buffer.subarray(offset - this.#start, offset - this.#start + length)
+    const bytes = this.#buffer.subarray(offset - this.#start, offset - this.#start + length)
+    return own ? Buffer.from(bytes) : bytes
   }
 }
 
@@ -362,13 +363,12 @@ const WINDOWS_BYTES = 16 << 20
 const MIN_WINDOW_BYTES = 16 << 10
 
 /**
- * A piece's records and side table, read back from the scratch file: through `window` when given, and
- * copied out of it when `own` (the caller holds it past the window's next read).
+ * A piece's records and side table, read back from the scratch file into a buffer of their own, or
+ * through `window`, copied out of it when `own` (the caller holds them past the window's next read).
  */
-function readPiece(scratch: SpillScratch, piece: Piece, window: FlushWindow | undefined, own: boolean): HeldRecords {
-  const read = window === undefined ? scratch.read(piece.offset, piece.length) : window.read(piece.offset, piece.length)
-  const view = Buffer.from(read.buffer, read.byteOffset, read.length)
-  const bytes = own && window !== undefined ? Buffer.from(view) : view
+function readPiece(scratch: SpillScratch, piece: Piece, window?: FlushWindow, own = false): HeldRecords {
+  const read = window === undefined ? scratch.read(piece.offset, piece.length) : window.read(piece.offset, piece.length, own)
+  const bytes = Buffer.from(read.buffer, read.byteOffset, read.length)
   if (piece.sideLength === 0) return { bytes, escaped: [], replaced: [] }
   const side = Buffer.from(scratch.read(piece.sideOffset, piece.sideLength)).toString('utf8')
   const [escaped, replaced] = JSON.parse(side) as [[number, string][], number[]]

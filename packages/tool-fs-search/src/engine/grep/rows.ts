@@ -54,12 +54,12 @@ export function formatGroups(matches: ShownMatches, groups: readonly ShownGroup[
   return lines.join('\n')
 }
 
-const LINE = Buffer.from('Line ')
+const LINE = 'Line '
 const CUT_MARK = Buffer.from(' (cut)')
 const ROW_FIXED_BYTES = LINE.length + ': '.length
 // What opens a spilled row, `\nLine `, and what follows its number, `: `, as big-endian words that
 // `writeRows` stores whole: a loop over their bytes was its costliest line.
-const ROW_OPENING = Buffer.from('\nLine ')
+const ROW_OPENING = Buffer.from(`\n${LINE}`)
 const ROW_OPENING_HEAD = ROW_OPENING.readUInt32BE(0)
 const ROW_OPENING_TAIL = ROW_OPENING.readUInt16BE(4)
 const COLON_SPACE = Buffer.from(': ').readUInt16BE(0)
@@ -79,10 +79,8 @@ interface Cursor {
   used: number
 }
 
-/** How `groupBlocks` continues a text and reports on it. */
+/** What `groupBlocks` writes after the first files, and how it reports on them. */
 export interface GroupBlocksOptions {
-  /** Groups came before these: the first file is set off by a blank line too. @default false */
-  after?: boolean
   /** Set before each block is yielded to the rows yielded so far, that block's included. */
   progress?: { rows: number }
   /**
@@ -99,14 +97,11 @@ export interface GroupBlocksOptions {
  * next), and rows are copied from the records' bytes: a million matches cost no string each. Every
  * block ends at the end of a line.
  */
-export function* groupBlocks(
-  first: ShownMatches,
-  { after = false, progress = { rows: 0 }, rest = [] }: GroupBlocksOptions = {},
-): Generator<Uint8Array> {
+export function* groupBlocks(first: ShownMatches, { progress = { rows: 0 }, rest = [] }: GroupBlocksOptions = {}): Generator<Uint8Array> {
   const block = Buffer.allocUnsafe(BLOCK_BYTES)
   const cursor: Cursor = { index: 0, record: -1, used: 0 }
   let rows = progress.rows
-  let separated = after
+  let separated = false
   const flush = (bytes: Buffer): Buffer => {
     progress.rows = rows
     return bytes
@@ -151,6 +146,7 @@ export function* groupBlocks(
   if (cursor.used > 0) yield flush(block.subarray(0, cursor.used))
 }
 
+/** `first`, then each of `rest`, asked for only when it is reached. */
 function* chain<T>(first: T, rest: Iterable<T>): Generator<T> {
   yield first
   yield* rest
@@ -201,7 +197,7 @@ function writeRows(matches: ShownMatches, file: ShownFile, block: Buffer, cursor
     const short = Math.min(end, at + SHORT_LINE_BYTES)
     for (; at + 4 <= short; at += 4, used += 4) {
       const word = from.getUint32(at)
-      if (((word - 0x01010101) & ~word & 0x80808080) !== 0) break
+      if (hasZeroByte(word)) break
       to.setUint32(used, word)
     }
     for (; at < short && bytes[at] !== 0; at += 1) block[used++] = bytes[at]!
@@ -225,4 +221,9 @@ function writeRows(matches: ShownMatches, file: ShownFile, block: Buffer, cursor
   cursor.index = index
   cursor.record = record
   return index < size
+}
+
+/** Some byte of the word is 0: one that borrows into its top bit when 1 is taken from it, and had none set. */
+function hasZeroByte(word: number): boolean {
+  return ((word - 0x01010101) & ~word & 0x80808080) !== 0
 }
