@@ -139,10 +139,10 @@ export class GrepPieces {
       this.#contextLines += run.contextLines
       added.push({ piece, held })
     })
-    if (this.#scratch !== undefined) writeSorted(this.#scratch, added)
-    // One push each: a flush can hold more runs (one a file) than a spread passes as arguments.
-    for (const { piece } of added) this.#candidates.push(piece)
-    this.#trim()
+    // Sorted once: the scratch file takes them in this order, and the page's line is drawn through it.
+    const sorted = sortedByDisplay(added, (item) => item.piece)
+    if (this.#scratch !== undefined) writeSorted(this.#scratch, sorted)
+    this.#trim(sorted.map(({ piece }) => piece))
     // Only the pieces that may reach the page are copied out of the parser's buffer.
     const kept = new Set(this.#candidates)
     for (const { piece, held } of added) if (kept.has(piece)) piece.held = { ...held, bytes: Buffer.from(held.bytes) }
@@ -152,25 +152,32 @@ export class GrepPieces {
    * Keeps the files that sort first while the ones before them could not yet fill a page (each
    * counting its first `maxPerFile` matches, as the page does once it cannot hold everything), and
    * drops the rest from memory. A dropped file never comes back: files only arrive, so the line only
-   * moves up.
+   * moves up. `arrived` is in display order, as the candidates are kept: the two are merged only as
+   * far as the page needs, and the candidates, which arrived first, go first among equal paths.
    */
-  #trim(): void {
-    const sorted = sortedByDisplay(this.#candidates, (piece) => piece)
+  #trim(arrived: readonly Piece[]): void {
+    const candidates = this.#candidates
+    let c = 0
+    let a = 0
+    // The next piece in display order; `<` and `<=` on strings compare UTF-16 code units, as the sort does.
+    const next = (): Piece | undefined =>
+      c < candidates.length && (a === arrived.length || candidates[c]!.display <= arrived[a]!.display) ? candidates[c++] : arrived[a++]
     const kept: Piece[] = []
     let filled = 0
-    for (let at = 0; at < sorted.length;) {
-      if (filled >= this.#budget.maxMatches) break
-      const display = sorted[at]!.display
+    let piece = next()
+    while (piece !== undefined && filled < this.#budget.maxMatches) {
+      const display = piece.display
       let size = 0
-      for (; at < sorted.length && sorted[at]!.display === display; at += 1) {
-        size += sorted[at]!.count
-        kept.push(sorted[at]!)
+      for (; piece !== undefined && piece.display === display; piece = next()) {
+        size += piece.count
+        kept.push(piece)
       }
       filled += Math.min(size, this.#budget.maxPerFile)
     }
-    if (kept.length < sorted.length) {
+    if (piece !== undefined) {
       this.#dropped = true
-      for (const piece of sorted.slice(kept.length)) piece.held = undefined
+      piece.held = undefined
+      for (const rest of [candidates.slice(c), arrived.slice(a)]) for (const dropped of rest) dropped.held = undefined
     }
     this.#candidates = kept
   }
@@ -284,13 +291,12 @@ function joinRecords(pieces: readonly Piece[], recordsOf: (piece: Piece) => Held
 const BLOCK_BYTES = 1 << 18
 
 /**
- * Writes a flush's pieces in display order (arrival among equal paths), gathered into blocks, then
- * their side tables, and sets where each lies. The rest of a result is read back in display order, so
+ * Writes a flush's pieces, given in display order (arrival among equal paths), gathered into blocks,
+ * then their side tables, and sets where each lies. The rest of a result is read back in display order, so
  * each flush's region is then read front to back, a block a read, instead of a read a piece
  * (docs/design.md#results-bigger-than-memory).
  */
-function writeSorted(scratch: SpillScratch, added: readonly { piece: Piece; held: HeldRecords }[]): void {
-  const sorted = sortedByDisplay(added, (item) => item.piece)
+function writeSorted(scratch: SpillScratch, sorted: readonly { piece: Piece; held: HeldRecords }[]): void {
   const block = Buffer.allocUnsafe(BLOCK_BYTES)
   let base = scratch.size
   let used = 0
