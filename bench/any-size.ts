@@ -127,7 +127,7 @@ async function countInNode(command: string, cwd: string, separator: number): Pro
  * 1 MiB writes as spill-local gathers a streamed spill, then removed: what keeping every byte costs a
  * Node tool at all, before a record is parsed, ordered or formatted.
  */
-async function savedInNode(command: string, cwd: string): Promise<number> {
+async function savedInNode(command: string, cwd: string, as: 'bytes' | 'rows'): Promise<number> {
   const file = path.join(os.tmpdir(), `dsh-bench-node-output-${process.pid}`)
   const fd = openSync(file, 'w', 0o600)
   const block = Buffer.allocUnsafe(1 << 20)
@@ -139,25 +139,61 @@ async function savedInNode(command: string, cwd: string): Promise<number> {
     saved += used
     used = 0
   }
+  const save = (bytes: Buffer, start = 0, end = bytes.length): void => {
+    for (let at = start; at < end;) {
+      const n = bytes.copy(block, used, at, end)
+      used += n
+      at += n
+      if (used === block.length) writeBlock()
+    }
+  }
   try {
-    const { ms, exitCode } = await readInNode(
-      command,
-      cwd,
-      (chunk) => {
-        for (let at = 0; at < chunk.length;) {
-          const n = chunk.copy(block, used, at)
-          used += n
-          at += n
-          if (used === block.length) writeBlock()
-        }
-      },
-      writeBlock,
-    )
+    const { ms, exitCode } = await readInNode(command, cwd, as === 'bytes' ? (chunk) => save(chunk) : rowsOf(save), writeBlock)
     if (exitCode !== 0 || saved === 0) throw new Error(`${command} exited ${exitCode} after ${saved} bytes`)
     return ms
   } finally {
     closeSync(fd)
     rmSync(file, { force: true })
+  }
+}
+
+const LINE = Buffer.from('Line ')
+const COLON_SPACE = Buffer.from(': ')
+const NEWLINE = Buffer.from('\n')
+
+/**
+ * rg's grep records (`path NUL number : line LF`) as the spill writes them, handed to `save`: the
+ * path on a line of its own when it changes (a blank line before all but the first), then a row
+ * `Line N: text` a record. Nothing is checked, escaped, cut or ordered: the least a Node tool that
+ * keeps the formatted result does with each byte.
+ */
+function rowsOf(save: (bytes: Buffer, start?: number, end?: number) => void): (chunk: Buffer) => void {
+  // The chunks of a record still open: joined once its newline comes, so a long line is copied once.
+  let carry: Buffer[] = []
+  let lastPath = Buffer.alloc(0)
+  return (chunk) => {
+    if (carry.length > 0 && !chunk.includes(0x0a)) {
+      carry.push(chunk)
+      return
+    }
+    const bytes = carry.length === 0 ? chunk : Buffer.concat([...carry, chunk])
+    let at = 0
+    for (let end = bytes.indexOf(0x0a, at); end !== -1; at = end + 1, end = bytes.indexOf(0x0a, at)) {
+      const nul = bytes.indexOf(0, at)
+      const colon = nul === -1 || nul > end ? -1 : bytes.indexOf(0x3a, nul)
+      if (colon === -1 || colon > end) continue
+      if (bytes.compare(lastPath, 0, lastPath.length, at, nul) !== 0) {
+        if (lastPath.length > 0) save(NEWLINE)
+        lastPath = Buffer.from(bytes.subarray(at, nul))
+        save(bytes, at, nul)
+        save(NEWLINE)
+      }
+      save(LINE)
+      save(bytes, nul + 1, colon)
+      save(COLON_SPACE)
+      save(bytes, colon + 1, end + 1)
+    }
+    carry = at === bytes.length ? [] : [Buffer.from(bytes.subarray(at))]
   }
 }
 
@@ -180,7 +216,8 @@ export interface AnySizeSearch {
   /** rg's command, quoted for bash by the tool's own builder: the same search, printed as rg prints it. */
   rgCommand: string
   /**
-   * What the tool's script prints, for the floor: rg's command for grep; for glob, rg's list through
+   * What the tool's script prints, for the floor: for grep, rg's command with long lines previewed as
+   * the tool's are; for glob, rg's list through
    * the mtime helper and dd, as the glob script runs them (a baseline without mtimes cannot sort).
    */
   scriptCommand: string
@@ -231,8 +268,14 @@ export async function anySizeCase(
     // The fair floor in Node: the tool's script read to its end by a reader that only counts
     // separators, started as the executor starts it; and the script into `cat`.
     { label: 'script | node count', run: () => countInNode(search.scriptCommand, search.root, search.tool === 'glob' ? 0 : 0x0a) },
-    // And that reader keeping every byte on disk: the floor of a Node tool that saves the whole result.
-    ...(search.tool === 'grep' ? [{ label: 'script | node save', run: () => savedInNode(search.scriptCommand, search.root) }] : []),
+    // And that reader keeping every byte on disk: the floor of a Node tool that saves the whole result;
+    // and writing them as the spill's rows, in rg's order: the floor of one that saves it formatted.
+    ...(search.tool === 'grep'
+      ? [
+          { label: 'script | node save', run: () => savedInNode(search.scriptCommand, search.root, 'bytes') },
+          { label: 'script | node rows', run: () => savedInNode(search.scriptCommand, search.root, 'rows') },
+        ]
+      : []),
     ...(search.tool === 'glob'
       ? [{ label: 'script | cat >/dev/null', run: () => timeInSession(`${search.scriptCommand} | cat >/dev/null`, search.root) }]
       : []),
@@ -280,14 +323,21 @@ export function anySizeSearches(
   rg: string,
   roots: { hugeMatch: string; files100k: string; files1m: string; npmTree?: string },
 ): AnySizeSearch[] {
-  const grep = (pattern: string): string => rgCommand({ rg, flags: ['--no-heading', '--with-filename', '-n'], pattern, paths: ['.'] })
+  // rg's records as the tool reads them: each path ends at a NUL (the same bytes as a `:` there).
+  const grep = (pattern: string, flags: string[] = []): string =>
+    rgCommand({ rg, flags: ['--null', '--no-heading', '--with-filename', '-n', ...flags], pattern, paths: ['.'] })
   const glob = rgCommand({
     rg,
     flags: ['--files', '--no-ignore', '--hidden', '--null', '--glob=**/*', ...VCS_EXCLUDES.map((d) => `--glob=!${d}`)],
   })
   // GNU find reads the names and prints their times, as the glob script's helper on this machine.
   const globScript = `${glob} | ${mtimeCommand({ helper: 'find', find: 'find' })} | dd bs=${DD_BLOCK} iflag=fullblock status=none`
-  const grepSearch = (pattern: string) => ({ rgCommand: grep(pattern), scriptCommand: grep(pattern) })
+  // The script previews long lines as the tool's does (`maxLineBytes`, 2,000 by default): on the npm
+  // tree's minified files plain rg prints five times the bytes.
+  const grepSearch = (pattern: string) => ({
+    rgCommand: grep(pattern),
+    scriptCommand: grep(pattern, ['--max-columns=2000', '--max-columns-preview']),
+  })
   return [
     { name: 'grep 5M matches', root: roots.hugeMatch, tool: 'grep', pattern: HUGE_MATCH.pattern, ...grepSearch(HUGE_MATCH.pattern) },
     { name: 'glob 100k files', root: roots.files100k, tool: 'glob', pattern: '**/*', rgCommand: glob, scriptCommand: globScript },
