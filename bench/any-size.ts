@@ -127,7 +127,7 @@ async function countInNode(command: string, cwd: string, separator: number): Pro
  * 1 MiB writes as spill-local gathers a streamed spill, then removed: what keeping every byte costs a
  * Node tool at all, before a record is parsed, ordered or formatted.
  */
-async function savedInNode(command: string, cwd: string, as: 'bytes' | 'rows'): Promise<number> {
+export async function savedInNode(command: string, cwd: string, as: 'bytes' | 'rows'): Promise<number> {
   const file = path.join(os.tmpdir(), `dsh-bench-node-output-${process.pid}`)
   const fd = openSync(file, 'w', 0o600)
   const block = Buffer.allocUnsafe(1 << 20)

@@ -4,6 +4,7 @@ import { REPO_ROOT } from './build.js'
 import { callTool, type SeamRecord } from './harness.js'
 import { runInterleaved, type Contender, type Rounds } from './measure.js'
 import { drainProcess, elapsedMs } from './processes.js'
+import { savedInNode } from './any-size.js'
 // The tool's own rg builder and VCS excludes, so a baseline runs rg as the tool does and lists the files it lists.
 import { rgArgv } from '../packages/tool-fs-search/src/engine/rg-command.js'
 import { VCS_EXCLUDES } from '../packages/tool-fs-search/src/engine/vcs.js'
@@ -90,6 +91,9 @@ export async function overflowCase(ctx: BenchContext, corpus: Corpus, rounds: Ro
       label: 'its script, drained',
       run: async () => (await drainProcess(['/bin/bash', '-c', spec.command], { cwd: spec.workdir, env: spec.env, ownSession: true })).ms,
     },
+    // Its records written as the spill's rows in rg's order, nothing checked, escaped or ordered: what
+    // a plain Node tool that keeps the formatted result pays (bench/any-size.ts).
+    { label: 'its script, rows in Node', run: () => savedInNode(spec.command, spec.workdir, 'rows') },
   ]
   const times = await runInterleaved(contenders, rounds)
   return {

@@ -85,7 +85,9 @@ export class GrepPieces {
   readonly #scratch: SpillScratch | undefined
   readonly #budget: PieceBudget
   readonly #display: (path: string) => string
-  readonly #pieces: Piece[] = []
+  /** Each flush's pieces in display order (arrival among equal paths), as `writeSorted` wrote them. */
+  readonly #flushed: Piece[][] = []
+  #pieceCount = 0
   #candidates: Piece[] = []
   #dropped = false
   #total = 0
@@ -93,7 +95,6 @@ export class GrepPieces {
   #escaped = 0
   #contextLines = 0
   readonly #files = new Set<string>()
-  #flushes = 0
 
   /** `display`: how a path rg printed shows, which is what files sort by. */
   constructor(scratch: SpillScratch | undefined, budget: PieceBudget, display: (path: string) => string) {
@@ -109,15 +110,14 @@ export class GrepPieces {
     let e = 0
     let r = 0
     const added: { piece: Piece; held: HeldRecords }[] = []
-    const flush = this.#flushes
-    this.#flushes += 1
+    const flush = this.#flushed.length
     table.runs.forEach((run, index) => {
       const end = table.runs[index + 1]?.start ?? table.end
       const held: HeldRecords = { bytes: bytes.subarray(run.start, end), escaped: [], replaced: [] }
       for (; e < escaped.length && escaped[e]![0] < end; e += 1) held.escaped.push([escaped[e]![0] - run.start, escaped[e]![1]])
       for (; r < replaced.length && replaced[r]! < end; r += 1) held.replaced.push(replaced[r]! - run.start)
       const piece: Piece = {
-        seq: this.#pieces.length,
+        seq: this.#pieceCount++,
         path: run.path,
         pathReplaced: run.pathReplaced,
         display: this.#display(run.path),
@@ -131,7 +131,6 @@ export class GrepPieces {
         sideOffset: -1,
         sideLength: 0,
       }
-      this.#pieces.push(piece)
       this.#files.add(piece.display)
       this.#total += piece.count
       this.#lossy += piece.pathReplaced ? piece.count : piece.lossyLines
@@ -142,7 +141,9 @@ export class GrepPieces {
     // Sorted once: the scratch file takes them in this order, and the page's line is drawn through it.
     const sorted = sortedByDisplay(added, (item) => item.piece)
     if (this.#scratch !== undefined) writeSorted(this.#scratch, sorted)
-    this.#trim(sorted.map(({ piece }) => piece))
+    const pieces = sorted.map(({ piece }) => piece)
+    this.#flushed.push(pieces)
+    this.#trim(pieces)
     // Only the pieces that may reach the page are copied out of the parser's buffer.
     const kept = new Set(this.#candidates)
     for (const { piece, held } of added) if (kept.has(piece)) piece.held = { ...held, bytes: Buffer.from(held.bytes) }
@@ -189,26 +190,11 @@ export class GrepPieces {
       (piece) => piece.held!,
     )
     const onPage = new Set(this.#candidates.map((piece) => piece.display))
-    const rest = new Map<string, Piece[]>()
-    for (const piece of this.#pieces) {
-      if (onPage.has(piece.display)) continue
-      const pieces = rest.get(piece.display)
-      if (pieces === undefined) rest.set(piece.display, [piece])
-      else pieces.push(piece)
-    }
     const scratch = this.#scratch
-    const flushes = this.#flushes
-    // The default sort: display paths by UTF-16 code units, natively.
-    const order = [...rest.keys()].sort()
-    const groups = (): [string, Piece[]][] => {
-      const all = new Map<string, Piece[]>()
-      for (const piece of this.#pieces) {
-        const pieces = all.get(piece.display)
-        if (pieces === undefined) all.set(piece.display, [piece])
-        else pieces.push(piece)
-      }
-      return [...all.keys()].sort().map((display) => [display, all.get(display)!])
-    }
+    const flushes = this.#flushed.length
+    let inOrder: [string, Piece[]][] | undefined
+    // Every file in display order with its pieces in arrival order, merged from the flushes when first asked for.
+    const groups = (): [string, Piece[]][] => (inOrder ??= mergeFlushes(this.#flushed))
     const complete = scratch !== undefined || !this.#dropped
     const load = (pieces: Piece[]): LoadedRecords =>
       joinRecords(
@@ -252,8 +238,8 @@ export class GrepPieces {
               // done with a file before it asks for the next. The pieces of one file each need their own.
               const windows: FlushWindow[] = []
               const bytes = windowBytes(flushes)
-              for (const display of order) {
-                const pieces = rest.get(display)!
+              for (const [display, pieces] of groups()) {
+                if (onPage.has(display)) continue
                 yield joinRecords(pieces, (piece) => {
                   const window = (windows[piece.flush] ??= new FlushWindow(scratch!, bytes))
                   return readPiece(scratch!, piece, window, pieces.length > 1)
@@ -389,4 +375,46 @@ function readPiece(scratch: SpillScratch, piece: Piece, window?: FlushWindow, ow
 function sortedByDisplay<T>(items: readonly T[], pieceOf: (item: T) => Piece): T[] {
   const keys = items.map((item, index) => `${pieceOf(item).display}\0${indexText(pieceOf(item).seq)}${indexText(index)}`)
   return keys.sort().map((key) => items[indexOfKey(key)]!)
+}
+
+/**
+ * Every file of `flushes` (each in display order, arrival among equal paths) in display order, its
+ * pieces in arrival order: a merge through a heap of the flushes by their next piece, an earlier flush
+ * first among equal paths. Merging costs a fraction of sorting the whole result's paths again.
+ */
+function mergeFlushes(flushes: readonly (readonly Piece[])[]): [string, Piece[]][] {
+  const next = flushes.map(() => 0)
+  const before = (a: number, b: number): boolean => {
+    const x = flushes[a]![next[a]!]!.display
+    const y = flushes[b]![next[b]!]!.display
+    return x < y || (x === y && a < b)
+  }
+  const heap = flushes.flatMap((pieces, flush) => (pieces.length > 0 ? [flush] : []))
+  const sink = (from: number): void => {
+    for (let at = from; ;) {
+      let first = at
+      const left = 2 * at + 1
+      if (left < heap.length && before(heap[left]!, heap[first]!)) first = left
+      if (left + 1 < heap.length && before(heap[left + 1]!, heap[first]!)) first = left + 1
+      if (first === at) return
+      ;[heap[at], heap[first]] = [heap[first]!, heap[at]!]
+      at = first
+    }
+  }
+  for (let at = (heap.length >> 1) - 1; at >= 0; at -= 1) sink(at)
+  const groups: [string, Piece[]][] = []
+  while (heap.length > 0) {
+    const flush = heap[0]!
+    const piece = flushes[flush]![next[flush]!]!
+    const last = groups[groups.length - 1]
+    if (last !== undefined && last[0] === piece.display) last[1].push(piece)
+    else groups.push([piece.display, [piece]])
+    next[flush]! += 1
+    if (next[flush] === flushes[flush]!.length) {
+      heap[0] = heap[heap.length - 1]!
+      heap.pop()
+    }
+    sink(0)
+  }
+  return groups
 }
