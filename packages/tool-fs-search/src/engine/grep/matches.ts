@@ -46,6 +46,13 @@ export interface ShownMatches {
  */
 export function showMatches({ bytes, records }: Pick<ParsedOutput, 'bytes' | 'records'>, shown: (file: string) => string): ShownMatches {
   const { runs } = records
+  // One run in line order (a streamed result's rest gives one file at a time) is one file as it is.
+  const only = runs.length === 1 ? runs[0]! : undefined
+  if (only?.inLineOrder === true) {
+    const file = { path: shown(only.path), size: only.count, first: only.start, order: undefined }
+    const files = [only.pathReplaced ? file : { ...file, source: only.path }]
+    return { bytes, records, files, total: records.count, escaped: records.escapedLines.size, lossy: lossyIn(only) }
+  }
   // Runs sort by display path, then by arrival: each key is its path, a NUL (which sorts before any
   // character a path shows) and the run's index in four bytes. A native sort of strings costs a
   // fraction of a comparator's, and equal paths end up side by side, ready to merge.

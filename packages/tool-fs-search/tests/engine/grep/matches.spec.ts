@@ -31,6 +31,23 @@ describe('showMatches', () => {
     expect(matches.files.map((file) => file.source)).toEqual(['lit\ufffd', 'ok'])
   })
 
+  it('shows one file alone as among others: its source only when no byte of its name was replaced', () => {
+    for (const others of ['', 'z\u00001:w\n']) {
+      const plain = shownOf(`D\0ok\u00001:x\nok\u00002:y\n${others}`)
+      expect(plain.files[0]).toEqual({ path: 'ok', size: 2, first: 0, order: undefined, source: 'ok' })
+      const replaced = shownOf(invalidUtf8(`D\0bad\xff\u00001:x\n${others}`))
+      expect(replaced.files[0]).toEqual({ path: 'bad\ufffd', size: 1, first: 0, order: undefined })
+      expect(replaced.lossy).toBe(1)
+      // Lines out of order, alone too, are put in order.
+      const unordered = shownOf(`D\0u\u00002:b\nu\u00001:a\n${others}`)
+      expect(
+        listMatches(unordered)
+          .map((m) => `${m.path}:${m.lineNumber}:${m.line}`)
+          .slice(0, 2),
+      ).toEqual(['u:1:a', 'u:2:b'])
+    }
+  })
+
   it('keeps two names that decode alike apart when one had a byte replaced: only its matches count', () => {
     // rg prints `a\xff` and then `a\ufffd`, whose bytes are the same once the first is decoded.
     const matches = shownOf(invalidUtf8('D\0a\xff\u00002:x\na\xff\u00003:y\na\ufffd\u00001:z\n'))
