@@ -49,8 +49,12 @@ export function showMatches({ bytes, records }: Pick<ParsedOutput, 'bytes' | 're
   // One run in line order (a streamed result's rest gives one file at a time) is one file as it is.
   const only = runs.length === 1 ? runs[0]! : undefined
   if (only?.inLineOrder === true) {
-    const file = { path: shown(only.path), size: only.count, first: only.start, order: undefined }
-    const files = [only.pathReplaced ? file : { ...file, source: only.path }]
+    const path = shown(only.path)
+    // Written out, not spread: a spread of an object built before took ~0.8 µs a file.
+    const file: ShownFile = only.pathReplaced
+      ? { path, size: only.count, first: only.start, order: undefined }
+      : { path, size: only.count, first: only.start, order: undefined, source: only.path }
+    const files = [file]
     return { bytes, records, files, total: records.count, escaped: records.escapedLines.size, lossy: lossyIn(only) }
   }
   // Runs sort by display path, then by arrival: each key is its path, a NUL (which sorts before any
