@@ -9,6 +9,9 @@ import { loadCliHarness } from './harness.js'
 import { CASE_HEADER, formatCase, formatTargets } from './report.js'
 import { warmPageCache } from './warm.js'
 
+// Each dsh process measured for its peak RSS runs the search itself, as in `npm run bench`: a warm
+// server would answer for it, and the process measured would be only the client.
+process.env.DSH_NO_DAEMON = '1'
 const only = process.argv.slice(2)
 const cacheDir = benchCacheDir()
 const rg = (await import('@vscode/ripgrep')).rgPath
