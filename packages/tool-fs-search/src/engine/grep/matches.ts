@@ -49,12 +49,7 @@ export function showMatches({ bytes, records }: Pick<ParsedOutput, 'bytes' | 're
   // One run in line order (a streamed result's rest gives one file at a time) is one file as it is.
   const only = runs.length === 1 ? runs[0]! : undefined
   if (only?.inLineOrder === true) {
-    const path = shown(only.path)
-    // Written out, not spread: a spread of an object built before took ~0.8 µs a file.
-    const file: ShownFile = only.pathReplaced
-      ? { path, size: only.count, first: only.start, order: undefined }
-      : { path, size: only.count, first: only.start, order: undefined, source: only.path }
-    const files = [file]
+    const files = [runFile(shown(only.path), only)]
     return { bytes, records, files, total: records.count, escaped: records.escapedLines.size, lossy: lossyIn(only) }
   }
   // Runs sort by display path, then by arrival: each key is its path, a NUL (which sorts before any
@@ -70,7 +65,7 @@ export function showMatches({ bytes, records }: Pick<ParsedOutput, 'bytes' | 're
     const first = runs[indexOfKey(keys[at++]!)]!
     if (first.inLineOrder && !samePath(keys[at], path)) {
       lossy += lossyIn(first)
-      files.push({ path, size: first.count, first: first.start, order: undefined, ...(first.pathReplaced ? {} : { source: first.path }) })
+      files.push(runFile(path, first))
       continue
     }
     const merged = [first]
@@ -87,6 +82,16 @@ export function showMatches({ bytes, records }: Pick<ParsedOutput, 'bytes' | 're
     files.push({ path, size, first: order[0]!, order, ...(oneSource ? { source: first.path } : {}) })
   }
   return { bytes, records, files, total: records.count, escaped: records.escapedLines.size, lossy }
+}
+
+/**
+ * A file of one run in line order, shown as `path`: its entry written out, not spread (spreading one
+ * built before took ~0.8 µs a file, 16 ms a call for a streamed result of 20,740 files).
+ */
+function runFile(path: string, run: RecordRun): ShownFile {
+  return run.pathReplaced
+    ? { path, size: run.count, first: run.start, order: undefined }
+    : { path, size: run.count, first: run.start, order: undefined, source: run.path }
 }
 
 /**
