@@ -23,10 +23,9 @@ export const FILES_WITH_MATCHES: GrepMode = {
       finish: (workdir, timedOut) => {
         const base = baseOf(head, workdir, target, timedOut)
         const listing = timedOut === undefined ? parser.finish() : parser.finishStopped()
-        const order = sortNewestFirst(listing)
         const display = nameDisplay(workdir, base)
-        if (parser.streamed) runs!.add(listing, order)
-        const shown = parser.streamed ? runs!.shown(display) : showPaths(listing, order, display)
+        if (parser.streamed) runs!.add(listing)
+        const shown = parser.streamed ? runs!.shown(display) : showPaths(listing, sortNewestFirst(listing), display)
         const tally = plural(shown.count, 'file', 'files')
         return {
           entries: (start) => fileEntries(shown, start),

@@ -76,15 +76,16 @@ async function listAndAnswer(
   // A listing stopped at its time limit is sorted and paged as it stands (docs/design.md#a-timeout-returns-what-was-found).
   const gaps = timedOut === undefined ? classifyGlobRun(parser.captured(run), { workdir, root, lister: ctx.lister }) : timedOutGlobGaps(run)
   const listing = timedOut === undefined ? parser.finish() : parser.finishStopped()
-  const order = sortNewestFirst(listing)
   const display = nameDisplay(workdir, path.resolve(workdir, root))
   const streamed = parser.streamed
-  if (streamed) runs.add(listing, order)
-  const shown = streamed ? runs.shown(display) : showPaths(listing, order, display)
+  // A streamed listing's last run is sorted as the runs before it were; a listing held whole is sorted here.
+  const order = streamed ? undefined : sortNewestFirst(listing)
+  if (streamed) runs.add(listing)
+  const shown = order === undefined ? runs.shown(display) : showPaths(listing, order, display)
   const retained = retainGlobPaths(shown.count, shown.at, { maxResults: ctx.config.globMaxResults, maxBytes: ctx.config.inlineMaxBytes })
   const cut: PathsCut = { maxBytes: ctx.config.spillMaxBytes }
   const blocks = (): Iterable<Uint8Array> =>
-    cutPathBlocks(streamed ? mergedPathBlocks(runs, display) : pathBlocks(listing, order, display), cut)
+    cutPathBlocks(order === undefined ? mergedPathBlocks(runs, display) : pathBlocks(listing, order, display), cut)
   let spill = retained.truncated
     ? streamed && !runs.complete && canSave
       ? { saved: false as const, reason: 'the spill store gives no scratch file to hold a listing this large' }

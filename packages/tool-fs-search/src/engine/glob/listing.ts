@@ -1,13 +1,11 @@
-// The glob script's output as it arrives: `mtime TAB name NUL` records, parsed as bytes and grouped by time.
+// The glob script's output as it arrives: `mtime TAB name NUL` records, parsed as bytes and times.
 import type { BashRunResult } from '@dsh/core'
 import { SearchError } from '../../errors.js'
 import { ESCAPED_LEADS, isEscapedAt } from '../escape-controls.js'
 import { OutputBytes } from '../output-bytes.js'
-import { sortNewestFirst } from './order.js'
 import type { GlobRuns } from './runs.js'
-import { TimeBuckets } from './time-buckets.js'
 
-/** The listed files, as offsets into the output's bytes, grouped by modification time. */
+/** The listed files, as offsets into the output's bytes, with their modification times. */
 export interface GlobListing {
   /** The output's bytes, valid UTF-8. */
   bytes: Buffer
@@ -15,8 +13,9 @@ export interface GlobListing {
   /** Where each name starts and ends in `bytes`. */
   nameStart: Uint32Array
   nameEnd: Uint32Array
-  /** The distinct modification times, each with its files (in name order while few). */
-  times: TimeBuckets
+  /** Each file's modification time as whole seconds and nanoseconds, both negative before 1970. */
+  seconds: Float64Array
+  nanos: Int32Array
   /** Every name shows plain (`isPlainName`); when false, some may not. */
   plainNames: boolean
   /**
@@ -56,7 +55,8 @@ export class GlobListingParser {
   #count = 0
   #nameStart = new Uint32Array(INITIAL_FILES)
   #nameEnd = new Uint32Array(INITIAL_FILES)
-  #times = new TimeBuckets(INITIAL_FILES)
+  #seconds = new Float64Array(INITIAL_FILES)
+  #nanos = new Int32Array(INITIAL_FILES)
   readonly #replaced = new Set<number>()
   /** Where the listing goes, a sorted run at a time, once it passes half the cap; undefined: it stays whole. */
   readonly #runs: GlobRuns | undefined
@@ -89,14 +89,13 @@ export class GlobListingParser {
   /** Sorts the parsed records into a run, drops their bytes and starts over on what is left. */
   #flush(runs: GlobRuns): void {
     const listing = this.#listing()
-    runs.add(listing, sortNewestFirst(listing))
+    runs.add(listing)
     this.#output.keep(0, this.#pos)
     this.#pos = 0
     this.#count = 0
     this.#replacedFile = 0
     this.#replaced.clear()
     this.#plainNames = true
-    this.#times = new TimeBuckets(this.#nameStart.length)
   }
 
   /**
@@ -148,7 +147,8 @@ export class GlobListingParser {
       count,
       nameStart: this.#nameStart.subarray(0, count),
       nameEnd: this.#nameEnd.subarray(0, count),
-      times: this.#times,
+      seconds: this.#seconds.subarray(0, count),
+      nanos: this.#nanos.subarray(0, count),
       plainNames: this.#plainNames,
       replaced: this.#replaced,
     }
@@ -203,7 +203,8 @@ export class GlobListingParser {
     if (index === this.#nameStart.length) this.#grow()
     this.#nameStart[index] = nameStart
     this.#nameEnd[index] = nameEnd
-    this.#times.add(index, seconds, nanos)
+    this.#seconds[index] = seconds
+    this.#nanos[index] = nanos
     this.#count = index + 1
   }
 
@@ -230,13 +231,13 @@ export class GlobListingParser {
   #grow(): void {
     const perRecord = Math.max(MIN_RECORD_BYTES, this.#pos / this.#count)
     const size = Math.max(this.#nameStart.length * 2, Math.ceil(this.#capacityBytes / perRecord))
-    const grow = (array: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> => {
-      const grown = new Uint32Array(size)
+    const grow = <T extends Uint32Array | Int32Array | Float64Array>(array: T, grown: T): T => {
       grown.set(array)
       return grown
     }
-    this.#nameStart = grow(this.#nameStart)
-    this.#nameEnd = grow(this.#nameEnd)
-    this.#times.growFiles(size)
+    this.#nameStart = grow(this.#nameStart, new Uint32Array(size))
+    this.#nameEnd = grow(this.#nameEnd, new Uint32Array(size))
+    this.#seconds = grow(this.#seconds, new Float64Array(size))
+    this.#nanos = grow(this.#nanos, new Int32Array(size))
   }
 }

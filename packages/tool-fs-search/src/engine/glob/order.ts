@@ -1,4 +1,4 @@
-// The listing newest first, ties by name: the time buckets sorted, each bucket's names compared past what they share.
+// The listing newest first, ties by name: the times radix sorted, each stretch of equal times' names compared past what they share.
 import type { GlobListing } from './listing.js'
 
 /** A listing's names, and a view of their bytes for reading four at a time. */
@@ -11,21 +11,20 @@ interface Names {
 
 /**
  * The files newest modified first (docs/design.md#glob-lists-newest-first); ties by name, so identical
- * calls give identical pages (docs/design.md#deterministic-pages). The parser has filed each file under
- * its time (docs/design.md#glob-sorts-bytes-in-buckets), so what is left is to sort the buckets (few:
- * 16k for 118k files), read each one's files off, and sort each bucket by name.
+ * calls give identical pages (docs/design.md#deterministic-pages). The files are sorted by time with a
+ * radix sort (docs/design.md#glob-sorts-bytes-by-time), then each stretch of equal times by name.
  */
 export function sortNewestFirst(listing: GlobListing): Uint32Array {
-  const { bytes, nameStart, nameEnd, times } = listing
-  const { seconds, nanos, first, next } = times
+  const { bytes, nameStart, nameEnd, seconds, nanos, count } = listing
   const names: Names = { bytes, words: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), nameStart, nameEnd }
-  const byTime = bucketsNewestFirst(times.count, seconds, nanos)
-  const order = new Uint32Array(listing.count)
-  let at = 0
-  for (const bucket of byTime) {
-    const start = at
-    for (let file = first[bucket]!; file !== -1; file = next[file]!) order[at++] = file
-    if (at - start > 1) sortByName(names, order, start, at)
+  const order = newestFirst(count, seconds, nanos)
+  for (let start = 0; start < count;) {
+    const time = seconds[order[start]!]!
+    const nano = nanos[order[start]!]!
+    let end = start + 1
+    while (end < count && seconds[order[end]!] === time && nanos[order[end]!] === nano) end += 1
+    if (end - start > 1) sortByName(names, order, start, end)
+    start = end
   }
   return order
 }
@@ -36,30 +35,30 @@ const DIGIT_BITS = 11
 const DIGITS = 1 << DIGIT_BITS
 
 /**
- * The buckets newest first (each bucket is one time, so no two compare equal). A comparator sort of
- * 100k buckets took 70–120 ms; a radix sort takes a few: nanoseconds, then seconds (each counted down
- * from the newest, so the smallest key is the newest time), 11 bits a pass and only as many passes as
- * their spread needs. Seconds that are not whole or span 2^32 s or more take the comparator.
+ * Indexes `0 .. count - 1` newest first, equal times in index order. A comparator sort of 100k times
+ * took 70–120 ms; a radix sort takes a few: nanoseconds, then seconds (each counted down from the
+ * newest, so the smallest key is the newest time), 11 bits a pass and only as many passes as their
+ * spread needs. Seconds that are not whole or span 2^32 s or more take the comparator.
  */
-export function bucketsNewestFirst(count: number, seconds: Float64Array, nanos: Int32Array): ArrayLike<number> & Iterable<number> {
+export function newestFirst(count: number, seconds: Float64Array, nanos: Int32Array): Uint32Array {
   let minSeconds = Number.POSITIVE_INFINITY
   let maxSeconds = Number.NEGATIVE_INFINITY
   let minNanos = 0
   let maxNanos = 0
   let whole = true
-  for (let bucket = 0; bucket < count; bucket += 1) {
-    const time = seconds[bucket]!
+  for (let file = 0; file < count; file += 1) {
+    const time = seconds[file]!
     if (time < minSeconds) minSeconds = time
     if (time > maxSeconds) maxSeconds = time
     whole &&= Number.isInteger(time)
-    minNanos = Math.min(minNanos, nanos[bucket]!)
-    maxNanos = Math.max(maxNanos, nanos[bucket]!)
-  }
-  if (!whole || maxSeconds - minSeconds >= KEY_RANGE) {
-    return Array.from({ length: count }, (_, bucket) => bucket).sort((a, b) => seconds[b]! - seconds[a]! || nanos[b]! - nanos[a]!)
+    minNanos = Math.min(minNanos, nanos[file]!)
+    maxNanos = Math.max(maxNanos, nanos[file]!)
   }
   let order = new Uint32Array(count)
-  for (let bucket = 0; bucket < count; bucket += 1) order[bucket] = bucket
+  for (let file = 0; file < count; file += 1) order[file] = file
+  if (!whole || maxSeconds - minSeconds >= KEY_RANGE) {
+    return order.sort((a, b) => seconds[b]! - seconds[a]! || nanos[b]! - nanos[a]! || a - b)
+  }
   let spare = new Uint32Array(count)
   const keys = new Uint32Array(count)
   const counts = new Uint32Array(DIGITS)
@@ -68,7 +67,7 @@ export function bucketsNewestFirst(count: number, seconds: Float64Array, nanos: 
     [nanos, maxNanos, maxNanos - minNanos],
     [seconds, maxSeconds, maxSeconds - minSeconds],
   ] as const) {
-    for (let bucket = 0; bucket < count; bucket += 1) keys[bucket] = newest - key[bucket]!
+    for (let file = 0; file < count; file += 1) keys[file] = newest - key[file]!
     for (let shift = 0; shift < 32 && spread >= 2 ** shift; shift += DIGIT_BITS) {
       counts.fill(0)
       for (let i = 0; i < count; i += 1) counts[(keys[i]! >>> shift) & (DIGITS - 1)]! += 1
@@ -79,8 +78,8 @@ export function bucketsNewestFirst(count: number, seconds: Float64Array, nanos: 
         sum += here
       }
       for (let i = 0; i < count; i += 1) {
-        const bucket = order[i]!
-        spare[counts[(keys[bucket]! >>> shift) & (DIGITS - 1)]!++] = bucket
+        const file = order[i]!
+        spare[counts[(keys[file]! >>> shift) & (DIGITS - 1)]!++] = file
       }
       ;[order, spare] = [spare, order]
     }
@@ -92,7 +91,7 @@ export function bucketsNewestFirst(count: number, seconds: Float64Array, nanos: 
 const INSERTION_MAX = 32
 
 /**
- * Sorts `order[start, end)`, one bucket, by name. A bucket's files mostly share a directory, so the
+ * Sorts `order[start, end)`, files of one time, by name. Such files mostly share a directory, so the
  * bytes all its names begin with are measured once and no comparison reads them again.
  */
 function sortByName(names: Names, order: Uint32Array, start: number, end: number): void {

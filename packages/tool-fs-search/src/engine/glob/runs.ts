@@ -2,6 +2,7 @@
 import type { SpillScratch } from '@dsh/core'
 import { isPlainName, type NameDisplay } from '../display-path.js'
 import type { GlobListing } from './listing.js'
+import { sortNewestFirst } from './order.js'
 import type { ShownPaths } from './paths.js'
 
 // A record on the scratch file: seconds (f64), nanoseconds (i32), name length (u32), plain (u8), name.
@@ -134,18 +135,15 @@ export class GlobRuns {
     return this.#runs.length
   }
 
-  /** Writes `listing` in `order` as one run (the caller then reuses the listing's buffers). */
-  add(listing: GlobListing, order: Uint32Array): void {
+  /** Sorts `listing` newest first and writes it as one run (the caller then reuses the listing's buffers). */
+  add(listing: GlobListing): void {
     const { bytes, nameStart, nameEnd, plainNames } = listing
+    const order = sortNewestFirst(listing)
     const kept = Math.min(order.length, this.#keepPerRun)
     const block = Buffer.allocUnsafe(BLOCK_BYTES)
     const blockView = new DataView(block.buffer, block.byteOffset, block.length)
     const offset = this.#scratch.size
-    const bucketOf = new Int32Array(listing.count)
-    const { seconds, nanos, first, next } = listing.times
-    for (let bucket = 0; bucket < listing.times.count; bucket += 1) {
-      for (let file = first[bucket]!; file !== -1; file = next[file]!) bucketOf[file] = bucket
-    }
+    const { seconds, nanos } = listing
     let used = 0
     const flush = (): void => {
       if (used > 0) this.#scratch.append(block.subarray(0, used))
@@ -159,8 +157,8 @@ export class GlobRuns {
       const record = used + HEADER_BYTES + end - start > BLOCK_BYTES ? Buffer.allocUnsafe(HEADER_BYTES + end - start) : block
       const view = record === block ? blockView : new DataView(record.buffer, record.byteOffset, record.length)
       const at = record === block ? used : 0
-      view.setFloat64(at, seconds[bucketOf[file]!]!, true)
-      view.setInt32(at + 8, nanos[bucketOf[file]!]!, true)
+      view.setFloat64(at, seconds[file]!, true)
+      view.setInt32(at + 8, nanos[file]!, true)
       view.setUint32(at + 12, end - start, true)
       record[at + 16] = plainNames || isPlainName(bytes, start, end) ? 1 : 0
       copyBytes(bytes, start, end, record, at + HEADER_BYTES)

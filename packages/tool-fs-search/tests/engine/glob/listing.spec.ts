@@ -23,15 +23,12 @@ function parsed(stdout: string | Buffer, chunkBytes = 3): GlobListing {
   return parser.finish()
 }
 
-/** Each file of a listing: its name, whole seconds and nanoseconds (its bucket's), in `order`. */
+/** Each file of a listing: its name, whole seconds and nanoseconds, in `order`. */
 function files(listing: GlobListing, order: ArrayLike<number> = Array.from({ length: listing.count }, (_, i) => i)) {
-  const { seconds, nanos, first, next, count } = listing.times
-  const timeOf: number[] = []
-  for (let bucket = 0; bucket < count; bucket += 1) for (let file = first[bucket]!; file !== -1; file = next[file]!) timeOf[file] = bucket
   return Array.from(order, (i) => ({
     name: listing.bytes.toString('utf8', listing.nameStart[i], listing.nameEnd[i]),
-    seconds: seconds[timeOf[i]!]!,
-    nanos: nanos[timeOf[i]!]!,
+    seconds: listing.seconds[i]!,
+    nanos: listing.nanos[i]!,
   }))
 }
 
@@ -88,12 +85,12 @@ describe('the glob listing', () => {
     }
   })
 
-  it('sorts a bucket of many names as it sorts a few', () => {
+  it('sorts many names of one time as it sorts a few', () => {
     const many = Array.from({ length: 100 }, (_, i) => `f${(i * 37) % 100}`)
     expect(names(parsed(statRecords(...many.map((name): [string, string] => ['7', name]))))).toEqual([...many].sort())
   })
 
-  it('sorts thousands of distinct times, probing past hash collisions', () => {
+  it("sorts thousands of times, some shared, past the arrays' first size", () => {
     const times = Array.from({ length: 3000 }, (_, i) => [`${(i * 7919) % 3000}.${i % 3}`, `n${i}`] as [string, string])
     const listing = parsed(statRecords(...times), 4096)
     const sorted = files(listing, sortNewestFirst(listing))

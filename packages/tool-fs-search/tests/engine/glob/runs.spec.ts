@@ -26,7 +26,7 @@ function streamed(output: Buffer, capacity: number, chunk: number, scratch: Spil
   const parser = new GlobListingParser(capacity, runs)
   for (let at = 0; at < output.length; at += chunk) parser.push(output.subarray(at, at + chunk))
   const rest = parser.finish()
-  runs.add(rest, sortNewestFirst(rest))
+  runs.add(rest)
   return runs
 }
 
