@@ -10,6 +10,13 @@ const HEADER_BYTES = 17
 // Bytes a run is written in, and each run's read buffer while merging.
 const BLOCK_BYTES = 1 << 16
 const LF = 0x0a
+// Files whose names and times are looked up before any is written (see `GlobRuns.add`).
+const GATHER = 256
+const gatheredStart = new Uint32Array(GATHER)
+const gatheredEnd = new Uint32Array(GATHER)
+const gatheredSeconds = new Float64Array(GATHER)
+const gatheredNanos = new Int32Array(GATHER)
+const gatheredFirst = new Uint8Array(GATHER)
 
 /** One sorted run on the scratch file. */
 export interface Run {
@@ -135,35 +142,51 @@ export class GlobRuns {
     return this.#runs.length
   }
 
-  /** Sorts `listing` newest first and writes it as one run (the caller then reuses the listing's buffers). */
+  /**
+   * Sorts `listing` newest first and writes it as one run (the caller then reuses the listing's
+   * buffers). Newest first is a random walk through the listing, so each `GATHER` files' names and
+   * times are looked up in a loop of independent reads before any record is written (see
+   * paths.ts `writePlainPaths`).
+   */
   add(listing: GlobListing): void {
-    const { bytes, nameStart, nameEnd, plainNames } = listing
+    const { bytes, nameStart, nameEnd, plainNames, seconds, nanos } = listing
     const order = sortNewestFirst(listing)
     const kept = Math.min(order.length, this.#keepPerRun)
     const block = Buffer.allocUnsafe(BLOCK_BYTES)
     const blockView = new DataView(block.buffer, block.byteOffset, block.length)
     const offset = this.#scratch.size
-    const { seconds, nanos } = listing
     let used = 0
     const flush = (): void => {
       if (used > 0) this.#scratch.append(block.subarray(0, used))
       used = 0
     }
-    for (let index = 0; index < kept; index += 1) {
-      const file = order[index]!
-      const start = nameStart[file]!
-      const end = nameEnd[file]!
-      if (used + HEADER_BYTES + end - start > BLOCK_BYTES) flush()
-      const record = used + HEADER_BYTES + end - start > BLOCK_BYTES ? Buffer.allocUnsafe(HEADER_BYTES + end - start) : block
-      const view = record === block ? blockView : new DataView(record.buffer, record.byteOffset, record.length)
-      const at = record === block ? used : 0
-      view.setFloat64(at, seconds[file]!, true)
-      view.setInt32(at + 8, nanos[file]!, true)
-      view.setUint32(at + 12, end - start, true)
-      record[at + 16] = plainNames || isPlainName(bytes, start, end) ? 1 : 0
-      copyBytes(bytes, start, end, record, at + HEADER_BYTES)
-      if (record === block) used += HEADER_BYTES + end - start
-      else this.#scratch.append(record)
+    for (let index = 0; index < kept; index += GATHER) {
+      const gathered = Math.min(GATHER, kept - index)
+      for (let k = 0; k < gathered; k += 1) {
+        const file = order[index + k]!
+        const start = nameStart[file]!
+        gatheredStart[k] = start
+        gatheredEnd[k] = nameEnd[file]!
+        gatheredSeconds[k] = seconds[file]!
+        gatheredNanos[k] = nanos[file]!
+        // Read now, so the name is in the cache when it is copied.
+        gatheredFirst[k] = bytes[start]!
+      }
+      for (let k = 0; k < gathered; k += 1) {
+        const start = gatheredStart[k]!
+        const end = gatheredEnd[k]!
+        if (used + HEADER_BYTES + end - start > BLOCK_BYTES) flush()
+        const record = used + HEADER_BYTES + end - start > BLOCK_BYTES ? Buffer.allocUnsafe(HEADER_BYTES + end - start) : block
+        const view = record === block ? blockView : new DataView(record.buffer, record.byteOffset, record.length)
+        const at = record === block ? used : 0
+        view.setFloat64(at, gatheredSeconds[k]!, true)
+        view.setInt32(at + 8, gatheredNanos[k]!, true)
+        view.setUint32(at + 12, end - start, true)
+        record[at + 16] = plainNames || isPlainName(bytes, start, end) ? 1 : 0
+        copyBytes(bytes, start, end, record, at + HEADER_BYTES)
+        if (record === block) used += HEADER_BYTES + end - start
+        else this.#scratch.append(record)
+      }
     }
     flush()
     this.#runs.push({ offset, length: this.#scratch.size - offset })
