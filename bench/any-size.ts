@@ -165,13 +165,20 @@ const NEWLINE = Buffer.from('\n')
  * rg's grep records (`path NUL number : line LF`) as the spill writes them, handed to `save`: the
  * path on a line of its own when it changes (a blank line before all but the first), then a row
  * `Line N: text` a record. Nothing is checked, escaped, cut or ordered: the least a Node tool that
- * keeps the formatted result does with each byte.
+ * keeps the formatted result does with each byte. The `D` and NUL that grep's script prints first
+ * (the searched path is a directory) are skipped, so they do not join the first record.
  */
 function rowsOf(save: (bytes: Buffer, start?: number, end?: number) => void): (chunk: Buffer) => void {
   // The chunks of a record still open: joined once its newline comes, so a long line is copied once.
   let carry: Buffer[] = []
   let lastPath = Buffer.alloc(0)
-  return (chunk) => {
+  let started = false
+  return (whole) => {
+    let chunk = whole
+    if (!started) {
+      started = true
+      if (chunk.length >= 2 && chunk[0] === 0x44 && chunk[1] === 0) chunk = chunk.subarray(2)
+    }
     if (carry.length > 0 && !chunk.includes(0x0a)) {
       carry.push(chunk)
       return
