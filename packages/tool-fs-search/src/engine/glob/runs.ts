@@ -3,20 +3,13 @@ import type { SpillScratch } from '@dsh/core'
 import { isPlainName, type NameDisplay } from '../display-path.js'
 import type { GlobListing } from './listing.js'
 import { sortNewestFirst } from './order.js'
-import type { ShownPaths } from './paths.js'
+import { GATHER, gatherNames, gathered, type ShownPaths } from './paths.js'
 
 // A record on the scratch file: seconds (f64), nanoseconds (i32), name length (u32), plain (u8), name.
 const HEADER_BYTES = 17
 // Bytes a run is written in, and each run's read buffer while merging.
 const BLOCK_BYTES = 1 << 16
 const LF = 0x0a
-// Files whose names and times are looked up before any is written (see `GlobRuns.add`).
-const GATHER = 256
-const gatheredStart = new Uint32Array(GATHER)
-const gatheredEnd = new Uint32Array(GATHER)
-const gatheredSeconds = new Float64Array(GATHER)
-const gatheredNanos = new Int32Array(GATHER)
-const gatheredFirst = new Uint8Array(GATHER)
 
 /** One sorted run on the scratch file. */
 export interface Run {
@@ -144,12 +137,11 @@ export class GlobRuns {
 
   /**
    * Sorts `listing` newest first and writes it as one run (the caller then reuses the listing's
-   * buffers). Newest first is a random walk through the listing, so each `GATHER` files' names and
-   * times are looked up in a loop of independent reads before any record is written (see
-   * paths.ts `writePlainPaths`).
+   * buffers). Names and times are gathered (paths.ts `gatherNames`) a batch at a time before any
+   * record is written.
    */
   add(listing: GlobListing): void {
-    const { bytes, nameStart, nameEnd, plainNames, seconds, nanos } = listing
+    const { bytes, plainNames } = listing
     const order = sortNewestFirst(listing)
     const kept = Math.min(order.length, this.#keepPerRun)
     const block = Buffer.allocUnsafe(BLOCK_BYTES)
@@ -161,26 +153,17 @@ export class GlobRuns {
       used = 0
     }
     for (let index = 0; index < kept; index += GATHER) {
-      const gathered = Math.min(GATHER, kept - index)
-      for (let k = 0; k < gathered; k += 1) {
-        const file = order[index + k]!
-        const start = nameStart[file]!
-        gatheredStart[k] = start
-        gatheredEnd[k] = nameEnd[file]!
-        gatheredSeconds[k] = seconds[file]!
-        gatheredNanos[k] = nanos[file]!
-        // Read now, so the name is in the cache when it is copied.
-        gatheredFirst[k] = bytes[start]!
-      }
-      for (let k = 0; k < gathered; k += 1) {
-        const start = gatheredStart[k]!
-        const end = gatheredEnd[k]!
+      const count = Math.min(GATHER, kept - index)
+      gatherNames(listing, order, index, count, true)
+      for (let k = 0; k < count; k += 1) {
+        const start = gathered.start[k]!
+        const end = gathered.end[k]!
         if (used + HEADER_BYTES + end - start > BLOCK_BYTES) flush()
         const record = used + HEADER_BYTES + end - start > BLOCK_BYTES ? Buffer.allocUnsafe(HEADER_BYTES + end - start) : block
         const view = record === block ? blockView : new DataView(record.buffer, record.byteOffset, record.length)
         const at = record === block ? used : 0
-        view.setFloat64(at, gatheredSeconds[k]!, true)
-        view.setInt32(at + 8, gatheredNanos[k]!, true)
+        view.setFloat64(at, gathered.seconds[k]!, true)
+        view.setInt32(at + 8, gathered.nanos[k]!, true)
         view.setUint32(at + 12, end - start, true)
         record[at + 16] = plainNames || isPlainName(bytes, start, end) ? 1 : 0
         copyBytes(bytes, start, end, record, at + HEADER_BYTES)
