@@ -81,8 +81,8 @@ export const gathered = {
  * Reads into `gathered` the names of files `order[from, from + count)` (`count` at most `GATHER`),
  * and their times when `times`. Newest first is a random walk through the listing's bytes, a cache
  * miss or three a name; these reads do not depend on each other, so the processor overlaps their
- * misses, and the names are in the cache when they are copied (100,000 names of 13 bytes: 16–19 ms
- * copied one by one, 10–11 ms gathered first).
+ * misses, and the names are in the cache when they are copied
+ * (docs/performance.md#glob-gathers-names-before-it-copies-them).
  */
 export function gatherNames(listing: GlobListing, order: Uint32Array, from: number, count: number, times: boolean): void {
   const { bytes, nameStart, nameEnd, seconds, nanos } = listing
