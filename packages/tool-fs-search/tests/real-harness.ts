@@ -1,6 +1,7 @@
 // The real tier's helpers: the real loader, bash-local, spill-local and rg over temp trees, nothing faked.
 import { execFileSync } from 'node:child_process'
 import { chmodSync, copyFileSync, existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { afterAll } from 'vitest'
 import * as bashLocal from '@dsh/bash-local'
@@ -9,6 +10,8 @@ import * as fsLocal from '@dsh/fs-local'
 import * as spillLocal from '@dsh/spill-local'
 import * as toolFsSearch from '@dsh/tool-fs-search'
 import { tempDir, writeTree } from '../../../test-support/temp-tree.js'
+import type { MtimeLister } from '../src/engine/glob/command.js'
+import { MAX_FINDS } from '../src/engine/glob/finds.js'
 
 export { processesMentioning, waitForNoProcess } from '../../../test-support/processes.js'
 export { tempDir, writeTree }
@@ -20,6 +23,24 @@ export interface RealHarnessOptions {
   bash?: Record<string, unknown>
   /** Receives the load-time warnings; silent when omitted. */
   logger?: { warn: (message: string) => void; info: (message: string) => void }
+}
+
+const programOnPath = (name: string): string => execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim()
+
+/**
+ * The helper this machine's probe chooses when GNU find and perl are on PATH: as many finds as this
+ * process may use cores, up to MAX_FINDS, or find alone on one core (docs/design.md#glob-stats-on-every-core).
+ */
+export function localFindHelper(): Extract<MtimeLister, { find: string }> {
+  const find = programOnPath('find')
+  const cores = availableParallelism()
+  return cores < 2 ? { helper: 'find', find } : { helper: 'finds', find, perl: programOnPath('perl'), count: Math.min(cores, MAX_FINDS) }
+}
+
+/** That helper as the probe answers it: its kind and fields, NUL-separated. */
+export function localFindAnswer(): string {
+  const helper = localFindHelper()
+  return helper.helper === 'finds' ? `finds\0${helper.find}\0${helper.perl}\0${helper.count}` : `find\0${helper.find}`
 }
 
 const quiet = { warn: () => undefined, info: () => undefined }

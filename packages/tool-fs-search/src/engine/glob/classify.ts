@@ -88,6 +88,8 @@ function mtimePrograms(lister: MtimeLister): string[] {
   switch (lister.helper) {
     case 'find':
       return [lister.find]
+    case 'finds':
+      return [lister.perl, lister.find]
     case 'stat':
       return [lister.xargs, lister.stat]
     case 'stat-lines':

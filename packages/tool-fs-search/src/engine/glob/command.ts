@@ -1,6 +1,7 @@
 // The glob script: list with rg from inside the root, and add each file's mtime in the executor.
 import { explicitPath } from '../display-path.js'
 import { followArgs, NO_LINKS, searchExclusionArgs, type LinkPlan } from '../links.js'
+import { findsCommand } from './finds.js'
 import { rgCommand } from '../rg-command.js'
 import { EXIT_CANNOT_ENTER, EXIT_MISSING, EXIT_MTIME_PARTIAL, EXIT_MTIME_UNAVAILABLE, EXIT_NOT_DIRECTORY } from '../script-exit.js'
 import { shellCommand } from '../shell-quote.js'
@@ -8,7 +9,9 @@ import { VCS_EXCLUDES } from '../vcs.js'
 
 /**
  * The program that adds each listed file's mtime in the executor, by absolute path as the load-time
- * probe resolved it: GNU find reads the NUL-separated names in one process (findutils >= 4.9); else
+ * probe resolved it: GNU find reads the NUL-separated names (findutils >= 4.9), several finds at once
+ * when perl can split the names among them and the executor has cores for them (`finds`:
+ * docs/design.md#glob-stats-on-every-core), else one; else
  * `xargs stat` does in batches, GNU stat printing nanoseconds itself, any other stat (BusyBox `-c %Y`,
  * BSD `-f %m`) printing whole seconds one per line for sh to pair with the names. Absolute, so no `.`
  * or empty PATH entry can run a searched tree's own. With `dd`, when the executor has one that takes
@@ -17,6 +20,7 @@ import { VCS_EXCLUDES } from '../vcs.js'
  */
 export type MtimeLister = (
   | { helper: 'find'; find: string }
+  | { helper: 'finds'; find: string; perl: string; count: number }
   | { helper: 'stat'; xargs: string; stat: string }
   | { helper: 'stat-lines'; xargs: string; stat: string; sh: string; formatOption: '-c' | '-f' }
 ) & { dd?: string }
@@ -97,6 +101,8 @@ export function mtimeCommand(lister: MtimeLister): string {
   switch (lister.helper) {
     case 'find':
       return shellCommand([lister.find, '-files0-from', '-', '-maxdepth', '0', '-printf', '%T@\\t%p\\0'])
+    case 'finds':
+      return findsCommand(lister)
     case 'stat':
       return shellCommand([lister.xargs, '-0', '-r', lister.stat, '--printf=%.9Y\\t%n\\0', '--'])
     case 'stat-lines':

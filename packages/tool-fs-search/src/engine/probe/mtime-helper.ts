@@ -1,15 +1,19 @@
-// Which mtime helper glob runs: GNU find (>= 4.9), GNU stat, or any stat that prints whole seconds, resolved once in the executor.
+// Which mtime helper glob runs: GNU finds (>= 4.9), GNU stat, or any stat that prints whole seconds, resolved once in the executor.
 import type { BashExecutor } from '@dsh/core'
 import { DD_BLOCK, type MtimeLister } from '../glob/command.js'
+import { FINDS_PROBE_PROGRAM, MAX_FINDS } from '../glob/finds.js'
+import { shellCommand } from '../shell-quote.js'
 import { LOOKUP, runProbe, type ProbeChoice } from './script.js'
 
 /**
  * The sh function `dsh_mtime_probe`, which prints the first mtime helper that works, its kind and its
- * programs' absolute paths separated by NULs: `find` when GNU find reads a NUL-separated list
- * (findutils >= 4.9); `stat` when GNU stat prints nanoseconds with `--printf`; `stat-lines` with `-c`
- * (BusyBox, GNU) or `-f` (BSD) when xargs -0 feeds a stat that prints whole seconds and sh pairs them
- * with the names (docs/design.md#glob-without-gnu-tools). When none works it prints `none` and the
- * programs it found, and returns 1. After a helper it prints `dd` and dd's path when a dd passes its
+ * programs' absolute paths separated by NULs: `finds` when GNU find reads a NUL-separated list
+ * (findutils >= 4.9) and a perl that would run several at once says it may use two cores or more, with
+ * how many (docs/design.md#glob-stats-on-every-core); `find` for that find alone; `stat` when GNU stat
+ * prints nanoseconds with `--printf`; `stat-lines` with `-c` (BusyBox, GNU) or `-f` (BSD) when xargs
+ * -0 feeds a stat that prints whole seconds and sh pairs them with the names
+ * (docs/design.md#glob-without-gnu-tools). When none works it prints `none` and the programs it found,
+ * and returns 1. After a helper it prints `dd` and dd's path when a dd passes its
  * input on in full blocks (`iflag=fullblock`: GNU, BusyBox), which the glob script then gathers the
  * helper's output with (docs/design.md#glob-output-arrives-in-large-blocks). Needs LOOKUP.
  */
@@ -19,7 +23,9 @@ export const MTIME_PROBE_FUNCTION = (() => {
     `dsh_seconds() { case $1 in ''|*[!0-9]*) return 1 ;; esac; }`,
     'dsh_mtime_probe() {',
     '  dsh_lookup find; f=$dsh_path; dsh_lookup xargs; x=$dsh_path; dsh_lookup stat; s=$dsh_path; dsh_lookup sh; sh=$dsh_path',
-    `  if [ -n "$f" ] && "$f" -files0-from /dev/null -maxdepth 0 >/dev/null 2>&1; then printf 'find\\0%s' "$f"`,
+    `  if [ -n "$f" ] && "$f" -files0-from /dev/null -maxdepth 0 >/dev/null 2>&1; then`,
+    // perl prints the whole `finds` answer, or nothing: then the answer is find alone.
+    `    { dsh_lookup perl && "$dsh_path" -e ${shellCommand([FINDS_PROBE_PROGRAM])} -- "$f" "$dsh_path" 2>/dev/null; } || printf 'find\\0%s' "$f"`,
     `  elif [ -n "$x" ] && [ -n "$s" ] && "$s" --printf='%.9Y' -- / >/dev/null 2>&1; then printf 'stat\\0%s\\0%s' "$x" "$s"`,
     `  elif [ -n "$x" ] && [ -n "$s" ] && [ -n "$sh" ] && ${seconds('-c', '%Y')}; then printf 'stat-lines\\0%s\\0%s\\0%s\\0-c' "$x" "$s" "$sh"`,
     `  elif [ -n "$x" ] && [ -n "$s" ] && [ -n "$sh" ] && ${seconds('-f', '%m')}; then printf 'stat-lines\\0%s\\0%s\\0%s\\0-f' "$x" "$s" "$sh"`,
@@ -40,6 +46,7 @@ export function buildMtimeProbeCommand(): string {
 /** How many NUL-separated fields follow each kind of answer. */
 export const MTIME_ANSWER_FIELDS: ReadonlyMap<string, number> = new Map([
   ['find', 1],
+  ['finds', 3],
   ['stat', 2],
   ['stat-lines', 4],
   ['none', 4],
@@ -82,6 +89,10 @@ function helperChoice(helper: string | undefined, fields: readonly string[]): Mt
   // Each kind is checked for its field count before its fields are read.
   const [first, second, third, option] = fields as [string, string, string, string]
   if (helper === 'find' && fields.length === 1 && absolute(fields)) return { helper, find: first }
+  if (helper === 'finds' && fields.length === 3 && absolute([first, second]) && /^[0-9]$/.test(third)) {
+    const count = Number(third)
+    if (count >= 2 && count <= MAX_FINDS) return { helper, find: first, perl: second, count }
+  }
   if (helper === 'stat' && fields.length === 2 && absolute(fields)) return { helper, xargs: first, stat: second }
   if (helper === 'stat-lines' && fields.length === 4 && absolute([first, second, third]) && (option === '-c' || option === '-f')) {
     return { helper, xargs: first, stat: second, sh: third, formatOption: option }

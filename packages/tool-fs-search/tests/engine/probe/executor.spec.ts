@@ -8,7 +8,7 @@ import { buildJointProbeCommand, probeExecutor } from '../../../src/engine/probe
 import { buildMtimeProbeCommand } from '../../../src/engine/probe/mtime-helper.js'
 import { buildProbeCommand, packagedRgPath } from '../../../src/engine/probe/ripgrep.js'
 import { FakeBash, isJointProbe, isMtimeProbe, isProbe, RG_VERSION, type Scripted } from '../../fake-bash.js'
-import { scratchDirs } from '../../real-harness.js'
+import { localFindHelper, scratchDirs } from '../../real-harness.js'
 
 const logger = () => ({ warn: vi.fn<(message: string) => void>(), info: vi.fn<(message: string) => void>() }) satisfies Logger
 
@@ -37,11 +37,7 @@ describe('the joint probe through the real executor', () => {
       rg: { available: true, chosen: rg },
       lister: {
         available: true,
-        chosen: {
-          helper: 'find',
-          find: execFileSync('sh', ['-c', 'command -v find']).toString().trim(),
-          dd: execFileSync('sh', ['-c', 'command -v dd']).toString().trim(),
-        },
+        chosen: { ...localFindHelper(), dd: execFileSync('sh', ['-c', 'command -v dd']).toString().trim() },
       },
     })
     expect(commands).toEqual([buildJointProbeCommand(rg)])
@@ -51,10 +47,10 @@ describe('the joint probe through the real executor', () => {
   it('runs no program of the searched tree, whatever PATH says', async () => {
     const tree = scratchDir('joint-path')
     const canary = join(tree, 'CANARY')
-    for (const helper of ['find', 'xargs', 'stat', 'sh', 'rg'])
+    for (const helper of ['find', 'perl', 'xargs', 'stat', 'sh', 'rg'])
       writeFileSync(join(tree, helper), `#!/bin/sh\ntouch '${canary}'\n`, { mode: 0o755 })
     const { bash, commands } = recording(createLocalBash({ cwd: tree, envSet: { PATH: '.::/usr/bin:/bin' } }))
-    expect(await probeExecutor(bash, [rg, 'rg'], logger())).toMatchObject({ rg: { chosen: rg }, lister: { chosen: { helper: 'find' } } })
+    expect(await probeExecutor(bash, [rg, 'rg'], logger())).toMatchObject({ rg: { chosen: rg }, lister: { chosen: localFindHelper() } })
     expect(commands).toHaveLength(1)
     expect(existsSync(canary)).toBe(false)
   })
@@ -62,7 +58,7 @@ describe('the joint probe through the real executor', () => {
   it('falls back to a probe per candidate when the first is not ripgrep, and says which it chose', async () => {
     const { bash, commands } = recording(createLocalBash())
     const log = logger()
-    expect(await probeExecutor(bash, ['/bin/true', rg], log)).toMatchObject({ rg: { chosen: rg }, lister: { chosen: { helper: 'find' } } })
+    expect(await probeExecutor(bash, ['/bin/true', rg], log)).toMatchObject({ rg: { chosen: rg }, lister: { chosen: localFindHelper() } })
     // The candidates' probes run in order, beside the helper's.
     expect(commands[0]).toBe(buildJointProbeCommand('/bin/true'))
     expect(commands.slice(1).sort()).toEqual([buildProbeCommand('/bin/true'), buildProbeCommand(rg), buildMtimeProbeCommand()].sort())

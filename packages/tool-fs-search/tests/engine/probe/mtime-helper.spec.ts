@@ -6,7 +6,7 @@ import { loadHarness, type Logger } from '@dsh/core'
 import * as toolFsSearch from '@dsh/tool-fs-search'
 import { buildMtimeProbeCommand } from '../../../src/engine/probe/mtime-helper.js'
 import { FakeBash, isJointProbe, isMtimeProbe, isProbe } from '../../fake-bash.js'
-import { callTool, loadRealHarness, scratchDirs, writeMtimeTree } from '../../real-harness.js'
+import { callTool, loadRealHarness, localFindAnswer, localFindHelper, scratchDirs, writeMtimeTree } from '../../real-harness.js'
 
 const logger = () => ({ warn: vi.fn<(message: string) => void>(), info: vi.fn<(message: string) => void>() }) satisfies Logger
 
@@ -181,7 +181,7 @@ describe('the mtime helper through the real executor', () => {
     const bin = scratchDir('old-dd')
     writeFileSync(join(bin, 'dd'), '#!/bin/sh\necho "dd: unknown operand iflag=fullblock" >&2\nexit 1\n', { mode: 0o755 })
     const PATH = `${bin}:/usr/bin:/bin`
-    expect(execFileSync('/bin/sh', ['-c', buildMtimeProbeCommand()], { env: { PATH }, encoding: 'utf8' })).toBe('find\0/usr/bin/find')
+    expect(execFileSync('/bin/sh', ['-c', buildMtimeProbeCommand()], { env: { PATH }, encoding: 'utf8' })).toBe(localFindAnswer())
     const noDd = await loadRealHarness({ spillRoot, bash: { envSet: { PATH } } })
     expect((await callTool(noDd, 'glob', { pattern: '*.txt' }, tree)).content).toBe(newestFirst)
   })
@@ -199,7 +199,9 @@ describe('the mtime helper through the real executor', () => {
     const failing = await loadRealHarness({ spillRoot, bash: { envSet: { PATH: `${bin}:/usr/bin:/bin` } } })
     const result = await callTool(failing, 'glob', { pattern: '*.txt' }, tree)
     expect(result).toMatchObject({ isError: true, errorCode: 'SEARCH_FAILED' })
-    expect(result.content).toContain(`glob could not run its modification-time helper (/usr/bin/find, ${bin}/dd)`)
+    const helper = localFindHelper()
+    const programs = helper.helper === 'finds' ? [helper.perl, helper.find] : [helper.find]
+    expect(result.content).toContain(`glob could not run its modification-time helper (${[...programs, `${bin}/dd`].join(', ')})`)
   })
 
   it('glob orders by mtime the same way through the xargs/stat fallback, where find is older than 4.9', async () => {
