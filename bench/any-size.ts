@@ -4,7 +4,7 @@
 // physical limit) and, for grep, rg saving its output to a file (what keeping the result costs), all
 // started in a session of their own as dsh's shell is; beside the times, the dsh process's peak RSS
 // and the bytes it saved.
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs'
 import os from 'node:os'
@@ -18,7 +18,8 @@ import type { TargetCheck } from './report.js'
 // The tool's own rg builder and VCS excludes, so a baseline runs rg as the tool does.
 import { rgCommand } from '../packages/tool-fs-search/src/engine/rg-command.js'
 import { VCS_EXCLUDES } from '../packages/tool-fs-search/src/engine/vcs.js'
-import { DD_BLOCK, mtimeCommand } from '../packages/tool-fs-search/src/engine/glob/command.js'
+import { DD_BLOCK, mtimeCommand, type MtimeLister } from '../packages/tool-fs-search/src/engine/glob/command.js'
+import { buildMtimeProbeCommand, judgeMtimeAnswer } from '../packages/tool-fs-search/src/engine/probe/mtime-helper.js'
 
 // Bump when a generator's output changes: the version is part of the cached folders' names.
 const GENERATOR_VERSION = 1
@@ -325,6 +326,14 @@ export function anySizeTargets(cases: ReadonlyMap<string, { result: CaseResult; 
   ]
 }
 
+/** The mtime helper glob's load-time probe chooses here (docs/design.md#glob-stats-on-every-core). */
+function probedMtimeLister(): MtimeLister {
+  const probe = spawnSync('/bin/sh', ['-c', buildMtimeProbeCommand()], { encoding: 'utf8' })
+  const choice = judgeMtimeAnswer(probe.stdout, probe.status ?? 1)
+  if (!choice.available) throw new Error(`bench: glob has no mtime helper here: ${choice.reason}`)
+  return choice.chosen
+}
+
 /** The searches: 5M matches, glob over 100k and 1M files, and the npm tree's broad `function`. */
 export function anySizeSearches(
   rg: string,
@@ -337,8 +346,10 @@ export function anySizeSearches(
     rg,
     flags: ['--files', '--no-ignore', '--hidden', '--null', '--glob=**/*', ...VCS_EXCLUDES.map((d) => `--glob=!${d}`)],
   })
-  // GNU find reads the names and prints their times, as the glob script's helper on this machine.
-  const globScript = `${glob} | ${mtimeCommand({ helper: 'find', find: 'find' })} | dd bs=${DD_BLOCK} iflag=fullblock status=none`
+  // The names' times read by the helper the tool's probe chooses on this machine, as in its script.
+  const lister = probedMtimeLister()
+  const dd = lister.dd === undefined ? '' : ` | ${lister.dd} bs=${DD_BLOCK} iflag=fullblock status=none`
+  const globScript = `${glob} | ${mtimeCommand(lister)}${dd}`
   // The script previews long lines as the tool's does (`maxLineBytes`, 2,000 by default): on the npm
   // tree's minified files plain rg prints five times the bytes.
   const grepSearch = (pattern: string) => ({
