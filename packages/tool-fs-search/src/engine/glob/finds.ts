@@ -114,7 +114,11 @@ for my $f (@finds) {
 exit $status;
 `
 
-/** The helper's command: perl running `count` finds, each program by absolute path. */
+/**
+ * The helper's command: perl running `count` finds, each program by absolute path. `PERL_BADLANG=0`
+ * keeps perl from warning on stderr about a locale the executor lacks: a line there would read as a
+ * file the helper could not stat.
+ */
 export function findsCommand({ find, perl, count }: { find: string; perl: string; count: number }): string {
-  return shellCommand([perl, '-e', FINDS_PROGRAM, '--', find, String(count)])
+  return `PERL_BADLANG=0 ${shellCommand([perl, '-e', FINDS_PROGRAM, '--', find, String(count)])}`
 }

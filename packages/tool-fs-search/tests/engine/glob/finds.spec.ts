@@ -11,9 +11,12 @@ import { scratchDirs, waitForNoProcess } from '../../real-harness.js'
 const FIND = '/usr/bin/find'
 const PERL = '/usr/bin/perl'
 
-/** Runs the helper's perl program over `names` (NUL-separated bytes) from `cwd`. */
-function runFinds(names: Buffer | string, { cwd, count = 2, find = FIND }: { cwd: string; count?: number; find?: string }) {
-  const run = spawnSync(PERL, ['-e', FINDS_PROGRAM, '--', find, String(count)], { cwd, input: names, maxBuffer: 1 << 30 })
+/** Runs the helper's command as the glob script does, in sh, over `names` (NUL-separated bytes) from `cwd`. */
+function runFinds(
+  names: Buffer | string,
+  { cwd, count = 2, find = FIND, env }: { cwd: string; count?: number; find?: string; env?: NodeJS.ProcessEnv },
+) {
+  const run = spawnSync('/bin/sh', ['-c', findsCommand({ find, perl: PERL, count })], { cwd, env, input: names, maxBuffer: 1 << 30 })
   return { status: run.status, stdout: run.stdout, stderr: run.stderr.toString('utf8') }
 }
 
@@ -66,7 +69,8 @@ describe('several finds at once (the finds helper)', () => {
   it('reports each name no find could stat on a line of its own, lists the rest, and exits as find does', () => {
     const gone = Array.from({ length: 40 }, (_, i) => `gone-${i}.ts`)
     const mixed = Buffer.from([...many.slice(0, 3_000), ...gone].map((name) => `${name}\0`).join(''))
-    const run = runFinds(mixed, { cwd: tree })
+    // A locale the machine lacks: perl says nothing of it, so stderr holds only the names.
+    const run = runFinds(mixed, { cwd: tree, env: { ...process.env, LC_ALL: 'xx_YY.UTF-8' } })
     expect(run.status).toBe(1)
     expect(records(run.stdout)).toHaveLength(3_000)
     // find quotes the name as the locale says: 'x' in C, ‘x’ in UTF-8 ones.
@@ -152,6 +156,6 @@ describe('the finds probe and script', () => {
     const lister = { helper: 'finds', find: FIND, perl: PERL, count: 3 } as const
     const script = buildGlobCommand({ rg: '/opt/rg', lister, root: '.', glob: '*' })
     expect(script).toContain(`| { ${findsCommand(lister)}; echo "h$?" >&3; } >&4; } 3>&1 )`)
-    expect(findsCommand(lister)).toMatch(/^\/usr\/bin\/perl -e 'use strict;\n[^]*' -- \/usr\/bin\/find 3$/)
+    expect(findsCommand(lister)).toMatch(/^PERL_BADLANG=0 \/usr\/bin\/perl -e 'use strict;\n[^]*' -- \/usr\/bin\/find 3$/)
   })
 })
