@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { buildGlobCommand } from '../../../src/engine/glob/command.js'
 import { FINDS_PROGRAM, findsCommand, MAX_FINDS } from '../../../src/engine/glob/finds.js'
 import { buildMtimeProbeCommand, judgeMtimeAnswer } from '../../../src/engine/probe/mtime-helper.js'
-import { scratchDirs, waitForNoProcess } from '../../real-harness.js'
+import { callTool, loadRealHarness, scratchDirs, waitForNoProcess, writeMtimeTree } from '../../real-harness.js'
 
 const FIND = '/usr/bin/find'
 const PERL = '/usr/bin/perl'
@@ -157,5 +157,26 @@ describe('the finds probe and script', () => {
     const script = buildGlobCommand({ rg: '/opt/rg', lister, root: '.', glob: '*' })
     expect(script).toContain(`| { ${findsCommand(lister)}; echo "h$?" >&3; } >&4; } 3>&1 )`)
     expect(findsCommand(lister)).toMatch(/^PERL_BADLANG=0 \/usr\/bin\/perl -e 'use strict;\n[^]*' -- \/usr\/bin\/find 3$/)
+  })
+})
+
+describe('the finds helper through the tool', () => {
+  const scratchDir = scratchDirs()
+  const tree = scratchDir('order')
+  const spillRoot = scratchDir('spill')
+  beforeAll(() => writeMtimeTree(tree))
+
+  it('lists newest first, and names a file rg listed that no find could stat', async () => {
+    const rg = join(scratchDir('lying-rg'), 'rg')
+    // An rg that lists a file that is not there among the real ones.
+    writeFileSync(
+      rg,
+      `#!/bin/sh\ncase $1 in --version) echo 'ripgrep 15.0.0' ;; *) printf 'c-old.txt\\0gone.txt\\0b-new.txt\\0a-mid.txt\\0' ;; esac\n`,
+      { mode: 0o755 },
+    )
+    const harness = await loadRealHarness({ spillRoot, search: { rgPath: rg } })
+    expect((await callTool(harness, 'glob', { pattern: '*.txt' }, tree)).content).toMatch(
+      /^b-new\.txt\na-mid\.txt\nc-old\.txt\n\n\(Listing incomplete: 1 file rg listed could not be examined for its modification time, so it is not shown: .gone\.txt.: No such file or directory\.\)$/,
+    )
   })
 })
