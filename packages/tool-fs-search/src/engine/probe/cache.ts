@@ -15,8 +15,8 @@ export interface ProbeCache {
   set(key: string, answer: string, files: readonly string[]): void
 }
 
-// The programs the joint probe looks up by name in PATH (the mtime helper's, and dd).
-const LOOKED_UP = ['find', 'xargs', 'stat', 'sh', 'dd'] as const
+// The programs the joint probe looks up by name in PATH (the mtime helper's, perl, and dd).
+const LOOKED_UP = ['find', 'perl', 'xargs', 'stat', 'sh', 'dd'] as const
 
 /**
  * The key an answer is kept under: the rg candidates and the environment the executor gives the probe,

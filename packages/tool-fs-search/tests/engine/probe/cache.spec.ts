@@ -104,6 +104,7 @@ describe('the files an answer depends on', () => {
     expect(dependencies('/usr/bin/rg', ['rg'], 'bin:/usr/bin:/usr/bin/')).toEqual([
       '/usr/bin/rg',
       '/usr/bin/find',
+      '/usr/bin/perl',
       '/usr/bin/xargs',
       '/usr/bin/stat',
       '/usr/bin/sh',
@@ -112,6 +113,7 @@ describe('the files an answer depends on', () => {
     expect(dependencies('/opt/rg', ['/opt/rg', 'rg'], '/bin')).toEqual([
       '/opt/rg',
       '/bin/find',
+      '/bin/perl',
       '/bin/xargs',
       '/bin/stat',
       '/bin/sh',
