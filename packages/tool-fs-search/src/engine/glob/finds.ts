@@ -39,7 +39,6 @@ export const FINDS_PROBE_PROGRAM = [
 export const FINDS_PROGRAM = String.raw`use strict;
 use Errno qw(EAGAIN);
 use Fcntl qw(F_SETFL O_NONBLOCK);
-$SIG{PIPE} = "IGNORE";
 my ($find, $count) = @ARGV;
 my $BLOCK = 65536;
 sub fail { syswrite(STDERR, "dsh glob: $_[0]\n"); exit 126 }
@@ -57,6 +56,8 @@ for (1 .. $count) {
   fcntl($in_w, F_SETFL, O_NONBLOCK) or fail("fcntl: $!");
   push @finds, { pid => $pid, in => $in_w, out => $out_r, err => $err_r, todo => "", bout => "", berr => "" };
 }
+# Only now, so the finds keep the default: each ends at its first write once no one reads it.
+$SIG{PIPE} = "IGNORE";
 sub put {
   my ($to, $bytes) = @_;
   while (length $bytes) {
