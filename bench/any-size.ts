@@ -18,7 +18,7 @@ import type { TargetCheck } from './report.js'
 // The tool's own rg builder and VCS excludes, so a baseline runs rg as the tool does.
 import { rgCommand } from '../packages/tool-fs-search/src/engine/rg-command.js'
 import { VCS_EXCLUDES } from '../packages/tool-fs-search/src/engine/vcs.js'
-import { DD_BLOCK, mtimeCommand, type MtimeLister } from '../packages/tool-fs-search/src/engine/glob/command.js'
+import { ddCommand, mtimeCommand, type MtimeLister } from '../packages/tool-fs-search/src/engine/glob/command.js'
 import { buildMtimeProbeCommand, judgeMtimeAnswer } from '../packages/tool-fs-search/src/engine/probe/mtime-helper.js'
 
 // Bump when a generator's output changes: the version is part of the cached folders' names.
@@ -348,7 +348,7 @@ export function anySizeSearches(
   })
   // The names' times read by the helper the tool's probe chooses on this machine, as in its script.
   const lister = probedMtimeLister()
-  const dd = lister.dd === undefined ? '' : ` | ${lister.dd} bs=${DD_BLOCK} iflag=fullblock status=none`
+  const dd = lister.dd === undefined ? '' : ` | ${ddCommand(lister.dd)}`
   const globScript = `${glob} | ${mtimeCommand(lister)}${dd}`
   // The script previews long lines as the tool's does (`maxLineBytes`, 2,000 by default): on the npm
   // tree's minified files plain rg prints five times the bytes.

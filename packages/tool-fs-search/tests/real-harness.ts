@@ -25,7 +25,8 @@ export interface RealHarnessOptions {
   logger?: { warn: (message: string) => void; info: (message: string) => void }
 }
 
-const programOnPath = (name: string): string => execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim()
+/** A program's path as sh finds it on this process's PATH. */
+export const programOnPath = (name: string): string => execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim()
 
 /**
  * The helper this machine's probe chooses when GNU find and perl are on PATH: as many finds as this

@@ -84,7 +84,7 @@ export function buildGlobCommand({ rg, lister, root, glob, excludes = [], links 
  */
 export function mtimePipeline(list: string, lister: MtimeLister): string[] {
   const helper = `{ ${mtimeCommand(lister)}; echo "h$?" >&3; }`
-  const dd = lister.dd === undefined ? undefined : shellCommand([lister.dd, `bs=${DD_BLOCK}`, 'iflag=fullblock', 'status=none'])
+  const dd = lister.dd === undefined ? undefined : ddCommand(lister.dd)
   return [
     'exec 4>&1',
     `s=$( { { ${list}; echo "r$?" >&3; } | ${dd === undefined ? helper : `{ ${helper} | ${dd}; echo "d$?" >&3; }`} >&4; } 3>&1 )`,
@@ -94,6 +94,11 @@ export function mtimePipeline(list: string, lister: MtimeLister): string[] {
     `[ "$h" -eq 0 ] || [ "$r" -gt 2 ] || exit ${EXIT_MTIME_PARTIAL}`,
     'exit "$r"',
   ]
+}
+
+/** dd gathering the helper's output into DD_BLOCK blocks (docs/design.md#glob-output-arrives-in-large-blocks). */
+export function ddCommand(dd: string): string {
+  return shellCommand([dd, `bs=${DD_BLOCK}`, 'iflag=fullblock', 'status=none'])
 }
 
 /** The helper's side of the pipe: NUL-separated names in, `mtime TAB name NUL` records out. */

@@ -13,9 +13,9 @@ import { LOOKUP, runProbe, type ProbeChoice } from './script.js'
  * prints nanoseconds with `--printf`; `stat-lines` with `-c` (BusyBox, GNU) or `-f` (BSD) when xargs
  * -0 feeds a stat that prints whole seconds and sh pairs them with the names
  * (docs/design.md#glob-without-gnu-tools). When none works it prints `none` and the programs it found,
- * and returns 1. After a helper it prints `dd` and dd's path when a dd passes its
- * input on in full blocks (`iflag=fullblock`: GNU, BusyBox), which the glob script then gathers the
- * helper's output with (docs/design.md#glob-output-arrives-in-large-blocks). Needs LOOKUP.
+ * and returns 1. After a helper it prints `dd` and dd's path when a dd passes its input on in full
+ * blocks (`iflag=fullblock`: GNU, BusyBox), which the glob script then gathers the helper's output
+ * with (docs/design.md#glob-output-arrives-in-large-blocks). Needs LOOKUP.
  */
 export const MTIME_PROBE_FUNCTION = (() => {
   const seconds = (option: string, format: string) => `dsh_seconds "$(printf '/\\000' | "$x" -0 "$s" ${option} ${format} -- 2>/dev/null)"`

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process'
 import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
@@ -8,7 +7,7 @@ import { buildJointProbeCommand, probeExecutor } from '../../../src/engine/probe
 import { buildMtimeProbeCommand } from '../../../src/engine/probe/mtime-helper.js'
 import { buildProbeCommand, packagedRgPath } from '../../../src/engine/probe/ripgrep.js'
 import { FakeBash, isJointProbe, isMtimeProbe, isProbe, RG_VERSION, type Scripted } from '../../fake-bash.js'
-import { localFindHelper, scratchDirs } from '../../real-harness.js'
+import { localFindHelper, programOnPath, scratchDirs } from '../../real-harness.js'
 
 const logger = () => ({ warn: vi.fn<(message: string) => void>(), info: vi.fn<(message: string) => void>() }) satisfies Logger
 
@@ -37,7 +36,7 @@ describe('the joint probe through the real executor', () => {
       rg: { available: true, chosen: rg },
       lister: {
         available: true,
-        chosen: { ...localFindHelper(), dd: execFileSync('sh', ['-c', 'command -v dd']).toString().trim() },
+        chosen: { ...localFindHelper(), dd: programOnPath('dd') },
       },
     })
     expect(commands).toEqual([buildJointProbeCommand(rg)])
