@@ -34,6 +34,8 @@ const SLASH = 0x2f
 const FRACTION_MAX_DIGITS = 10
 // Files the arrays first hold.
 const INITIAL_FILES = 4096
+// Bytes of the arrays per file: seconds (f64), name start and end (u32), nanoseconds (i32).
+const ENTRY_BYTES = 20
 // The shortest record: `0 TAB x NUL`.
 const MIN_RECORD_BYTES = 4
 // An excerpt shows 80 UTF-16 units, which never take more than 320 bytes.
@@ -53,10 +55,10 @@ export class GlobListingParser {
   #pos = 0
   #failure: number | undefined
   #count = 0
-  #nameStart = new Uint32Array(INITIAL_FILES)
-  #nameEnd = new Uint32Array(INITIAL_FILES)
-  #seconds = new Float64Array(INITIAL_FILES)
-  #nanos = new Int32Array(INITIAL_FILES)
+  #nameStart: Uint32Array
+  #nameEnd: Uint32Array
+  #seconds: Float64Array
+  #nanos: Int32Array
   readonly #replaced = new Set<number>()
   /** Where the listing goes, a sorted run at a time, once it passes half the cap; undefined: it stays whole. */
   readonly #runs: GlobRuns | undefined
@@ -72,6 +74,7 @@ export class GlobListingParser {
     this.#output = new OutputBytes(NUL, capacityBytes, { tracksReplacements: true })
     this.#capacityBytes = capacityBytes
     this.#runs = runs
+    ;({ nameStart: this.#nameStart, nameEnd: this.#nameEnd, seconds: this.#seconds, nanos: this.#nanos } = listingArrays(INITIAL_FILES))
   }
 
   /** Takes the next chunk of stdout (copied) and parses every record it completes. */
@@ -225,19 +228,31 @@ export class GlobListingParser {
   }
 
   /**
-   * Grows the arrays: to what the raw output cap would hold at the records' average size so far, so a
-   * large listing grows once, or to twice their size when more.
+   * Grows the arrays: to what the listing can reach before it goes to a run (half the raw output cap;
+   * all of it without runs) at the records' average size so far, so a large listing grows once, or to
+   * twice their size when more. The four share one buffer that is not zeroed: only the entries written
+   * are ever read, and zeroing megabytes a call cost more than the parse.
    */
   #grow(): void {
     const perRecord = Math.max(MIN_RECORD_BYTES, this.#pos / this.#count)
-    const size = Math.max(this.#nameStart.length * 2, Math.ceil(this.#capacityBytes / perRecord))
-    const grow = <T extends Uint32Array | Int32Array | Float64Array>(array: T, grown: T): T => {
-      grown.set(array)
-      return grown
-    }
-    this.#nameStart = grow(this.#nameStart, new Uint32Array(size))
-    this.#nameEnd = grow(this.#nameEnd, new Uint32Array(size))
-    this.#seconds = grow(this.#seconds, new Float64Array(size))
-    this.#nanos = grow(this.#nanos, new Int32Array(size))
+    const held = this.#runs === undefined ? this.#capacityBytes : this.#capacityBytes / 2
+    const size = Math.max(this.#nameStart.length * 2, Math.ceil(held / perRecord))
+    const arrays = listingArrays(size)
+    arrays.nameStart.set(this.#nameStart)
+    arrays.nameEnd.set(this.#nameEnd)
+    arrays.seconds.set(this.#seconds)
+    arrays.nanos.set(this.#nanos)
+    ;({ nameStart: this.#nameStart, nameEnd: this.#nameEnd, seconds: this.#seconds, nanos: this.#nanos } = arrays)
+  }
+}
+
+/** A listing's four arrays of `size` entries in one buffer, not zeroed: seconds first, for its 8-byte alignment. */
+function listingArrays(size: number): Pick<GlobListing, 'nameStart' | 'nameEnd' | 'seconds' | 'nanos'> {
+  const { buffer, byteOffset } = Buffer.allocUnsafeSlow(size * ENTRY_BYTES)
+  return {
+    seconds: new Float64Array(buffer, byteOffset, size),
+    nameStart: new Uint32Array(buffer, byteOffset + 8 * size, size),
+    nameEnd: new Uint32Array(buffer, byteOffset + 12 * size, size),
+    nanos: new Int32Array(buffer, byteOffset + 16 * size, size),
   }
 }

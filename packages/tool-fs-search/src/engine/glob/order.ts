@@ -54,13 +54,13 @@ export function newestFirst(count: number, seconds: Float64Array, nanos: Int32Ar
     minNanos = Math.min(minNanos, nanos[file]!)
     maxNanos = Math.max(maxNanos, nanos[file]!)
   }
-  let order = new Uint32Array(count)
+  let order = unzeroed(count)
   for (let file = 0; file < count; file += 1) order[file] = file
   if (!whole || maxSeconds - minSeconds >= KEY_RANGE) {
     return order.sort((a, b) => seconds[b]! - seconds[a]! || nanos[b]! - nanos[a]! || a - b)
   }
-  let spare = new Uint32Array(count)
-  const keys = new Uint32Array(count)
+  let spare = unzeroed(count)
+  const keys = unzeroed(count)
   const counts = new Uint32Array(DIGITS)
   // Least significant first: a pass keeps the order of equal digits.
   for (const [key, newest, spread] of [
@@ -85,6 +85,12 @@ export function newestFirst(count: number, seconds: Float64Array, nanos: Int32Ar
     }
   }
   return order
+}
+
+/** Indexes or keys for `count` files, not zeroed: each is written before it is read. */
+function unzeroed(count: number): Uint32Array {
+  const { buffer, byteOffset } = Buffer.allocUnsafeSlow(4 * count)
+  return new Uint32Array(buffer, byteOffset, count)
 }
 
 // Buckets up to this size are sorted by insertion, in place: a native sort costs more to set up.

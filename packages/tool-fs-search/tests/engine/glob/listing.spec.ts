@@ -206,6 +206,22 @@ describe('the glob listing', () => {
     expect([listing.count, listing.bytes.toString('utf8', listing.nameStart[4999], listing.nameEnd[4999])]).toEqual([5000, 'f4999'])
   })
 
+  it('grows again when later records are shorter than those it sized its arrays by', () => {
+    // The first 4,096 records are long, so the arrays are sized for few; 30,000 short ones follow.
+    // Every file's name and time are read back: the arrays are not zeroed, so an entry not copied
+    // across a growth would hold whatever the memory held.
+    const pairs = Array.from({ length: 34_096 }, (_, i): [string, string] => [
+      `${1_700_000_000 + i}.${i % 10}`,
+      i < 4096 ? `${'d'.repeat(200)}/f${i}` : `f${i}`,
+    ])
+    const expected = pairs.map(([time, name]) => ({
+      name,
+      seconds: Math.trunc(Number(time)),
+      nanos: (Number(time.split('.')[1]) * 1e8) | 0,
+    }))
+    expect(files(parsed(statRecords(...pairs), 65_536))).toEqual(expected)
+  })
+
   it.each([[{ stdout: 'no-tab-here\0' }, 'SEARCH_FAILED', /^glob could not parse the file listing near "no-tab-here\\u0000"/]])(
     'answers %j with %s',
     async (scripted, errorCode, content) => {
