@@ -41,26 +41,70 @@ async function writeText(handle: FileHandle, text: string): Promise<number> {
 // which a file's few kilobytes of rows do not pay for (docs/design.md#streamed-spills).
 const WRITE_BYTES = 1 << 20
 
-async function writeBlocks(handle: FileHandle, blocks: Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<number> {
+/**
+ * Gathers blocks into one buffer while the other is being written: the producer makes the next
+ * megabyte on the main thread while the thread pool writes the last, one write in flight at a time
+ * and in order. A block of a megabyte or more is written as it is, and waited for, since its producer
+ * may refill it.
+ */
+export async function writeBlocks(handle: FileHandle, blocks: Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<number> {
+  const writer = new OrderedWriter(handle)
   let gathered: Buffer | undefined
+  let spare: Buffer | undefined
   let used = 0
   let bytes = 0
-  for await (const block of blocks) {
-    bytes += block.length
-    if (used > 0 && used + block.length > WRITE_BYTES) {
-      await writeAll(handle, gathered!.subarray(0, used))
-      used = 0
+  try {
+    for await (const block of blocks) {
+      bytes += block.length
+      if (used > 0 && used + block.length > WRITE_BYTES) {
+        await writer.start(gathered!.subarray(0, used))
+        ;[gathered, spare] = [spare, gathered]
+        used = 0
+      }
+      // The producer may refill the block once the next is asked for: it is copied or written first.
+      if (block.length >= WRITE_BYTES) {
+        await writer.start(block)
+        await writer.settle()
+      } else {
+        gathered ??= Buffer.allocUnsafe(WRITE_BYTES)
+        gathered.set(block, used)
+        used += block.length
+      }
     }
-    // The producer may refill the block once the next is asked for: it is copied or written first.
-    if (block.length >= WRITE_BYTES) await writeAll(handle, block)
-    else {
-      gathered ??= Buffer.allocUnsafe(WRITE_BYTES)
-      gathered.set(block, used)
-      used += block.length
-    }
+    if (used > 0) await writer.start(gathered!.subarray(0, used))
+    await writer.settle()
+  } catch (error) {
+    // A write may still be in flight: it ends before the handle closes.
+    await writer.settle().catch(() => undefined)
+    throw error
   }
-  if (used > 0) await writeAll(handle, gathered!.subarray(0, used))
   return bytes
+}
+
+/** Writes to a file one at a time, in order; a failed write surfaces at the next `start` or `settle`. */
+class OrderedWriter {
+  readonly #handle: FileHandle
+  #inFlight: Promise<void> | undefined
+
+  constructor(handle: FileHandle) {
+    this.#handle = handle
+  }
+
+  /** Waits for the write in flight, then starts writing `bytes`, which must stay as they are until it settles. */
+  async start(bytes: Uint8Array): Promise<void> {
+    await this.settle()
+    const write = writeAll(this.#handle, bytes)
+    // Observed at once, so a failure while the producer works is not an unhandled rejection.
+    write.catch(() => undefined)
+    this.#inFlight = write
+  }
+
+  /** Waits for the write in flight, if any. */
+  async settle(): Promise<void> {
+    const write = this.#inFlight
+    this.#inFlight = undefined
+    await write
+  }
 }
 
 /** A write may take less than it was given; the rest follows. */

@@ -1,8 +1,9 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { scratchDir } from '../../../test-support/temp-tree.js'
-import { writeFileAtomic } from '../src/atomic-write.js'
+import type { FileHandle } from 'node:fs/promises'
+import { writeBlocks, writeFileAtomic } from '../src/atomic-write.js'
 
 const scratch = scratchDir('spill-local-write')
 
@@ -65,6 +66,70 @@ describe('writeFileAtomic', () => {
     }
     await expect(writeFileAtomic(join(dir, 'bad.txt'), failing())).rejects.toThrow('the formatter failed')
     expect(readdirSync(dir)).toEqual(['good.txt'])
+  })
+
+  it('makes the next blocks while the last megabyte is written, one write at a time and in order', async () => {
+    // A handle whose writes finish only when the test says: the producer must get past a full
+    // megabyte while its write is in flight, and no second write may start before the first ends.
+    const written: string[] = []
+    const pending: (() => void)[] = []
+    let inFlight = 0
+    const handle = {
+      write: (bytes: Uint8Array, offset: number, length: number) => {
+        inFlight += 1
+        expect(inFlight).toBe(1)
+        const text = Buffer.from(bytes.subarray(offset, offset + length)).toString('latin1')
+        return new Promise((resolve) => pending.push(() => ((inFlight -= 1), written.push(text), resolve({ bytesWritten: length }))))
+      },
+    } as unknown as FileHandle
+    const asked: number[] = []
+    function* blocks(): Generator<Uint8Array> {
+      for (const [index, letter] of ['a', 'b', 'c'].entries()) {
+        asked.push(index)
+        yield Buffer.alloc(700_000, letter)
+      }
+    }
+    const done = writeBlocks(handle, blocks())
+    // The first block's megabyte cannot hold the second: its write starts, and the third is asked for meanwhile.
+    await vi.waitFor(() => expect([pending.length, asked]).toEqual([1, [0, 1, 2]]))
+    pending.shift()!()
+    await vi.waitFor(() => expect(pending.length).toBe(1))
+    pending.shift()!()
+    await vi.waitFor(() => expect(pending.length).toBe(1))
+    pending.shift()!()
+    expect(await done).toBe(2_100_000)
+    expect(written.map((text) => [text[0], text.length])).toEqual([
+      ['a', 700_000],
+      ['b', 700_000],
+      ['c', 700_000],
+    ])
+  })
+
+  it('reports a write that fails while the producer works, once that write is waited for', async () => {
+    const handle = {
+      write: () => Promise.reject(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' })),
+    } as unknown as FileHandle
+    const blocks = [Buffer.alloc(700_000), Buffer.alloc(700_000), Buffer.alloc(700_000)]
+    await expect(writeBlocks(handle, blocks)).rejects.toMatchObject({ code: 'ENOSPC' })
+  })
+
+  it('waits for the write in flight before it reports a producer that throws', async () => {
+    let finished = false
+    const handle = {
+      write: (_bytes: Uint8Array, _offset: number, length: number) =>
+        new Promise((resolve) => setTimeout(() => ((finished = true), resolve({ bytesWritten: length })), 20)),
+    } as unknown as FileHandle
+    function* blocks(): Generator<Uint8Array> {
+      yield Buffer.alloc(700_000)
+      yield Buffer.alloc(700_000)
+      throw new Error('the formatter failed')
+    }
+    await expect(writeBlocks(handle, blocks())).rejects.toThrow('the formatter failed')
+    // The handle is closed only after this returns: no write may still be running on it.
+    expect(finished).toBe(true)
+    // The producer's error is the one reported when the write in flight fails too.
+    const failing = { write: () => Promise.reject(new Error('no space left on device')) } as unknown as FileHandle
+    await expect(writeBlocks(failing, blocks())).rejects.toThrow('the formatter failed')
   })
 
   it('removes its temp file and rethrows when the rename fails', async () => {
