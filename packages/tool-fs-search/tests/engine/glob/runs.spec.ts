@@ -78,6 +78,24 @@ describe('GlobRuns', () => {
     }
   })
 
+  it('grows its arrays for half the cap when runs take the rest, and merges as the whole listing sorts', () => {
+    // 30,000 records of about 20 bytes: past the 4,096 files the arrays first hold before the first
+    // run, so they grow (for what half of 256 KiB holds), then again as the run fills.
+    const listing = records(
+      Array.from({ length: 30_000 }, (_, i): [string, string] => [`${(i * 7919) % 5000}.${i % 7}`, `d${i % 40}/f${i}.ts`]),
+    )
+    const display = nameDisplay('/w', '/w')
+    const scratch = openScratch(scratchDir('runs'))
+    try {
+      const runs = streamed(listing, 1 << 18, 65_536, scratch)
+      expect(runs.runs).toBeGreaterThan(2)
+      expect(runs.count).toBe(30_000)
+      expect(mergedText(runs, display)).toBe(whole(listing, display).text)
+    } finally {
+      scratch.close()
+    }
+  })
+
   it('merges names of one time in UTF-16 order, across runs', () => {
     const names = ['\ue000.txt', '😀.txt', '\uffee.txt', '𝄞.txt', 'é.txt', 'a', 'ab', '\ue000', '😀']
     const listing = records(names.map((name) => ['7', name]))
