@@ -5,7 +5,7 @@ import type { LocalIndexSettings } from './config.js'
 import { IndexError, tooLarge } from './errors.js'
 import { encodeIndex, FILE_ALWAYS, UNREAD_DIR } from './format.js'
 import { keyTree, type KeyOptions } from './key-pool.js'
-import { ensurePrivateDir, INDEX_FILE, treeDir } from './location.js'
+import { ensurePrivateDir, INDEX_FILE, treeDir, UPDATE_FILE } from './location.js'
 import { mergeSegments } from './postings.js'
 
 /**
@@ -28,19 +28,21 @@ export interface BuildReport {
 }
 
 /** A file as found by the walk. */
-interface Found {
+export interface Found {
   rel: string
   path: Buffer
 }
 
 /**
- * Lists every file under `root` (its real path): hidden ones and ignored ones too, so the index
- * serves grep (which honours ignore files) and glob (which does not) alike; not VCS directories, and
- * not links, which rg reaches only when it follows them (a search that does reads the whole tree).
+ * Lists every file under `start` (from the root, '/'-separated; `''` the root, a real path): hidden
+ * ones and ignored ones too, so the index serves grep (which honours ignore files) and glob (which
+ * does not) alike; not VCS directories, and not links, which rg reaches only when it follows them (a
+ * search that does reads the whole tree). Each directory listed goes into `dirs` with its inode.
  */
-async function walk(root: string, files: Found[], dirs: Array<[string, number]>): Promise<void> {
-  const rootBytes = Buffer.from(root)
-  const pending: Array<{ rel: string; path: Buffer }> = [{ rel: '', path: rootBytes }]
+export async function walk(root: string, start: string, files: Found[], dirs: Array<[string, number]>): Promise<void> {
+  // The root is text; paths from it are raw bytes, kept as latin1.
+  const path = Buffer.concat([Buffer.from(root), Buffer.from(start === '' ? '' : `/${start}`, 'latin1')])
+  const pending: Array<{ rel: string; path: Buffer }> = [{ rel: start, path }]
   while (pending.length > 0) {
     const dir = pending.pop()!
     let entries
@@ -71,7 +73,7 @@ async function walk(root: string, files: Found[], dirs: Array<[string, number]>)
  * the mark, so a file changed after the return has a later ctime than the mark (a coarse clock ticks
  * every few milliseconds, and a change within the mark's tick would otherwise look older).
  */
-async function clockMark(dir: string): Promise<bigint> {
+export async function clockMark(dir: string): Promise<bigint> {
   const probe = join(dir, `clock-${process.pid}`)
   await writeFile(probe, '', { mode: 0o600 })
   const mark = (await stat(probe, { bigint: true })).ctimeNs
@@ -112,7 +114,7 @@ export async function buildIndexWith(
   const builtAtNs = await clockMark(dir)
   const found: Found[] = []
   const dirs: Array<[string, number]> = []
-  await walk(root, found, dirs)
+  await walk(root, '', found, dirs)
   const { flags, contentBytes, segments } = await keyTree(
     found.map((f) => f.path),
     { fileMaxBytes: settings.fileMaxBytes, indexMaxBytes: settings.indexMaxBytes, workers: settings.buildWorkers, ...seams },
@@ -141,6 +143,8 @@ export async function buildIndexWith(
     await handle.close()
   }
   await rename(temp, target)
+  // An update of the index replaced names another base, so searches would not read it; a rebuild removes it.
+  await rm(join(dir, UPDATE_FILE), { force: true })
   return {
     root,
     indexPath: target,

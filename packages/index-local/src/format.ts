@@ -22,6 +22,11 @@ export interface IndexHeader {
   builtAtNs: string
   /** What the file list covers, in words (every file but VCS directories and links: both tools' views). */
   covers: string
+  /**
+   * An update's only (docs/design.md#an-update-keys-what-changed): the checksum of the index it updates,
+   * as hex, and that index's clock mark; its files are what changed since that mark.
+   */
+  base?: { checksum: string; builtAtNs: string }
   files: number
   dirs: number
   trigrams: number
@@ -33,6 +38,8 @@ export interface IndexHeader {
 /** The index in memory: the header, then each section as typed views over the file's bytes. */
 export interface IndexData {
   header: IndexHeader
+  /** The file's SHA-256, as hex: what an update names as its base. */
+  checksum: string
   /** Paths from the root, '/'-separated, raw bytes as latin1 strings. */
   files: FilePaths
   fileFlags: Uint8Array
@@ -160,9 +167,10 @@ const DIGEST_SLICE = 1 << 20
  * as a search needs them. A process that holds a large buffer pays for it in every child it starts
  * (forking copies its page tables: 400 MB held made a spawn 35–40 ms instead of 3), and the page cache
  * keeps the postings a search reads warm anyway. The file stays open until `close`, so a file renamed
- * over it (a rebuild) is not read by mistake.
+ * over it (a rebuild) is not read by mistake. `verify: false` takes the checksum the file states
+ * without reading the file through (a second per GiB), for a reader that trusts nothing else in it.
  */
-export function openIndexFile(path: string): IndexData & { close(): void } {
+export function openIndexFile(path: string, options: { verify?: boolean } = {}): IndexData & { close(): void } {
   const fd = openSync(path, 'r')
   try {
     const size = fstatSync(fd).size
@@ -188,21 +196,22 @@ export function openIndexFile(path: string): IndexData & { close(): void } {
       for (let at = 0; at < length; at += DIGEST_SLICE) hash.update(readShared(at, Math.min(DIGEST_SLICE, length - at)))
       return hash.digest()
     }
-    return { ...decode({ size, read, readShared, digest }), close: () => closeSync(fd) }
+    return { ...decode({ size, read, readShared, digest }, options.verify ?? true), close: () => closeSync(fd) }
   } catch (error) {
     closeSync(fd)
     throw error
   }
 }
 
-function decode(source: Source): IndexData {
+function decode(source: Source, verify = true): IndexData {
   const { size, read } = source
   const fixed = size < 16 + CHECKSUM_BYTES ? undefined : read(0, 16)
   if (fixed === undefined || !fixed.subarray(0, 8).equals(INDEX_MAGIC)) refuse('not a dsh index file')
   const version = fixed.readUInt32LE(8)
   if (version !== INDEX_FORMAT_VERSION) refuse(`index format ${version}, this dsh reads format ${INDEX_FORMAT_VERSION}`)
   const bodyBytes = size - CHECKSUM_BYTES
-  if (!source.digest(bodyBytes).equals(read(bodyBytes, CHECKSUM_BYTES))) refuse('the index checksum does not match: the file is damaged')
+  const checksum = read(bodyBytes, CHECKSUM_BYTES)
+  if (verify && !source.digest(bodyBytes).equals(checksum)) refuse('the index checksum does not match: the file is damaged')
   const jsonBytes = fixed.readUInt32LE(12)
   let at = 16
   /** Where a section of `n` bytes starts, from the header's counts, which must fit the file. */
@@ -232,7 +241,16 @@ function decode(source: Source): IndexData {
   if (starts[header.trigrams] !== header.postingBytes) refuse('the index postings do not add up')
   const dirs = new Map<string, number>()
   dirPaths.forEach((p, k) => dirs.set(p, inodes[k]!))
-  return { header, files, fileFlags, dirs, keys, starts, postings: (start, end) => source.readShared(postingsAt + start, end - start) }
+  return {
+    header,
+    checksum: checksum.toString('hex'),
+    files,
+    fileFlags,
+    dirs,
+    keys,
+    starts,
+    postings: (start, end) => source.readShared(postingsAt + start, end - start),
+  }
 }
 
 /** The bytes after each posting's gap: where in the file its trigram starts, modulo 16 (`POSITION_BITS`). */

@@ -2,6 +2,12 @@
 import type { BashExecutor } from '@dsh/core'
 import { SKIPPED_DIRS } from './build.js'
 
+/**
+ * The walk's limits: it stats every entry once (a second per ~300,000 on the reference machine; the
+ * timeout is room), and find's output is about 20 entries a KiB.
+ */
+export const CHANGE_WALK_LIMITS = { timeoutMs: 60_000, maxBytes: 16 * 1024 * 1024 } as const
+
 /** A file or directory whose ctime is later than the build's clock mark. */
 export interface Changed {
   /** 'f' file, 'd' directory, 'l' link, or find's other letters. */

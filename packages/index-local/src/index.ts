@@ -10,4 +10,5 @@ export {
   type LocalSearchIndexOptions,
 } from './store.js'
 export { buildIndex, type BuildReport } from './build.js'
+export { updateIndex, type IndexReport } from './update.js'
 export { IndexError, type IndexErrorCode } from './errors.js'

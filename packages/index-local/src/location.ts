@@ -7,6 +7,9 @@ import { IndexError } from './errors.js'
 /** The index file inside a tree's directory. */
 export const INDEX_FILE = 'index.dshidx'
 
+/** Beside it, what changed since it was built, keyed (docs/design.md#an-update-keys-what-changed). */
+export const UPDATE_FILE = 'update.dshidx'
+
 /** The private directory that holds the index of the tree at `root` (a real path). */
 export function treeDir(indexDir: string, root: string): string {
   return join(indexDir, createHash('sha256').update(root).digest('hex').slice(0, 32))

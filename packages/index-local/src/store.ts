@@ -8,16 +8,12 @@ import { reportsEveryChange, type BashExecutor, type IndexAnswer, type IndexFall
 import { resolveIndexOptions, type LocalIndexOptions, type LocalIndexSettings } from './config.js'
 import { IndexError } from './errors.js'
 import { FILE_ALWAYS, findKey, openIndexFile, POSITION_BYTES, readPostingList, readPostings, UNREAD_DIR, type IndexData } from './format.js'
-import { changedSince, type Changed } from './freshness.js'
-import { ancestors, assertPrivate, INDEX_FILE, treeDir } from './location.js'
+import { CHANGE_WALK_LIMITS, changedSince, type Changed } from './freshness.js'
+import { ancestors, assertPrivate, INDEX_FILE, treeDir, UPDATE_FILE } from './location.js'
 import { patternQuery, type TrigramQuery } from './regex-query.js'
 import { POSITION_BITS, trigramsAt } from './trigrams.js'
 import { inotifyQueueLimit, TreeWatcher } from './watcher.js'
 
-// The change walk stats every entry once: a second per ~300,000 on the reference machine; this is room.
-const FRESHNESS_TIMEOUT_MS = 60_000
-// Bytes of find's output kept: about 20 entries a KiB.
-const FRESHNESS_MAX_BYTES = 16 * 1024 * 1024
 // How long a search waits for its sync marker's event (it arrives in well under a millisecond when
 // the process is idle); a search that waits longer walks the tree instead.
 const SYNC_TIMEOUT_MS = 5_000
@@ -69,23 +65,86 @@ type Watched =
   | { kind: 'walk' }
   | { kind: 'failed'; why: string }
 
+/** An update read beside its index (docs/design.md#an-update-keys-what-changed): what changed since the build, keyed. */
+interface Update {
+  data: IndexData & { close(): void }
+  /** Its files' paths: the update decides whether each may match, whatever the index said. */
+  keyed: Set<string>
+  /** Its files every search reads, ascending. */
+  always: Uint32Array
+}
+
 /** A decoded index kept while its file stays the same (inode, size, mtime): a warm process decodes it once. */
 interface Loaded {
   stamp: string
   data: IndexData & { close(): void }
   /** The files every search reads, ascending. */
   always: Uint32Array
-  /** The directories the build could not read (no watch, no entries): every search reads each whole. */
-  unread: string[]
   /** How many files lie under a search directory's prefix, as searches ask. */
   under: Map<string, number>
+  /** The update file's stamp as last read ('' none), and the update when it is this index's. */
+  updateStamp: string
+  update: Update | undefined
+  /** The clock mark changes are read since: the update's when there is one, else the build's. */
+  mark: bigint
+  /** Each directory's inode, the update's over the index's. */
+  dirs: ReadonlyMap<string, number>
+  /** The directories neither could read (no watch, no entries): every search reads each whole. */
+  unread: string[]
+}
+
+function alwaysRead(data: IndexData): Uint32Array {
+  const always: number[] = []
+  for (let id = 0; id < data.fileFlags.length; id++) if (data.fileFlags[id] === FILE_ALWAYS) always.push(id)
+  return Uint32Array.from(always)
 }
 
 function load(stamp: string, data: IndexData & { close(): void }): Loaded {
-  const always: number[] = []
-  for (let id = 0; id < data.fileFlags.length; id++) if (data.fileFlags[id] === FILE_ALWAYS) always.push(id)
-  const unread = [...data.dirs].filter(([, inode]) => inode === UNREAD_DIR).map(([rel]) => rel)
-  return { stamp, data, always: Uint32Array.from(always), unread, under: new Map([['', data.files.length]]) }
+  const loaded = { stamp, data, always: alwaysRead(data), under: new Map([['', data.files.length]]) }
+  return withUpdate({ ...loaded, updateStamp: '', update: undefined, mark: 0n, dirs: data.dirs, unread: [] }, '', undefined)
+}
+
+/** Sets (or clears) the update read beside an index, and what it changes: the mark, the directories. */
+function withUpdate(loaded: Loaded, updateStamp: string, data: (IndexData & { close(): void }) | undefined): Loaded {
+  loaded.update?.data.close()
+  const keyed = new Set<string>()
+  for (let id = 0; id < (data?.files.length ?? 0); id++) keyed.add(data!.files.at(id))
+  loaded.updateStamp = updateStamp
+  loaded.update = data === undefined ? undefined : { data, keyed, always: alwaysRead(data) }
+  loaded.mark = BigInt((data ?? loaded.data).header.builtAtNs)
+  loaded.dirs = data === undefined ? loaded.data.dirs : new Map([...loaded.data.dirs, ...data.dirs])
+  loaded.unread = [...loaded.dirs].filter(([, inode]) => inode === UNREAD_DIR).map(([rel]) => rel)
+  return loaded
+}
+
+/**
+ * Reads the update beside an index when it changed since last read: one whose base is not this index
+ * (a rebuild replaced it) or that is refused (damaged, foreign) is not read, and the changes since
+ * the build are read instead, as without one.
+ */
+async function readUpdate(loaded: Loaded, root: string, file: string): Promise<void> {
+  const info = await stat(file, { bigint: true }).catch(() => undefined)
+  // Its ctime: a chmod that makes a refused update private changes it too.
+  const stamp = info === undefined ? '' : `${info.ino}:${info.size}:${info.ctimeNs}`
+  if (stamp === loaded.updateStamp) return
+  let data: (IndexData & { close(): void }) | undefined
+  try {
+    if (info !== undefined) {
+      await assertPrivate(file)
+      data = openIndexFile(file)
+    }
+  } catch {
+    data = undefined
+  }
+  const base = data?.header.base
+  if (
+    data !== undefined &&
+    (data.header.root !== root || base?.checksum !== loaded.data.checksum || base.builtAtNs !== loaded.data.header.builtAtNs)
+  ) {
+    data.close()
+    data = undefined
+  }
+  withUpdate(loaded, stamp, data)
 }
 
 /** The files under `prefix` (`''`, or a directory's path from the root with a slash after it). */
@@ -275,7 +334,6 @@ class IgnoreLines {
 export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalSearchIndex {
   const { bash, statfsType = (path: string) => statfsSync(path).type, ...rest } = options
   const settings = resolveIndexOptions(rest)
-  const freshnessLimits = { maxBytes: FRESHNESS_MAX_BYTES, timeoutMs: FRESHNESS_TIMEOUT_MS }
 
   /** The nearest index that covers `dir` (a real path), with its root; undefined when none does. */
   async function findIndex(
@@ -293,6 +351,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       LOADED.delete(file)
       if (loaded?.stamp !== stamp) {
         loaded?.data.close()
+        loaded?.update?.data.close()
         loaded = load(stamp, openIndexFile(file))
       }
       LOADED.set(file, loaded)
@@ -300,11 +359,20 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
         // A plan reads postings only synchronously, right after this returns: no plan is reading it.
         const [oldest, evicted] = LOADED.entries().next().value!
         evicted.data.close()
+        evicted.update?.data.close()
         LOADED.delete(oldest)
       }
       if (loaded.data.header.root !== root)
         throw new IndexError('INDEX_REFUSED', `the index at ${file} is of another tree (${loaded.data.header.root})`)
-      return { root, data: loaded.data, loaded, file, stamp }
+      await readUpdate(loaded, root, join(home, UPDATE_FILE))
+      return {
+        root,
+        data: loaded.data,
+        loaded,
+        file,
+        // A new update (or none) restarts the watcher, from its mark.
+        stamp: loaded.updateStamp === '' ? stamp : `${stamp}+${loaded.updateStamp}`,
+      }
     }
     return undefined
   }
@@ -316,7 +384,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
    * watcher cannot vouch (broken, or its sync marker late): the search walks as a one-shot one does.
    */
   async function watched(found: NonNullable<Awaited<ReturnType<typeof findIndex>>>, signal: AbortSignal): Promise<Watched> {
-    const { file, stamp, root, data } = found
+    const { file, stamp, root, loaded } = found
     // A tree that may change without an event here (a network mount) is walked, as a one-shot search walks it.
     if (!eventful(root)) return { kind: 'walk' }
     let entry = WATCHERS.get(file)
@@ -325,7 +393,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       void entry?.watcher.then((w) => w.close())
       const syncDir = join(treeDir(settings.dir, root), 'sync')
       const options = { syncDir, maxNames: settings.changedMaxEntries, burstLimit: Math.floor(inotifyQueueLimit() / 2) }
-      entry = { stamp, watcher: TreeWatcher.start(root, data.dirs, options), dead: false, serial: ++watchersStarted }
+      entry = { stamp, watcher: TreeWatcher.start(root, loaded.dirs, options), dead: false, serial: ++watchersStarted }
       WATCHERS.set(file, entry)
     }
     const watcher = await entry.watcher
@@ -338,7 +406,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     // Started after every watch was in place: what changed before one was has a later ctime than the
     // build; what changed after is an event, and the sync above has every event made before the search.
     if (watcher.walked === undefined) {
-      const seed = await changedSince(bash, root, BigInt(data.header.builtAtNs), freshnessLimits, signal)
+      const seed = await changedSince(bash, root, loaded.mark, CHANGE_WALK_LIMITS, signal)
       if (!seed.ok) return { kind: 'failed', why: seed.why }
       watcher.walked = seed.changed
     }
@@ -360,10 +428,10 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       if (!info.isDirectory()) return undefined
       const found = await findIndex(dir)
       // As a plan: a clock behind the build could hide a change from the seed walk.
-      if (found === undefined || BigInt(Date.now()) * 1_000_000n < BigInt(found.data.header.builtAtNs)) return undefined
+      if (found === undefined || BigInt(Date.now()) * 1_000_000n < found.loaded.mark) return undefined
       const dirRel = found.root === dir ? '' : dir.slice(found.root.length + 1)
       // Not the directory indexed (new, replaced), or one the build could not read.
-      if (found.data.dirs.get(dirRel) !== info.ino) return undefined
+      if (found.loaded.dirs.get(dirRel) !== info.ino) return undefined
       const prefix = dirRel === '' ? '' : `${dirRel}/`
       const below = (rel: string) => rel === dirRel || rel.startsWith(prefix)
       // A directory the build could not read has no watch: changes there make no event.
@@ -407,24 +475,32 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     const { root, data, loaded } = found
     const query3 = patternQuery(query.pattern, { caseInsensitive: query.caseInsensitive })
     if (query3.op === 'all') return fullScan('unreducible', 'the pattern has no literal of three bytes every match must contain')
-    const builtAtNs = BigInt(data.header.builtAtNs)
+    const builtAtNs = loaded.mark
     if (BigInt(Date.now()) * 1_000_000n < builtAtNs) return fullScan('freshness', 'the clock is earlier than the index build')
     const prefix = root === dir ? '' : `${dir.slice(root.length + 1)}/`
     const under = (rel: string) => rel.startsWith(prefix)
+    const { update } = loaded
     let ids: Uint32Array
+    let updated: Uint32Array
     try {
       ids = evaluate(data, query3)
+      updated = update === undefined ? new Uint32Array(0) : evaluate(update.data, query3)
     } catch (error) {
       return fullScan('refused', (error as Error).message)
     }
     const ignore = new IgnoreLines()
     const indexedFiles = filesUnder(loaded, prefix)
     let candidates = 0
-    for (const id of union(ids, loaded.always)) {
-      const rel = data.files.at(id)
-      if (!under(rel)) continue
-      candidates++
-      if (!ignore.add(rel.slice(prefix.length))) return fullScan('names', 'a candidate file has a name an ignore file cannot hold')
+    // The index's candidates but those the update keyed again, then the update's.
+    const sources = [{ index: data, ids: union(ids, loaded.always), skip: update?.keyed }]
+    if (update !== undefined) sources.push({ index: update.data, ids: union(updated, update.always), skip: undefined })
+    for (const { index, ids: chosen, skip } of sources) {
+      for (const id of chosen) {
+        const rel = index.files.at(id)
+        if (!under(rel) || skip?.has(rel) === true) continue
+        candidates++
+        if (!ignore.add(rel.slice(prefix.length))) return fullScan('names', 'a candidate file has a name an ignore file cannot hold')
+      }
     }
     if (candidates > indexedFiles * settings.broadFraction) {
       return fullScan('broad', `${candidates} of ${indexedFiles} files may match: a full scan is as fast`)
@@ -432,7 +508,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     const dirRel = prefix.slice(0, -1)
     // A search directory the index does not know by this inode (new, moved in, replaced, or unread at
     // the build) is not the one it indexed.
-    if (data.dirs.get(dirRel) !== inode) {
+    if (loaded.dirs.get(dirRel) !== inode) {
       return fullScan('changed', 'the search directory is not the one indexed (new, replaced, or unreadable at the build)')
     }
     let changed: readonly Changed[]
@@ -451,7 +527,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       named = seen.named
       changesFrom = 'watcher'
     } else {
-      const walked = await changedSince(bash, dir, builtAtNs, freshnessLimits, query.signal)
+      const walked = await changedSince(bash, dir, builtAtNs, CHANGE_WALK_LIMITS, query.signal)
       if (!walked.ok) return fullScan('freshness', walked.why)
       // From the root, as the watcher's are.
       changed = walked.changed.map((c) => ({ ...c, rel: c.rel === '' ? dirRel : prefix + c.rel }))
@@ -482,7 +558,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       }
       // A directory whose entries changed: its own files are searched; a directory the index does not
       // know by this inode (new, moved in, replaced) is searched whole.
-      const whole = data.dirs.get(rel) !== changedInode
+      const whole = loaded.dirs.get(rel) !== changedInode
       /* v8 ignore next 2 -- replaced between the inode check above and the walk: a race no test can order */
       if (local === '' && whole)
         return fullScan('changed', 'the search directory is not the one indexed (new, replaced, or unreadable at the build)')

@@ -1,4 +1,4 @@
-// An indexed answer equals a full scan's: random trees, changed after indexing, and patterns from a grammar, through the real tools.
+// An indexed answer equals a full scan's: random trees, changed after indexing (and after an update), and patterns from a grammar, through the real tools.
 import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import fc from 'fast-check'
@@ -194,7 +194,7 @@ describe('indexed answers equal full scans', () => {
   let run = 0
 
   it(
-    'holds over random trees changed after indexing and patterns from the grammar, in both profiles',
+    'holds over random trees changed after indexing, updated or not and changed again, and patterns from the grammar, in both profiles',
     async () => {
       const indexDir = join(base, 'index')
       const spillRoot = join(base, 'spill')
@@ -212,10 +212,12 @@ describe('indexed answers equal full scans', () => {
           tree,
           fc.constantFrom(...GITIGNORES),
           fc.array(change, { maxLength: 4 }),
+          fc.boolean(),
+          fc.array(change, { maxLength: 3 }),
           fc.array(search, { minLength: 1, maxLength: 3 }),
           fc.constantFrom('.', 'sub'),
           fc.boolean(),
-          async (files, gitignore, changes, searches, path, links) => {
+          async (files, gitignore, changes, update, later, searches, path, links) => {
             const root = join(base, `t${run++}`)
             mkdirSync(root)
             writeFileSync(join(root, '.gitignore'), gitignore)
@@ -232,6 +234,9 @@ describe('indexed answers equal full scans', () => {
             }
             await indexLocal.buildIndex(settings, root)
             for (const c of changes) apply(root, c)
+            // An update keys what changed; what changes after it is read as changes since the update.
+            if (update) await indexLocal.updateIndex(settings, root, on.dsh.get('bash')!)
+            for (const c of later) apply(root, c)
             for (const s of searches) {
               const dshArgs = { pattern: s.pattern, path }
               const a = await call(on.dsh, 'grep', dshArgs, root)

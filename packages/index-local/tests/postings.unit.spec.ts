@@ -18,6 +18,7 @@ function asIndex(merged: ReturnType<typeof mergeSegments>, files: number): Index
       dirPathBytes: 0,
       postingBytes: 0,
     },
+    checksum: '',
     files: new FilePaths(undefined),
     fileFlags: new Uint8Array(files),
     dirs: new Map(),

@@ -1,0 +1,174 @@
+// Updates a tree's index without a rebuild: keys only what changed since its build into a small second file searches read beside it.
+import { open, readdir, rename, rm, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { BashExecutor } from '@dsh/core'
+import { buildIndex, clockMark, SKIPPED_DIRS, walk, type BuildReport, type Found } from './build.js'
+import type { LocalIndexSettings } from './config.js'
+import { tooLarge } from './errors.js'
+import { encodeIndex, FILE_ALWAYS, openIndexFile, UNREAD_DIR, type IndexData } from './format.js'
+import { CHANGE_WALK_LIMITS, changedSince } from './freshness.js'
+import { keyTree } from './key-pool.js'
+import { assertPrivate, INDEX_FILE, treeDir, UPDATE_FILE } from './location.js'
+import { mergeSegments } from './postings.js'
+
+/** What `dsh index` did: built the index whole, or keyed what changed since its build. */
+export type IndexReport =
+  | (BuildReport & {
+      kind: 'build'
+      /** Why an index there was not updated; absent when there was none, or a rebuild was asked for. */
+      why?: string
+    })
+  | (BuildReport & {
+      kind: 'update'
+      /** Files and directories the change walk named since the build. */
+      changed: number
+      /** The index updated, and its size. */
+      basePath: string
+      baseBytes: number
+    })
+
+/**
+ * Brings the index of the tree at `root` (its real path) up to date: when an index of this format
+ * covers it, and no more than `changedMaxEntries` files and directories changed since its build, keys
+ * only those (a changed directory's own files, a new or replaced one whole) into the update file
+ * beside it, replacing the update there; otherwise, or with `rebuild`, builds the index whole.
+ */
+export async function updateIndex(
+  settings: LocalIndexSettings,
+  root: string,
+  bash: BashExecutor,
+  options: { rebuild?: boolean; signal?: AbortSignal } = {},
+): Promise<IndexReport> {
+  const started = Date.now()
+  const dir = treeDir(settings.dir, root)
+  const basePath = join(dir, INDEX_FILE)
+  const build = async (why?: string): Promise<IndexReport> => ({
+    kind: 'build',
+    ...(why === undefined ? {} : { why }),
+    ...(await buildIndex(settings, root)),
+  })
+  const info = options.rebuild === true ? undefined : await stat(basePath).catch(() => undefined)
+  if (info === undefined) return build()
+  let base: IndexData & { close(): void }
+  try {
+    await assertPrivate(dir)
+    await assertPrivate(basePath)
+    // Not read through for its checksum: an update only names the checksum the index states, and a
+    // search checks the index before it reads either (a damaged one is refused, its update with it).
+    base = openIndexFile(basePath, { verify: false })
+  } catch (error) {
+    return build(`the index was refused: ${(error as Error).message}`)
+  }
+  try {
+    if (base.header.root !== root) return build(`the index is of another tree (${base.header.root})`)
+    const since = BigInt(base.header.builtAtNs)
+    if (BigInt(Date.now()) * 1_000_000n < since) return build('the clock is earlier than the index build')
+    const builtAtNs = await clockMark(dir)
+    const signal = options.signal ?? new AbortController().signal
+    const walked = await changedSince(bash, root, since, CHANGE_WALK_LIMITS, signal)
+    if (!walked.ok) return build(walked.why)
+    if (walked.changed.length > settings.changedMaxEntries) {
+      return build(
+        `${walked.changed.length} files and directories changed since the build (changedMaxEntries ${settings.changedMaxEntries})`,
+      )
+    }
+    const found = new Map<string, Found>()
+    const dirs: Array<[string, number]> = []
+    for (const { type, inode, rel } of walked.changed) {
+      if (type === 'f') {
+        found.set(rel, { rel, path: pathOf(root, rel) })
+      } else if (type === 'd') {
+        // The root replaced: nothing the index holds is the tree's.
+        if (rel === '' && base.dirs.get('') !== inode) return build('the tree was replaced since the build')
+        const listed: Found[] = []
+        if (base.dirs.get(rel) === inode) await listOwn(root, rel, inode, listed, dirs)
+        else await walk(root, rel, listed, dirs)
+        for (const file of listed) found.set(file.rel, file)
+      }
+    }
+    const files = [...found.values()]
+    if (files.length > settings.changedMaxEntries) {
+      return build(`${files.length} files to key since the build (changedMaxEntries ${settings.changedMaxEntries})`)
+    }
+    const keyed = await keyTree(
+      files.map((f) => f.path),
+      { fileMaxBytes: settings.fileMaxBytes, indexMaxBytes: settings.indexMaxBytes, workers: settings.buildWorkers },
+    )
+    const merged = mergeSegments(keyed.segments)
+    const parts = encodeIndex({
+      header: {
+        root,
+        builtAtNs: builtAtNs.toString(),
+        covers: 'the files and directories changed under root since the base index was built, as every file of the base index is covered',
+        base: { checksum: base.checksum, builtAtNs: base.header.builtAtNs },
+      },
+      files: files.map((f) => f.rel),
+      fileFlags: keyed.flags,
+      dirs,
+      ...merged,
+    })
+    const indexBytes = parts.reduce((n, p) => n + p.length, 0)
+    if (indexBytes + info.size > settings.indexMaxBytes) tooLarge(settings.indexMaxBytes)
+    const indexPath = join(dir, UPDATE_FILE)
+    await writeAtomically(dir, indexPath, parts)
+    return {
+      kind: 'update',
+      changed: walked.changed.length,
+      basePath,
+      baseBytes: info.size,
+      root,
+      indexPath,
+      files: files.length,
+      alwaysRead: keyed.flags.reduce((n, f) => n + (f === FILE_ALWAYS ? 1 : 0), 0),
+      contentBytes: keyed.contentBytes,
+      indexBytes,
+      trigrams: merged.keys.length,
+      elapsedMs: Date.now() - started,
+    }
+  } finally {
+    base.close()
+  }
+}
+
+/** A file's path from the root's text and its path below it in raw bytes (latin1). */
+function pathOf(root: string, rel: string): Buffer {
+  return Buffer.concat([Buffer.from(root), Buffer.from(`/${rel}`, 'latin1')])
+}
+
+/**
+ * A changed directory the index knows by its inode (`inode`): its own files, one of which may have
+ * been added or moved in; not VCS directories or links. A directory in it that is new or moved in has
+ * a ctime of its own, so the walk names it. Replaced since the walk, it is listed whole.
+ */
+async function listOwn(root: string, rel: string, inode: number, files: Found[], dirs: Array<[string, number]>): Promise<void> {
+  const path = rel === '' ? Buffer.from(root) : pathOf(root, rel)
+  let entries
+  try {
+    if (Number((await stat(path, { bigint: true })).ino) !== inode) return await walk(root, rel, files, dirs)
+    entries = await readdir(path, { withFileTypes: true, encoding: 'buffer' })
+  } catch {
+    // Gone or unlistable since the walk: every search reads it whole, as the build would have.
+    dirs.push([rel, UNREAD_DIR])
+    return
+  }
+  dirs.push([rel, inode])
+  for (const entry of entries) {
+    const name = entry.name.toString('latin1')
+    const child = rel === '' ? name : `${rel}/${name}`
+    if (entry.isFile() && !(SKIPPED_DIRS as readonly string[]).includes(name)) files.push({ rel: child, path: pathOf(root, child) })
+  }
+}
+
+/** Writes the file's parts to a temporary file and renames it over `target`; a killed write leaves only the temporary file. */
+async function writeAtomically(dir: string, target: string, parts: readonly Buffer[]): Promise<void> {
+  for (const name of await readdir(dir)) if (name.startsWith(`${UPDATE_FILE}.tmp-`)) await rm(join(dir, name), { force: true })
+  const temp = `${target}.tmp-${process.pid}-${Date.now()}`
+  const handle = await open(temp, 'wx', 0o600)
+  try {
+    for (const p of parts) await handle.write(p)
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+  await rename(temp, target)
+}
