@@ -10,7 +10,7 @@ export type BuiltinArgs =
   | { command: 'mcp'; upstream: string | undefined; http: string | undefined; tokenFile: string | undefined }
   | { command: 'tool-search'; query: string; maxResults: number | undefined; catalog: string | undefined; explain: boolean }
   | { command: 'completion'; shell: CompletionShell }
-  | { command: 'index'; target: string | undefined; indexDir: string | undefined }
+  | { command: 'index'; target: string | undefined; indexDir: string | undefined; rebuild: boolean }
 
 /** The shells `dsh completion` writes a script for. */
 export type CompletionShell = 'bash' | 'zsh' | 'fish'
@@ -38,7 +38,7 @@ export const BUILTIN_SHAPES: Readonly<Record<BuiltinCommand, ToolShape>> = {
     flags: [param('max-results', 'number', 'N'), param('catalog', 'string', 'FILE'), param('explain', 'boolean', '')],
   },
   completion: { positionals: [param('shell', 'string', 'SHELL', true)], flags: [] },
-  index: { positionals: [param('path', 'string', 'PATH')], flags: [param('index-dir', 'string', 'DIR')] },
+  index: { positionals: [param('path', 'string', 'PATH')], flags: [param('index-dir', 'string', 'DIR'), param('rebuild', 'boolean', '')] },
 }
 
 /** Reads a built-in's words and flags; a problem is a usage error, as for a tool. */
@@ -61,7 +61,12 @@ export function readBuiltinArgs(command: BuiltinCommand, argv: readonly string[]
       return { command, shell: shell as CompletionShell }
     }
     case 'index':
-      return { command, target: args.path as string | undefined, indexDir: args['index-dir'] as string | undefined }
+      return {
+        command,
+        target: args.path as string | undefined,
+        indexDir: args['index-dir'] as string | undefined,
+        rebuild: args.rebuild === true,
+      }
     case 'tool-search': {
       return {
         command,

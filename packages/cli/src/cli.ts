@@ -238,6 +238,7 @@ async function runBuiltin(args: BuiltinArgs, line: CommandLine, session: Session
           harness: session.harness,
           target: args.target,
           indexDir: args.indexDir === undefined ? undefined : path.resolve(io.cwd, args.indexDir),
+          rebuild: args.rebuild,
           cwd: session.cwd,
         },
         line.common,

@@ -1,8 +1,8 @@
-// `dsh index [PATH] [--index-dir DIR]`: builds or rebuilds the content index of a tree, which grep then uses by itself.
+// `dsh index [PATH] [--index-dir DIR] [--rebuild]`: builds or updates the content index of a tree, which grep then uses by itself.
 import { realpath } from 'node:fs/promises'
 import path from 'node:path'
 import type { Harness } from '@dsh/core'
-import { buildIndex, type LocalSearchIndex } from '@dsh/index-local'
+import { updateIndex, type LocalSearchIndex } from '@dsh/index-local'
 import { EXIT, type CliIo } from './cli-io.js'
 import type { CommonOptions } from './command-line.js'
 import { UsageError } from './command-line.js'
@@ -14,15 +14,18 @@ export interface IndexRun {
   target: string | undefined
   /** `--index-dir`, absolute, when given; else the `index-local` config's `dir`. */
   indexDir: string | undefined
+  /** Build the index whole even where an update would do. */
+  rebuild: boolean
   cwd: string
 }
 
 const MiB = 1024 * 1024
 
 /**
- * Builds the index of the tree and says what it covers and cost: a line for a person, or with
- * `--format json` the build report. A tree that is not a directory is a usage error; a build that
- * fails (too large, unreadable) is the index's error, exit 2 either way.
+ * Builds the index of the tree, or updates it with what changed since its build, and says what it
+ * covers and cost: a line for a person, or with `--format json` the report. A tree that is not a
+ * directory is a usage error; a build that fails (too large, unreadable) is the index's error, exit 2
+ * either way.
  */
 export async function runIndexCommand(run: IndexRun, common: CommonOptions, io: Pick<CliIo, 'stdout'>): Promise<number> {
   const dir = path.resolve(run.cwd, run.target ?? '.')
@@ -32,15 +35,22 @@ export async function runIndexCommand(run: IndexRun, common: CommonOptions, io: 
   // dsh always loads index-local (DSH_PLUGINS), so the service is its local index.
   const { settings: configured } = run.harness.get('searchIndex') as LocalSearchIndex
   const settings = run.indexDir === undefined ? configured : { ...configured, dir: run.indexDir }
-  const report = await buildIndex(settings, root)
+  // Its change walk runs through the executor the searches' does.
+  const report = await updateIndex(settings, root, run.harness.get('bash')!, { rebuild: run.rebuild })
   if (common.format === 'json') {
     io.stdout.write(`${JSON.stringify(report)}\n`)
+  } else if (report.kind === 'update') {
+    io.stdout.write(
+      `updated the index of ${report.root} in ${(report.elapsedMs / 1000).toFixed(1)} s: ${report.changed} files and directories changed since its build, ` +
+        `${report.files} files (${(report.contentBytes / MiB).toFixed(1)} MiB) keyed again into ${(report.indexBytes / MiB).toFixed(1)} MiB at ${report.indexPath}\n`,
+    )
   } else {
     const ratio = report.contentBytes === 0 ? 0 : report.indexBytes / report.contentBytes
     io.stdout.write(
       `indexed ${report.files} files (${(report.contentBytes / MiB).toFixed(1)} MiB) under ${report.root} in ${(report.elapsedMs / 1000).toFixed(1)} s: ` +
         `${(report.indexBytes / MiB).toFixed(1)} MiB (${ratio.toFixed(2)}x) at ${report.indexPath}` +
-        `${report.alwaysRead > 0 ? `; ${report.alwaysRead} files are read by every search (too large, unreadable or UTF-16)` : ''}\n`,
+        `${report.alwaysRead > 0 ? `; ${report.alwaysRead} files are read by every search (too large, unreadable or UTF-16)` : ''}` +
+        `${report.why === undefined ? '' : `; built whole, not updated: ${report.why}`}\n`,
     )
   }
   return EXIT.ok

@@ -1,6 +1,6 @@
 // `dsh index`: builds the index grep then uses by itself, with the same answer as without it.
 import { join } from 'node:path'
-import { writeFileSync } from 'node:fs'
+import { readdirSync, writeFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { EXIT } from '@dsh/cli'
 import { dsh, scratchDir, writeTree } from './io.js'
@@ -41,8 +41,40 @@ describe('dsh index', () => {
       alwaysRead: 1,
       indexPath: expect.stringContaining(join(dir, 'elsewhere')),
     })
-    const text = await dsh(['index', 'tree', '--index-dir', 'elsewhere'], dir)
-    expect(text.stdout).toContain('; 1 files are read by every search (too large, unreadable or UTF-16)')
+    const text = await dsh(['index', 'tree', '--index-dir', 'elsewhere', '--rebuild'], dir)
+    expect(text.stdout).toMatch(/^indexed 4 files .*; 1 files are read by every search \(too large, unreadable or UTF-16\)\n$/)
+  })
+
+  it('run again, keys only what changed since the build, and grep reads the update', async () => {
+    const updated = join(dir, 'updated')
+    writeTree(updated, { 'a.ts': 'alpha\n', 'b.ts': 'beta\n', 'c.ts': 'gamma\n', 'd.ts': 'delta\n' })
+    const args = ['index', 'updated', '--config', config]
+    expect((await dsh(args, dir)).stdout).toMatch(/^indexed 4 files/)
+    writeFileSync(join(updated, 'b.ts'), 'beta alpha\n')
+    const run = await dsh(args, dir)
+    expect(run.code).toBe(EXIT.ok)
+    expect(run.stdout).toMatch(
+      new RegExp(
+        `^updated the index of ${updated} in [\\d.]+ s: 1 files and directories changed since its build, 1 files \\(0\\.0 MiB\\) keyed again into [\\d.]+ MiB at ${indexDir}/[0-9a-f]{32}/update\\.dshidx\\n$`,
+      ),
+    )
+    const grep = await dsh(['grep', 'alpha', '--config', config, '--format', 'json'], updated)
+    expect((JSON.parse(grep.stdout) as { meta: { index: unknown } }).meta.index).toEqual({
+      used: true,
+      indexedFiles: 4,
+      candidates: 2,
+      changed: 0,
+    })
+    const json = await dsh([...args, '--format', 'json'], dir)
+    expect(JSON.parse(json.stdout)).toMatchObject({ kind: 'update', changed: 1, files: 1 })
+    // An index that cannot be read is built whole, and the line says why.
+    const home = join(
+      indexDir,
+      readdirSync(indexDir).find((name) => json.stdout.includes(name))!,
+    )
+    writeFileSync(join(home, 'index.dshidx'), 'damaged', { mode: 0o600 })
+    const rebuilt = await dsh(args, dir)
+    expect(rebuilt.stdout).toMatch(/^indexed 4 files .*; built whole, not updated: the index was refused: not a dsh index file\n$/)
   })
 
   it('is a usage error for a path that does not exist, and the index’s error for a file', async () => {
