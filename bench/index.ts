@@ -3,10 +3,11 @@
 // beside a raw rg pass of the same search; the same after 100 files changed; and the candidate share where a
 // full scan wins (the broad sweep).
 // Run (after npm run build): npm run bench:index -- [--rounds N] [--generated-files N] [--skip-npm] [--rebuild] [--reuse-index DIR --reuse-content-bytes N]
-import { spawn } from 'node:child_process'
+import { execFile, execFileSync, spawn } from 'node:child_process'
 import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import path from 'node:path'
+import { promisify } from 'node:util'
 import * as bashLocal from '@dsh/bash-local'
 import * as indexLocal from '@dsh/index-local'
 import { Client } from '@modelcontextprotocol/client'
@@ -14,6 +15,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { REPO_ROOT } from './build.js'
 import { ensureIndexTree } from './index-corpus.js'
 import { median, pairedRatio, runInterleaved } from './measure.js'
+// The index's change walk, timed alone as the floor of an update.
+import { freshnessCommand } from '../packages/index-local/src/freshness.js'
 // The tool's own rg builder and VCS excludes, so the baseline runs rg as grep does.
 import { rgArgv } from '../packages/tool-fs-search/src/engine/rg-command.js'
 import { VCS_EXCLUDES } from '../packages/tool-fs-search/src/engine/vcs.js'
@@ -181,7 +184,6 @@ async function benchCorpus(name: string, root: string, cases: Case[], sweep: str
     await run('Queries on the fresh index')
     // 100 files changed after the build: a chmod to the same mode sets ctime as a write does, and
     // leaves the shared corpus's contents and mtimes alone. The watcher hears them; no walk.
-    const { execFileSync } = await import('node:child_process')
     const list = execFileSync(RG, ['--no-config', '--files', '--hidden'], { cwd: root, maxBuffer: 1 << 30 })
       .toString()
       .split('\n')
@@ -230,7 +232,35 @@ async function benchCorpus(name: string, root: string, cases: Case[], sweep: str
     }
     await indexLocal.closeIndexWatchers()
   }
-  // A rebuild costs what the build did (there is no incremental update); --rebuild times it again.
+  // `dsh index` run again: an update keys the 100 changed files (docs/design.md#an-update-keys-what-changed);
+  // its floor is the change walk, timed alone beside it.
+  const bash = bashLocal.createLocalBash({})
+  const [updates, walks] = await runInterleaved(
+    [
+      {
+        label: 'update',
+        run: async () => {
+          const report = await indexLocal.updateIndex(settings, root, bash)
+          if (report.kind !== 'update') throw new Error(`built whole: ${report.why}`)
+          return report.elapsedMs
+        },
+      },
+      {
+        label: 'walk',
+        run: async () => {
+          const started = process.hrtime.bigint()
+          // The update's own walk command, marked now: every entry statted, none printed.
+          await promisify(execFile)('sh', ['-c', freshnessCommand(root, BigInt(Date.now()) * 1_000_000n)])
+          return Number(process.hrtime.bigint() - started) / 1e6
+        },
+      },
+    ],
+    { warmup: 1, measured: ROUNDS },
+  )
+  console.log(
+    `\nupdate after 100 changed files (\`dsh index\` again, in process): p50 ${median(updates!).toFixed(0)} ms; the change walk alone (find of every entry) p50 ${median(walks!).toFixed(0)} ms`,
+  )
+  // A rebuild costs what the build did; --rebuild times it again.
   if (args.includes('--rebuild')) {
     const rebuilt = await indexLocal.buildIndex(settings, root)
     console.log(`\nrebuild after 100 changed files: ${(rebuilt.elapsedMs / 1000).toFixed(1)} s`)
