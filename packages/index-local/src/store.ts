@@ -12,6 +12,7 @@ import { CHANGE_WALK_LIMITS, changedSince, type Changed } from './freshness.js'
 import { ancestors, assertPrivate, INDEX_FILE, treeDir, UPDATE_FILE } from './location.js'
 import { patternQuery, type TrigramQuery } from './regex-query.js'
 import { POSITION_BITS, trigramsAt } from './trigrams.js'
+import { ownFiles, splitWalk, WALK_PARTS, type WalkPart } from './walk-split.js'
 import { inotifyQueueLimit, TreeWatcher } from './watcher.js'
 
 // How long a search waits for its sync marker's event (it arrives in well under a millisecond when
@@ -82,6 +83,8 @@ interface Loaded {
   always: Uint32Array
   /** How many files lie under a search directory's prefix, as searches ask. */
   under: Map<string, number>
+  /** How the change walk of a search directory's prefix is split, as searches ask. */
+  splits: Map<string, WalkPart[] | undefined>
   /** The update file's stamp as last read ('' none), and the update when it is this index's. */
   updateStamp: string
   update: Update | undefined
@@ -100,7 +103,7 @@ function alwaysRead(data: IndexData): Uint32Array {
 }
 
 function load(stamp: string, data: IndexData & { close(): void }): Loaded {
-  const loaded = { stamp, data, always: alwaysRead(data), under: new Map([['', data.files.length]]) }
+  const loaded = { stamp, data, always: alwaysRead(data), under: new Map([['', data.files.length]]), splits: new Map() }
   return withUpdate({ ...loaded, updateStamp: '', update: undefined, mark: 0n, dirs: data.dirs, unread: [] }, '', undefined)
 }
 
@@ -156,6 +159,12 @@ function filesUnder(loaded: Loaded, prefix: string): number {
     loaded.under.set(prefix, count)
   }
   return count
+}
+
+/** The change walk of `prefix` split into parts, from the index's directories (docs/design.md#changes-since-the-build-are-read). */
+function splitFor(loaded: Loaded, prefix: string): WalkPart[] | undefined {
+  if (!loaded.splits.has(prefix)) loaded.splits.set(prefix, splitWalk(ownFiles(loaded.data, prefix), WALK_PARTS))
+  return loaded.splits.get(prefix)
 }
 
 function fullScan(reason: IndexFallback, detail: string): IndexAnswer {
@@ -406,7 +415,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     // Started after every watch was in place: what changed before one was has a later ctime than the
     // build; what changed after is an event, and the sync above has every event made before the search.
     if (watcher.walked === undefined) {
-      const seed = await changedSince(bash, root, loaded.mark, CHANGE_WALK_LIMITS, signal)
+      const seed = await changedSince(bash, root, loaded.mark, CHANGE_WALK_LIMITS, signal, splitFor(loaded, ''))
       if (!seed.ok) return { kind: 'failed', why: seed.why }
       watcher.walked = seed.changed
     }
@@ -527,7 +536,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       named = seen.named
       changesFrom = 'watcher'
     } else {
-      const walked = await changedSince(bash, dir, builtAtNs, CHANGE_WALK_LIMITS, query.signal)
+      const walked = await changedSince(bash, dir, builtAtNs, CHANGE_WALK_LIMITS, query.signal, splitFor(loaded, prefix))
       if (!walked.ok) return fullScan('freshness', walked.why)
       // From the root, as the watcher's are.
       changed = walked.changed.map((c) => ({ ...c, rel: c.rel === '' ? dirRel : prefix + c.rel }))

@@ -10,6 +10,7 @@ import { CHANGE_WALK_LIMITS, changedSince } from './freshness.js'
 import { keyTree } from './key-pool.js'
 import { assertPrivate, INDEX_FILE, treeDir, UPDATE_FILE } from './location.js'
 import { mergeSegments } from './postings.js'
+import { ownFiles, splitWalk, WALK_PARTS } from './walk-split.js'
 
 /** What `dsh index` did: built the index whole, or keyed what changed since its build. */
 export type IndexReport =
@@ -65,7 +66,7 @@ export async function updateIndex(
     if (BigInt(Date.now()) * 1_000_000n < since) return build('the clock is earlier than the index build')
     const builtAtNs = await clockMark(dir)
     const signal = options.signal ?? new AbortController().signal
-    const walked = await changedSince(bash, root, since, CHANGE_WALK_LIMITS, signal)
+    const walked = await changedSince(bash, root, since, CHANGE_WALK_LIMITS, signal, splitWalk(ownFiles(base, ''), WALK_PARTS))
     if (!walked.ok) return build(walked.why)
     if (walked.changed.length > settings.changedMaxEntries) {
       return build(

@@ -274,13 +274,18 @@ describe('an index built whole instead', () => {
 })
 
 describe('a changed directory listed for an update', () => {
-  /** An executor that runs the walk, then changes the tree before the update lists it. */
+  /** An executor that runs the walk (every part of it), then changes the tree before the update lists it. */
   function racing(after: () => void): BashExecutor {
+    // The walk resolves every part before it runs any: the last part to finish changes the tree.
+    let pending = 0
     return {
-      resolve: (request) => bash.resolve(request),
+      resolve: (request) => {
+        pending++
+        return bash.resolve(request)
+      },
       run: async (spec) => {
         const run = await bash.run(spec)
-        after()
+        if (--pending === 0) after()
         return run
       },
     }
