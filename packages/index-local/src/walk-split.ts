@@ -18,9 +18,10 @@ export interface WalkPart {
 // locale, and the shell takes as one quoted word: other names stay in their parent's walk.
 const PLAIN = /^[\w.+@%=,~-]+$/
 
-// Parts of a walk at most: each is a start point or a -path test in the script, which stays one
-// argument of sh (Linux takes at most 128 KiB).
+// Parts of a walk at most, and the bytes of their paths: each is a start point or a -path test in
+// the script, which stays one argument of sh (Linux takes at most 128 KiB).
 const MAX_UNITS = 128
+const MAX_PATH_BYTES = 32 * 1024
 
 /**
  * Each directory of the index under `prefix` (`''`, or a directory's path with a slash after it),
@@ -47,9 +48,10 @@ export function ownFiles(index: IndexData, prefix: string): Map<string, number> 
 /**
  * Splits a walk of the tree whose directories `own` names (each with the files directly in it, `''`
  * the walked directory) into at most `parts` shares of about equal size. It splits the largest
- * subtree into its own entries and its subdirectories, until none holds more than an eighth of a
- * share or the units run out, then hands the units out largest first, each to the share with the
- * least. Undefined when no split is possible or worth it: one find walks it all.
+ * subtree into its own walk and its largest subdirectories (as many as the units left allow; the
+ * rest stay in its walk), until none holds more than an eighth of a share or the units run out, then
+ * hands the units out largest first, each to the share with the least. Undefined when no split is
+ * possible or worth it: one find walks it all.
  *
  * What the index does not know is walked anyway: a spine's find descends into every subdirectory
  * but those another part walks whole, so a directory made since the build is walked where it lies.
@@ -80,14 +82,16 @@ export function splitWalk(own: ReadonlyMap<string, number>, parts: number): Walk
     let largest: string | undefined
     for (const rel of whole) if (children.has(rel) && (largest === undefined || size.get(rel)! > size.get(largest)!)) largest = rel
     if (largest === undefined || size.get(largest)! <= grain) break
-    const split = children.get(largest)!
-    if (whole.size + spines.length + split.length > MAX_UNITS) break
+    const room = MAX_UNITS - whole.size - spines.length
+    if (room < 1) break
+    const split = [...children.get(largest)!].sort((a, b) => size.get(b)! - size.get(a)!).slice(0, room)
     whole.delete(largest)
     const weight = size.get(largest)! - split.reduce((n, c) => n + size.get(c)!, 0)
     spines.push({ rel: largest, pruned: split, weight })
     for (const c of split) whole.add(c)
   }
-  if (spines.length === 0) return undefined
+  const pathBytes = [...whole, ...spines.flatMap((s) => s.pruned)].reduce((n, rel) => n + rel.length, 0)
+  if (spines.length === 0 || pathBytes > MAX_PATH_BYTES) return undefined
   const shares = Array.from({ length: parts }, (): WalkPart & { weight: number } => ({ whole: [], spines: [], weight: 0 }))
   const units = [
     ...[...whole].map((rel) => ({ weight: size.get(rel)!, add: (s: WalkPart) => s.whole.push(rel) })),

@@ -57,12 +57,23 @@ describe('splitWalk', () => {
     expect(Math.abs(a! - b!)).toBeLessThan(500)
   })
 
-  it('does not split one core, an empty tree, a tree without subdirectories, or one with too many to name', () => {
+  it('does not split one core, an empty tree, a tree without subdirectories, or paths too long for a script', () => {
     expect(splitWalk(tree({ '': 3, a: 100, b: 100 }), 1)).toBeUndefined()
     expect(splitWalk(new Map(), 2)).toBeUndefined()
     expect(splitWalk(tree({ '': 1000 }), 2)).toBeUndefined()
-    const wide = new Map([['', 0], ...Array.from({ length: 200 }, (_, i) => [`d${i}`, 10] as [string, number])])
-    expect(splitWalk(wide, 2)).toBeUndefined()
+    const long = 'x'.repeat(250)
+    const deep = new Map([['', 0], ...Array.from({ length: 200 }, (_, i) => [`${long}${i}`, 10] as [string, number])])
+    expect(splitWalk(deep, 2)).toBeUndefined()
+  })
+
+  it('peels off the largest subdirectories of a wide one, as many as the units allow, the rest walked with it', () => {
+    const wide = new Map([['', 0], ...Array.from({ length: 200 }, (_, i) => [`d${i}`, i] as [string, number])])
+    const parts = splitWalk(wide, 2)!
+    const units = parts.flatMap((p) => [...p.whole, ...p.spines.map((s) => s.rel)])
+    expect(units).toHaveLength(128)
+    expect(units).toContain('d199')
+    expect(units).not.toContain('d0')
+    expect([...walkers(wide, parts).values()].every((n) => n === 1)).toBe(true)
   })
 
   it('stops at the grain: small subtrees stay whole', () => {
