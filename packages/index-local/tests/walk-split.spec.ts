@@ -76,6 +76,19 @@ describe('splitWalk', () => {
     expect([...walkers(wide, parts).values()].every((n) => n === 1)).toBe(true)
   })
 
+  it('stops when the units run out, a large subtree left whole', () => {
+    const own = new Map([
+      ['', 0],
+      ...Array.from({ length: 127 }, (_, i) => [`d${i}`, 1] as [string, number]),
+      ['d0/x', 5000],
+      ['d0/y', 5000],
+    ])
+    const parts = splitWalk(own, 2)!
+    expect(parts.flatMap((p) => p.spines.map((s) => s.rel))).toEqual([''])
+    expect(parts.flatMap((p) => p.whole)).toContain('d0')
+    expect([...walkers(own, parts).values()].every((n) => n === 1)).toBe(true)
+  })
+
   it('stops at the grain: small subtrees stay whole', () => {
     const own = tree({ '': 0, a: 10, 'a/x': 1000, b: 10, 'b/y': 1000 })
     const parts = splitWalk(own, 2)!
