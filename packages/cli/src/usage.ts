@@ -16,7 +16,7 @@ export const BUILTIN_COMMANDS = {
       "rank deferred tools for QUERY as tool_search does (--max-results N, default 5; --explain: the terms that earned each score, with --format json as each match's terms); FILE is a JSON array of {name, description, searchHint?, isMcp?, shouldDefer?, alwaysLoad?}",
   },
   index: {
-    synopsis: 'index [PATH] [--index-dir DIR] [--rebuild]',
+    synopsis: 'index [PATH] [--index-dir DIR]',
     summary:
       'build the content index of the tree at PATH (default the working directory), which grep then uses by itself to read only the files that can match, with the same answer; kept private under $XDG_CACHE_HOME/dsh/index (or DIR); run again, it keys only what changed since the build (files changed since are always read; --rebuild builds it whole)',
   },
