@@ -1,6 +1,6 @@
 // Builds a tree's index: walk every file but VCS directories and links, key each one's trigrams, write atomically.
 import { open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import type { LocalIndexSettings } from './config.js'
 import { IndexError, tooLarge } from './errors.js'
 import { encodeIndex, FILE_ALWAYS, UNREAD_DIR } from './format.js'
@@ -88,6 +88,25 @@ export async function clockMark(dir: string): Promise<bigint> {
 }
 
 /**
+ * Writes an index file's parts to a temporary file beside `target` (private, synced) and renames it
+ * over `target`: a reader meanwhile opens the old file or none, and a killed write leaves only the
+ * temporary file, which the next build or update removes.
+ */
+export async function writeAtomically(target: string, parts: readonly Buffer[]): Promise<void> {
+  const dir = dirname(target)
+  for (const name of await readdir(dir)) if (name.startsWith(`${basename(target)}.tmp-`)) await rm(join(dir, name), { force: true })
+  const temp = `${target}.tmp-${process.pid}-${Date.now()}`
+  const handle = await open(temp, 'wx', 0o600)
+  try {
+    for (const p of parts) await handle.write(p)
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+  await rename(temp, target)
+}
+
+/**
  * Builds the index of the tree at `root` into the index directory, replacing the one there by an
  * atomic rename: a search meanwhile reads the old index or none, and a killed build leaves only a
  * temporary file the next build removes.
@@ -110,7 +129,6 @@ export async function buildIndexWith(
   await ensurePrivateDir(settings.dir)
   const dir = treeDir(settings.dir, root)
   await ensurePrivateDir(dir)
-  for (const name of await readdir(dir)) if (name.startsWith(`${INDEX_FILE}.tmp-`)) await rm(join(dir, name), { force: true })
   const builtAtNs = await clockMark(dir)
   const found: Found[] = []
   const dirs: Array<[string, number]> = []
@@ -134,15 +152,7 @@ export async function buildIndexWith(
   const indexBytes = parts.reduce((n, p) => n + p.length, 0)
   if (indexBytes > settings.indexMaxBytes) tooLarge(settings.indexMaxBytes)
   const target = join(dir, INDEX_FILE)
-  const temp = `${target}.tmp-${process.pid}-${Date.now()}`
-  const handle = await open(temp, 'wx', 0o600)
-  try {
-    for (const p of parts) await handle.write(p)
-    await handle.sync()
-  } finally {
-    await handle.close()
-  }
-  await rename(temp, target)
+  await writeAtomically(target, parts)
   // An update of the index replaced names another base, so searches would not read it; a rebuild removes it.
   await rm(join(dir, UPDATE_FILE), { force: true })
   return {

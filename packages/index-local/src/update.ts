@@ -1,8 +1,8 @@
 // Updates a tree's index without a rebuild: keys only what changed since its build into a small second file searches read beside it.
-import { open, readdir, rename, rm, stat } from 'node:fs/promises'
+import { readdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { BashExecutor } from '@dsh/core'
-import { buildIndex, clockMark, SKIPPED_DIRS, walk, type BuildReport, type Found } from './build.js'
+import { buildIndex, clockMark, SKIPPED_DIRS, walk, writeAtomically, type BuildReport, type Found } from './build.js'
 import type { LocalIndexSettings } from './config.js'
 import { tooLarge } from './errors.js'
 import { encodeIndex, FILE_ALWAYS, openIndexFile, UNREAD_DIR, type IndexData } from './format.js'
@@ -111,7 +111,7 @@ export async function updateIndex(
     const indexBytes = parts.reduce((n, p) => n + p.length, 0)
     if (indexBytes + info.size > settings.indexMaxBytes) tooLarge(settings.indexMaxBytes)
     const indexPath = join(dir, UPDATE_FILE)
-    await writeAtomically(dir, indexPath, parts)
+    await writeAtomically(indexPath, parts)
     return {
       kind: 'update',
       changed: walked.changed.length,
@@ -158,18 +158,4 @@ async function listOwn(root: string, rel: string, inode: number, files: Found[],
     const child = rel === '' ? name : `${rel}/${name}`
     if (entry.isFile() && !(SKIPPED_DIRS as readonly string[]).includes(name)) files.push({ rel: child, path: pathOf(root, child) })
   }
-}
-
-/** Writes the file's parts to a temporary file and renames it over `target`; a killed write leaves only the temporary file. */
-async function writeAtomically(dir: string, target: string, parts: readonly Buffer[]): Promise<void> {
-  for (const name of await readdir(dir)) if (name.startsWith(`${UPDATE_FILE}.tmp-`)) await rm(join(dir, name), { force: true })
-  const temp = `${target}.tmp-${process.pid}-${Date.now()}`
-  const handle = await open(temp, 'wx', 0o600)
-  try {
-    for (const p of parts) await handle.write(p)
-    await handle.sync()
-  } finally {
-    await handle.close()
-  }
-  await rename(temp, target)
 }
