@@ -45,7 +45,7 @@ export const Config = z.strictObject({
     .positive()
     .default(20_000)
     .describe(
-      'When more files and directories than this changed since the index was built, a search reads the whole tree: the index is too old to save much. @default 20000',
+      'When more files and directories than this changed since the index was built, a search reads the whole tree (the index is too old to save much), and `dsh index` builds the index whole instead of updating it. @default 20000',
     ),
   watch: z
     .boolean()
