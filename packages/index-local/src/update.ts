@@ -100,7 +100,8 @@ export async function updateIndex(
       header: {
         root,
         builtAtNs: builtAtNs.toString(),
-        covers: 'the files and directories changed under root since the base index was built, as every file of the base index is covered',
+        covers:
+          'the files changed under root since the base index was built: each changed file, the own files of each changed directory, new directories whole; the base index covers the rest',
         base: { checksum: base.checksum, builtAtNs: base.header.builtAtNs },
       },
       files: files.map((f) => f.rel),
