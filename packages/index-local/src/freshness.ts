@@ -1,4 +1,4 @@
-// What changed under a directory since the index was built: one `find` walk of ctimes through the bash seam.
+// What changed under a directory since the index was built: a `find` walk of ctimes through the bash seam, whole or split in parts.
 import type { BashExecutor } from '@dsh/core'
 import { SKIPPED_DIRS } from './build.js'
 import type { WalkPart } from './walk-split.js'
