@@ -87,7 +87,7 @@ function alwaysRead(bytes: Buffer): boolean {
 }
 
 /**
- * Keys chunk after chunk with one trigram collector (2^24 slots, 96 MB) and one postings builder. A
+ * Keys chunk after chunk with one trigram collector (2^24 slots, 64 MB) and one postings builder. A
  * chunk's ids must not have been keyed by this keyer before: the collector tells a file's keys apart
  * by its id alone.
  */
@@ -130,8 +130,10 @@ export class ChunkKeyer {
       }
       flags[i] = FILE_INDEXED
       contentBytes += bytes.length
-      const id = first + i
-      this.collector.collect(bytes, (key, positions) => this.postings.add(key, id, positions))
+      const { collector } = this
+      // Collected first: a file with more keys than the last grows the arrays `keys` and `positions` return.
+      const count = collector.collect(bytes)
+      this.postings.addFile(first + i, collector.keys, collector.positions, count)
     }
     return { chunk: task.chunk, flags, contentBytes, segments: this.postings.takeSegments() }
   }

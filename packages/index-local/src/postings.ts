@@ -89,15 +89,18 @@ export class PostingsBuilder {
   }
 
   /**
-   * Adds one posting: a file adds each of its distinct keys once, with the mask of where it starts
-   * (see `TrigramCollector`), and files come in ascending order.
+   * Adds a file's postings: each of its distinct keys once, the first `count` of `keys`, each with the
+   * mask of where it starts in `positions` (see `TrigramCollector`). Files come in ascending order.
    */
-  add(key: number, file: number, positions: number): void {
-    if (this.count === this.segmentPairs) this.flush()
-    this.pairKeys[this.count] = key
-    this.pairFiles[this.count] = file
-    this.pairPositions[this.count] = positions
-    this.count++
+  addFile(file: number, keys: Uint32Array, positions: Uint16Array, count: number): void {
+    const { pairKeys, pairFiles, pairPositions } = this
+    for (let k = 0; k < count; k++) {
+      if (this.count === this.segmentPairs) this.flush()
+      const at = this.count++
+      pairKeys[at] = keys[k]!
+      pairFiles[at] = file
+      pairPositions[at] = positions[k]!
+    }
   }
 
   /**

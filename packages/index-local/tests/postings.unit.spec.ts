@@ -60,12 +60,18 @@ describe('PostingsBuilder', () => {
       const id = file * 11
       const keys = new Set<number>()
       for (let k = random() % 12; k > 0; k--) keys.add(random() % 40 === 0 ? random() & 0xffffff : random() % 64)
+      // A file's keys in arrays longer than it has (as the collector's are), so only `count` of them are read.
+      const fileKeys = new Uint32Array(keys.size + 3).fill(0xabcdef)
+      const filePositions = new Uint16Array(keys.size + 3)
+      let count = 0
       for (const key of keys) {
         const positions = random() & 0xffff
-        builder.add(key, id, positions)
+        fileKeys[count] = key
+        filePositions[count++] = positions
         expected.set(key, [...(expected.get(key) ?? []), id])
         expectedPositions.set(key, [...(expectedPositions.get(key) ?? []), positions])
       }
+      builder.addFile(id, fileKeys, filePositions, count)
     }
     segments.push(...builder.takeSegments())
     expect(segments.length).toBeGreaterThan(100)
@@ -93,12 +99,8 @@ describe('PostingsBuilder', () => {
 
   it('counts a segment as its postings alone', () => {
     const builder = new PostingsBuilder(8)
-    for (const [key, file] of [
-      [5, 0],
-      [9, 0],
-      [5, 200],
-    ])
-      builder.add(key!, file!, 1)
+    builder.addFile(0, Uint32Array.from([5, 9]), Uint16Array.from([1, 1]), 2)
+    builder.addFile(200, Uint32Array.from([5]), Uint16Array.from([1]), 1)
     const [segment] = builder.takeSegments()
     // Key 5: gaps 0 and 199 (two bytes); key 9: gap 0; two bytes of positions each.
     expect(segmentBytes(segment!)).toBe(4 + 3 * 2)

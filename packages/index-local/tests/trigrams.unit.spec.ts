@@ -1,16 +1,20 @@
 // A file's trigrams as the build collects them: each distinct key once, with where it starts modulo 16.
 import { describe, expect, it } from 'vitest'
-import { TrigramCollector, trigramKey } from '../src/trigrams.js'
+import { foldByte, TrigramCollector, trigramKey } from '../src/trigrams.js'
 
 const key = (text: string) => trigramKey(text.charCodeAt(0), text.charCodeAt(1), text.charCodeAt(2))
 
 function collect(collector: TrigramCollector, text: string): Map<number, number> {
+  return collected(collector, Buffer.from(text, 'latin1'))
+}
+
+function collected(collector: TrigramCollector, bytes: Uint8Array): Map<number, number> {
+  const added = collector.collect(bytes)
   const out = new Map<number, number>()
-  const added = collector.collect(Buffer.from(text, 'latin1'), (k, positions) => {
-    expect(out.has(k)).toBe(false)
-    out.set(k, positions)
-  })
-  expect(added).toBe(out.size)
+  for (let k = 0; k < added; k++) {
+    expect(out.has(collector.keys[k]!)).toBe(false)
+    out.set(collector.keys[k]!, collector.positions[k]!)
+  }
   return out
 }
 
@@ -27,13 +31,18 @@ describe('TrigramCollector', () => {
   it('starts each file afresh, and takes files longer than its first buffer of keys', () => {
     const collector = new TrigramCollector()
     collect(collector, 'xyz xyz')
-    // 100,000 random bytes: nearly as many distinct trigrams, more than the 65,536 its first buffer holds.
+    // 100,000 random bytes: nearly as many distinct trigrams, more than the 4,096 its first buffer holds.
     let seed = 7
     const bytes = Uint8Array.from({ length: 100_000 }, () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 24)
-    const out = new Map<number, number>()
-    const added = collector.collect(bytes, (k, positions) => out.set(k, positions))
-    expect(added).toBe(out.size)
-    expect(added).toBeGreaterThan(1 << 16)
+    const out = collected(collector, bytes)
+    expect(out.size).toBeGreaterThan(1 << 16)
+    // The same keys and masks as one map of them all, across the blocks of 65,536 bytes it keys between checks for room.
+    const expected = new Map<number, number>()
+    for (let i = 0; i + 2 < bytes.length; i++) {
+      const k = trigramKey(foldByte(bytes[i]!), foldByte(bytes[i + 1]!), foldByte(bytes[i + 2]!))
+      expected.set(k, (expected.get(k) ?? 0) | (1 << (i % 16)))
+    }
+    expect(out).toEqual(expected)
     const again = collect(collector, 'xyz')
     expect(again.get(key('xyz'))).toBe(1)
   })
@@ -42,7 +51,7 @@ describe('TrigramCollector', () => {
     const collector = new TrigramCollector()
     expect(collect(collector, 'abc')).toEqual(new Map([[key('abc'), 1]]))
     // The first file was generation 1; these are 2 to 0xffff, the last there is.
-    for (let file = 1; file < 0xffff; file++) expect(collector.collect(Buffer.from('xyz'), () => undefined)).toBe(1)
+    for (let file = 1; file < 0xffff; file++) expect(collector.collect(Buffer.from('xyz'))).toBe(1)
     // Generation 1 again: were the first file's slot still there, its key would go missing here.
     expect(collect(collector, '-abc')).toEqual(
       new Map([
