@@ -88,11 +88,11 @@ export async function clockMark(dir: string): Promise<bigint> {
 }
 
 /**
- * Writes an index file's parts to a temporary file beside `target` (private, synced) and renames it
- * over `target`: a reader meanwhile opens the old file or none, and a killed write leaves only the
- * temporary file, which the next build or update removes.
+ * Writes an index file's parts, each before the next is pulled, to a temporary file beside `target`
+ * (private, synced) and renames it over `target`: a reader meanwhile opens the old file or none, and
+ * a killed write leaves only the temporary file, which the next build or update removes.
  */
-export async function writeAtomically(target: string, parts: readonly Buffer[]): Promise<void> {
+export async function writeAtomically(target: string, parts: Iterable<Uint8Array>): Promise<void> {
   const dir = dirname(target)
   for (const name of await readdir(dir)) if (name.startsWith(`${basename(target)}.tmp-`)) await rm(join(dir, name), { force: true })
   const temp = `${target}.tmp-${process.pid}-${Date.now()}`
@@ -138,7 +138,7 @@ export async function buildIndexWith(
     { fileMaxBytes: settings.fileMaxBytes, indexMaxBytes: settings.indexMaxBytes, workers: settings.buildWorkers, ...seams },
   )
   const merged = mergeSegments(segments)
-  const parts = encodeIndex({
+  const { bytes: indexBytes, parts } = encodeIndex({
     header: {
       root,
       builtAtNs: builtAtNs.toString(),
@@ -149,7 +149,6 @@ export async function buildIndexWith(
     dirs,
     ...merged,
   })
-  const indexBytes = parts.reduce((n, p) => n + p.length, 0)
   if (indexBytes > settings.indexMaxBytes) tooLarge(settings.indexMaxBytes)
   const target = join(dir, INDEX_FILE)
   await writeAtomically(target, parts)

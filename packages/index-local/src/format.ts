@@ -93,20 +93,26 @@ export interface IndexSections {
   fileFlags: Uint8Array
   dirs: ReadonlyArray<readonly [string, number]>
   keys: Uint32Array
+  /** Where each key's list starts in the postings; one more entry, their length. */
   starts: Uint32Array
-  postings: readonly Uint8Array[]
+  /** The postings' bytes, in order: pulled one chunk at a time as the file is written (see `MergedPostings`). */
+  postings: Iterable<Uint8Array>
 }
 
 function pad4(length: number): Buffer {
   return Buffer.alloc((4 - (length % 4)) % 4)
 }
 
-/** The file's bytes, section by section, the SHA-256 of all before it last. */
-export function encodeIndex(sections: IndexSections): Buffer[] {
+/**
+ * The file's size, and its bytes section by section, the SHA-256 of all before it last. The bytes are
+ * made as they are pulled, so each part must be written before the next is pulled (the postings'
+ * chunks share a buffer).
+ */
+export function encodeIndex(sections: IndexSections): { bytes: number; parts: Iterable<Uint8Array> } {
   const filePaths = Buffer.from(sections.files.join('\0'), 'latin1')
   const dirPaths = Buffer.from(sections.dirs.map(([p]) => p).join('\0'), 'latin1')
   const inodes = new Float64Array(sections.dirs.map(([, ino]) => ino))
-  const postingBytes = sections.postings.reduce((n, p) => n + p.length, 0)
+  const postingBytes = sections.starts[sections.keys.length]!
   const header: IndexHeader = {
     ...sections.header,
     files: sections.files.length,
@@ -121,17 +127,27 @@ export function encodeIndex(sections: IndexSections): Buffer[] {
   INDEX_MAGIC.copy(fixed, 0)
   fixed.writeUInt32LE(INDEX_FORMAT_VERSION, 8)
   fixed.writeUInt32LE(json.length, 12)
-  const parts: Buffer[] = [fixed, json, pad4(json.length)]
-  parts.push(Buffer.from(inodes.buffer, inodes.byteOffset, inodes.byteLength))
-  parts.push(Buffer.from(sections.keys.buffer, sections.keys.byteOffset, sections.keys.byteLength))
-  parts.push(Buffer.from(sections.starts.buffer, sections.starts.byteOffset, sections.starts.byteLength))
-  parts.push(Buffer.from(sections.fileFlags.buffer, sections.fileFlags.byteOffset, sections.fileFlags.byteLength))
-  parts.push(filePaths, dirPaths)
-  for (const p of sections.postings) parts.push(Buffer.from(p.buffer, p.byteOffset, p.byteLength))
-  const hash = createHash('sha256')
-  for (const p of parts) hash.update(p)
-  parts.push(hash.digest())
-  return parts
+  const head: Uint8Array[] = [
+    fixed,
+    json,
+    pad4(json.length),
+    new Uint8Array(inodes.buffer, inodes.byteOffset, inodes.byteLength),
+    new Uint8Array(sections.keys.buffer, sections.keys.byteOffset, sections.keys.byteLength),
+    new Uint8Array(sections.starts.buffer, sections.starts.byteOffset, sections.starts.byteLength),
+    sections.fileFlags,
+    filePaths,
+    dirPaths,
+  ]
+  function* parts(): Generator<Uint8Array> {
+    const hash = createHash('sha256')
+    for (const section of [head, sections.postings])
+      for (const p of section) {
+        hash.update(p)
+        yield p
+      }
+    yield hash.digest()
+  }
+  return { bytes: head.reduce((n, p) => n + p.length, 0) + postingBytes + 32, parts: parts() }
 }
 
 function refuse(why: string): never {

@@ -28,8 +28,8 @@ export function literalTrigrams(bytes: string): number[] {
   return [...new Set(trigramsAt(bytes))]
 }
 
-// How many keys there are: 2^24, one for each three bytes.
-const KEY_SPACE = 1 << 24
+/** How many keys there are: 2^24, one for each three bytes. */
+export const KEY_SPACE = 1 << 24
 // A slot is 32 bits: a generation above, the 16 position bits below.
 const GENERATIONS = 0xffff
 

@@ -96,7 +96,7 @@ export async function updateIndex(
       { fileMaxBytes: settings.fileMaxBytes, indexMaxBytes: settings.indexMaxBytes, workers: settings.buildWorkers },
     )
     const merged = mergeSegments(keyed.segments)
-    const parts = encodeIndex({
+    const { bytes: indexBytes, parts } = encodeIndex({
       header: {
         root,
         builtAtNs: builtAtNs.toString(),
@@ -109,7 +109,6 @@ export async function updateIndex(
       dirs,
       ...merged,
     })
-    const indexBytes = parts.reduce((n, p) => n + p.length, 0)
     if (indexBytes + info.size > settings.indexMaxBytes) tooLarge(settings.indexMaxBytes)
     const indexPath = join(dir, UPDATE_FILE)
     await writeAtomically(indexPath, parts)

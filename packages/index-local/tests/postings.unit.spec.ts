@@ -6,6 +6,11 @@ import { mergeSegments, PostingsBuilder, segmentBytes, VarintBytes } from '../sr
 
 /** The merged postings as an index a search reads them from. */
 function asIndex(merged: ReturnType<typeof mergeSegments>, files: number): IndexData {
+  // Each chunk copied as it is pulled: the next one reuses its buffer.
+  const chunks: Buffer[] = []
+  for (const chunk of merged.postings) chunks.push(Buffer.from(chunk))
+  const postings = Buffer.concat(chunks)
+  expect(postings.length).toBe(merged.starts[merged.keys.length])
   return {
     header: {
       root: '/',
@@ -24,20 +29,19 @@ function asIndex(merged: ReturnType<typeof mergeSegments>, files: number): Index
     dirs: new Map(),
     keys: merged.keys,
     starts: merged.starts,
-    postings: (start, end) => merged.postings[0]!.subarray(start, end),
+    postings: (start, end) => postings.subarray(start, end),
   }
 }
 
 describe('VarintBytes', () => {
-  it('writes 7 bits a byte, low first, and grows for values and for appended bytes', () => {
+  it('writes 7 bits a byte, low first, and grows', () => {
     const out = new VarintBytes(2)
     out.write(0)
     out.write(127)
     out.write(128)
     out.write(2 ** 32 - 1)
-    out.append(Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8, 9]))
     out.write16(0xabcd)
-    expect([...out.view()]).toEqual([0, 127, 0x80, 1, 0xff, 0xff, 0xff, 0xff, 0x0f, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0xcd, 0xab])
+    expect([...out.view()]).toEqual([0, 127, 0x80, 1, 0xff, 0xff, 0xff, 0xff, 0x0f, 0xcd, 0xab])
     const full = new VarintBytes(1)
     full.write16(0x0102)
     expect([...full.view()]).toEqual([2, 1])
@@ -92,9 +96,60 @@ describe('PostingsBuilder', () => {
     expect([...readPostings(index, 0, new Uint32Array(0))]).toEqual([])
   })
 
+  it('makes the postings a chunk at a time, a list longer than a chunk included', () => {
+    // One segment of 1,500,000 files (each a key 0x616263 list of 4.5 MB, past the 4 MB chunk, and one
+    // in 7 a key before it), then a segment of 100,000 more; a short list in each after.
+    const builder = new PostingsBuilder(1 << 22)
+    const keys = new Uint32Array(3)
+    const positions = Uint16Array.from([1, 2, 3])
+    const segments: Segment[] = []
+    const files = 1_600_000
+    for (let file = 0; file < files; file++) {
+      if (file === 1_500_000) segments.push(...builder.takeSegments())
+      let count = 0
+      if (file % 7 === 0) keys[count++] = 0x010203
+      keys[count++] = 0x616263
+      if (file % 100_000 === 0) keys[count++] = 0x7a7a7a
+      builder.addFile(file, keys, positions, count)
+    }
+    segments.push(...builder.takeSegments())
+    expect(segments.length).toBe(2)
+    const merged = mergeSegments(segments)
+    expect([...merged.keys]).toEqual([0x010203, 0x616263, 0x7a7a7a])
+    const index = asIndex(merged, files)
+    const ids = (slot: number) => readPostingList(index, slot).ids
+    const sevenths = ids(0)
+    expect(sevenths.length).toBe(Math.ceil(files / 7))
+    expect(sevenths.every((id, i) => id === i * 7)).toBe(true)
+    const every = ids(1)
+    expect(every.length).toBe(files)
+    expect(every.every((id, i) => id === i)).toBe(true)
+    expect([...ids(2)]).toEqual(Array.from({ length: 16 }, (_, i) => i * 100_000))
+    expect(new Set(readPostingList(index, 1).positions)).toEqual(new Set([1, 2]))
+  })
+
+  it("re-codes a list's first gap from the segment before, in as many bytes as it takes", () => {
+    const builder = new PostingsBuilder(100)
+    const one = Uint16Array.from([1, 1])
+    builder.addFile(0, Uint32Array.from([0xa, 0xb]), one, 2)
+    const segments = builder.takeSegments()
+    builder.addFile(3_000_000, Uint32Array.from([0xa]), one, 1)
+    segments.push(...builder.takeSegments())
+    builder.addFile(2 ** 29, Uint32Array.from([0xb]), one, 1)
+    segments.push(...builder.takeSegments())
+    // Gaps of 2,999,999 (four bytes) and 2^29 - 1 (five), each after its list's first id.
+    const merged = mergeSegments(segments)
+    expect([...merged.starts]).toEqual([0, 3 + 6, 3 + 6 + 3 + 7])
+    const index = asIndex(merged, 2 ** 29 + 1)
+    expect([...readPostingList(index, 0).ids]).toEqual([0, 3_000_000])
+    expect([...readPostingList(index, 1).ids]).toEqual([0, 2 ** 29])
+  })
+
   it('merges nothing into no keys', () => {
     expect(new PostingsBuilder(100).takeSegments()).toEqual([])
-    expect(mergeSegments([])).toMatchObject({ keys: new Uint32Array(0), starts: Uint32Array.from([0]) })
+    const none = mergeSegments([])
+    expect(none).toMatchObject({ keys: new Uint32Array(0), starts: Uint32Array.from([0]) })
+    expect([...none.postings]).toEqual([])
   })
 
   it('counts a segment as its postings alone', () => {

@@ -154,7 +154,7 @@ describe('an update', () => {
     // Forged beside this index: another root, another build's mark; then damaged, then open to others.
     const data = openIndexFile(join(home, INDEX_FILE))
     const forge = (header: Record<string, unknown>) => {
-      const parts = encodeIndex({
+      const { parts } = encodeIndex({
         header: {
           root,
           builtAtNs: `${BigInt(Date.now()) * 1_000_000n}`,
@@ -169,7 +169,7 @@ describe('an update', () => {
         starts: new Uint32Array(1),
         postings: [],
       })
-      writeFileSync(join(home, UPDATE_FILE), Buffer.concat(parts), { mode: 0o600 })
+      writeFileSync(join(home, UPDATE_FILE), Buffer.concat([...parts]), { mode: 0o600 })
     }
     for (const header of [{ root: '/elsewhere' }, { base: { checksum: data.checksum, builtAtNs: '1' } }, { base: undefined }]) {
       forge(header)

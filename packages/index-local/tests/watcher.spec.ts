@@ -269,7 +269,7 @@ describe('the quiet mark', () => {
     expect(await off.unchangedMark({ dir: root, signal })).toBeUndefined()
     // An index whose build could not list `locked`: it has no watch there.
     mkdirSync(join(root, 'locked'))
-    const parts = encodeIndex({
+    const { parts } = encodeIndex({
       header: { root, builtAtNs: String(BigInt(Date.now()) * 1_000_000n), covers: 'test' },
       files: ['a.txt'],
       fileFlags: new Uint8Array(1),
@@ -282,7 +282,7 @@ describe('the quiet mark', () => {
       starts: Uint32Array.from([0]),
       postings: [],
     })
-    writeFileSync(join(treeDir(index.settings.dir, root), INDEX_FILE), Buffer.concat(parts))
+    writeFileSync(join(treeDir(index.settings.dir, root), INDEX_FILE), Buffer.concat([...parts]))
     expect(await index.unchangedMark({ dir: root, signal })).toBeUndefined()
     expect(await index.unchangedMark({ dir: join(root, 'src'), signal })).toMatch(/^\d+:\d+:\d+:\d+$/)
     vi.spyOn(Date, 'now').mockReturnValue(0)
