@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { FilePaths, readPostingList, readPostings, type IndexData } from '../src/format.js'
 import type { Segment } from '../src/postings.js'
-import { mergeSegments, PostingsBuilder, segmentBytes, VarintBytes } from '../src/postings.js'
+import { mergeSegments, PostingsBuilder, segmentBytes } from '../src/postings.js'
 
 /** The merged postings as an index a search reads them from. */
 function asIndex(merged: ReturnType<typeof mergeSegments>, files: number): IndexData {
@@ -32,21 +32,6 @@ function asIndex(merged: ReturnType<typeof mergeSegments>, files: number): Index
     postings: (start, end) => postings.subarray(start, end),
   }
 }
-
-describe('VarintBytes', () => {
-  it('writes 7 bits a byte, low first, and grows', () => {
-    const out = new VarintBytes(2)
-    out.write(0)
-    out.write(127)
-    out.write(128)
-    out.write(2 ** 32 - 1)
-    out.write16(0xabcd)
-    expect([...out.view()]).toEqual([0, 127, 0x80, 1, 0xff, 0xff, 0xff, 0xff, 0x0f, 0xcd, 0xab])
-    const full = new VarintBytes(1)
-    full.write16(0x0102)
-    expect([...full.view()]).toEqual([2, 1])
-  })
-})
 
 describe('PostingsBuilder', () => {
   it('merges segments of any size into the lists, and the positions, each key would have had', () => {
