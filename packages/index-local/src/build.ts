@@ -88,9 +88,10 @@ export async function clockMark(dir: string): Promise<bigint> {
 }
 
 /**
- * Writes an index file's parts, each before the next is pulled, to a temporary file beside `target`
- * (private, synced) and renames it over `target`: a reader meanwhile opens the old file or none, and
- * a killed write leaves only the temporary file, which the next build or update removes.
+ * Writes an index file's parts (each by the time the one after the next is pulled) to a temporary
+ * file beside `target` (private, synced) and renames it over `target`: a reader meanwhile opens the
+ * old file or none, and a killed write leaves only the temporary file, which the next build or update
+ * removes.
  */
 export async function writeAtomically(target: string, parts: Iterable<Uint8Array>): Promise<void> {
   const dir = dirname(target)
@@ -98,7 +99,18 @@ export async function writeAtomically(target: string, parts: Iterable<Uint8Array
   const temp = `${target}.tmp-${process.pid}-${Date.now()}`
   const handle = await open(temp, 'wx', 0o600)
   try {
-    for (const p of parts) await handle.write(p)
+    // Each part is written while the next is made (and hashed): one write in flight, at its place.
+    let at = 0
+    let writing: Promise<unknown> = Promise.resolve()
+    for (const p of parts) {
+      const write = handle.write(p, 0, p.length, at)
+      // Awaited below; marked handled meanwhile, in case the write before it fails first.
+      write.catch(() => undefined)
+      at += p.length
+      await writing
+      writing = write
+    }
+    await writing
     await handle.sync()
   } finally {
     await handle.close()

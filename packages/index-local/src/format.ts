@@ -95,7 +95,7 @@ export interface IndexSections {
   keys: Uint32Array
   /** Where each key's list starts in the postings; one more entry, their length. */
   starts: Uint32Array
-  /** The postings' bytes, in order: pulled one chunk at a time as the file is written (see `MergedPostings`). */
+  /** The postings' bytes, in order: pulled a chunk at a time as the file is written (see `MergedPostings`). */
   postings: Iterable<Uint8Array>
 }
 
@@ -105,8 +105,8 @@ function pad4(length: number): Buffer {
 
 /**
  * The file's size, and its bytes section by section, the SHA-256 of all before it last. The bytes are
- * made as they are pulled, so each part must be written before the next is pulled (the postings'
- * chunks share a buffer).
+ * made as they are pulled, so each part must be written by the time the one after the next is pulled
+ * (the postings' chunks take turns in two buffers).
  */
 export function encodeIndex(sections: IndexSections): { bytes: number; parts: Iterable<Uint8Array> } {
   const filePaths = Buffer.from(sections.files.join('\0'), 'latin1')

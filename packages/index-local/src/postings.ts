@@ -168,8 +168,9 @@ export interface MergedPostings {
   /** Where each key's list starts in the postings; one more entry, their length. */
   starts: Uint32Array
   /**
-   * The postings, made as they are pulled, in chunks that share one buffer: a chunk holds until the
-   * next is pulled, so it must be written (or copied) first.
+   * The postings, made as they are pulled, in chunks that take turns in two buffers: a chunk holds
+   * until the one after the next is pulled, so it must be written (or copied) by then. One write can
+   * be in flight while the next chunk is made.
    */
   postings: Iterable<Uint8Array>
 }
@@ -253,7 +254,9 @@ function slotFrom(keys: Uint32Array, from: number, key: number): number {
 
 /** The merged postings in key order, each key's lists in segment order, made a chunk at a time. */
 function* chunks(segments: readonly Segment[], bases: Uint32Array, head: Int32Array, next: Int32Array): Generator<Uint8Array> {
-  const out = new Uint8Array(CHUNK_BYTES)
+  const buffers = [new Uint8Array(CHUNK_BYTES), new Uint8Array(CHUNK_BYTES)]
+  let turn = 0
+  let out = buffers[turn]!
   let o = 0
   let s = 0
   for (let slot = 0; slot < head.length; slot++) {
@@ -268,6 +271,7 @@ function* chunks(segments: readonly Segment[], bases: Uint32Array, head: Int32Ar
       // Room for the gap (at most 5 bytes) and the list's bytes, or the chunk goes out first.
       if (o > 0 && o + 5 + length > out.length) {
         yield out.subarray(0, o)
+        out = buffers[(turn ^= 1)]!
         o = 0
       }
       // The first gap was from -1: its id, coded again from the previous segment's last id.
@@ -281,6 +285,7 @@ function* chunks(segments: readonly Segment[], bases: Uint32Array, head: Int32Ar
       if (o + length > out.length) {
         // A list longer than a chunk goes out as it lies in its segment, after the gap.
         yield out.subarray(0, o)
+        out = buffers[(turn ^= 1)]!
         o = 0
         yield segment.data.subarray(from, from + length)
       } else if (length < 64) {

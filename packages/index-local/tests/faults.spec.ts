@@ -1,7 +1,8 @@
 // Staleness and faults: every change after indexing is seen, and a damaged, foreign, old or half-built index is refused, never trusted.
 import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { open } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import * as bashLocal from '@dsh/bash-local'
 import { loadHarness, type Harness, type ToolResult } from '@dsh/core'
 import * as fsLocal from '@dsh/fs-local'
@@ -246,6 +247,33 @@ describe('an index that cannot be trusted is refused', () => {
     const b = await grep(off, 'alpha', root, 'src')
     expect(a.isError).toBe(true)
     expect(a.content).toBe(b.content)
+  })
+
+  it('keeps the index it had when the disk fills under a build, and says why', async () => {
+    const { root, indexDir, on, off, settings } = await setup('full-disk')
+    await indexLocal.buildIndex(settings, root)
+    const file = indexFileOf(indexDir)
+    const before = readFileSync(file)
+    writeFileSync(join(root, 'src', 'new.ts'), 'alpha again\n')
+    // Every write fails as on a full disk, the one in flight behind the first too.
+    const handle = await open(join(base, 'probe'), 'w')
+    const fileHandle = Object.getPrototypeOf(handle) as { write: (...args: unknown[]) => Promise<unknown> }
+    await handle.close()
+    const write = vi
+      .spyOn(fileHandle, 'write')
+      .mockImplementation(() => Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })))
+    try {
+      await expect(indexLocal.buildIndex(settings, root)).rejects.toMatchObject({ code: 'ENOSPC' })
+      expect(write.mock.calls.length).toBeGreaterThan(1)
+    } finally {
+      write.mockRestore()
+    }
+    // The old index is still there, whole, and answers with the file made since as a changed one.
+    expect(readFileSync(file).equals(before)).toBe(true)
+    const a = await grep(on, 'alpha', root)
+    expect(a.content).toBe((await grep(off, 'alpha', root)).content)
+    expect(a.content).toContain('src/new.ts')
+    expect(indexUse(a)).toMatchObject({ used: true })
   })
 
   it('does not write an index past indexMaxBytes', async () => {

@@ -6,9 +6,14 @@ import { mergeSegments, PostingsBuilder, segmentBytes } from '../src/postings.js
 
 /** The merged postings as an index a search reads them from. */
 function asIndex(merged: ReturnType<typeof mergeSegments>, files: number): IndexData {
-  // Each chunk copied as it is pulled: the next one reuses its buffer.
+  // Each chunk copied only once the next is pulled, as a write in flight reads it: it holds till the one after.
   const chunks: Buffer[] = []
-  for (const chunk of merged.postings) chunks.push(Buffer.from(chunk))
+  let held: Uint8Array | undefined
+  for (const chunk of merged.postings) {
+    if (held !== undefined) chunks.push(Buffer.from(held))
+    held = chunk
+  }
+  if (held !== undefined) chunks.push(Buffer.from(held))
   const postings = Buffer.concat(chunks)
   expect(postings.length).toBe(merged.starts[merged.keys.length])
   return {
