@@ -4,7 +4,7 @@ import { basename, dirname, join } from 'node:path'
 import type { LocalIndexSettings } from './config.js'
 import { IndexError, tooLarge } from './errors.js'
 import { encodeIndex, FILE_ALWAYS, UNREAD_DIR } from './format.js'
-import { keyTree, type KeyOptions } from './key-pool.js'
+import { keyTree, PathFeed, type KeyOptions } from './key-pool.js'
 import { ensurePrivateDir, INDEX_FILE, treeDir, UPDATE_FILE } from './location.js'
 import { mergeSegments } from './postings.js'
 
@@ -39,7 +39,7 @@ export interface Found {
  * does not) alike; not VCS directories, and not links, which rg reaches only when it follows them (a
  * search that does reads the whole tree). Each directory listed goes into `dirs` with its inode.
  */
-export async function walk(root: string, start: string, files: Found[], dirs: Array<[string, number]>): Promise<void> {
+export async function walk(root: string, start: string, files: { push(file: Found): void }, dirs: Array<[string, number]>): Promise<void> {
   // The root is text; paths from it are raw bytes, kept as latin1.
   const path = Buffer.concat([Buffer.from(root), Buffer.from(start === '' ? '' : `/${start}`, 'latin1')])
   const pending: Array<{ rel: string; path: Buffer }> = [{ rel: start, path }]
@@ -144,11 +144,23 @@ export async function buildIndexWith(
   const builtAtNs = await clockMark(dir)
   const found: Found[] = []
   const dirs: Array<[string, number]> = []
-  await walk(root, '', found, dirs)
-  const { flags, contentBytes, segments } = await keyTree(
-    found.map((f) => f.path),
-    { fileMaxBytes: settings.fileMaxBytes, indexMaxBytes: settings.indexMaxBytes, workers: settings.buildWorkers, ...seams },
-  )
+  // The files are keyed as the walk finds them.
+  const feed = new PathFeed()
+  const walking = walk(
+    root,
+    '',
+    {
+      push: (file) => {
+        found.push(file)
+        feed.push(file.path)
+      },
+    },
+    dirs,
+  ).finally(() => feed.end())
+  const [, { flags, contentBytes, segments }] = await Promise.all([
+    walking,
+    keyTree(feed, { fileMaxBytes: settings.fileMaxBytes, indexMaxBytes: settings.indexMaxBytes, workers: settings.buildWorkers, ...seams }),
+  ])
   const merged = mergeSegments(segments)
   const { bytes: indexBytes, parts } = encodeIndex({
     header: {

@@ -7,7 +7,7 @@ import type { LocalIndexSettings } from './config.js'
 import { tooLarge } from './errors.js'
 import { encodeIndex, FILE_ALWAYS, openIndexFile, UNREAD_DIR, type IndexData } from './format.js'
 import { CHANGE_WALK_LIMITS, changedSince } from './freshness.js'
-import { keyTree } from './key-pool.js'
+import { keyTree, PathFeed } from './key-pool.js'
 import { assertPrivate, INDEX_FILE, treeDir, UPDATE_FILE } from './location.js'
 import { mergeSegments } from './postings.js'
 import { ownFiles, splitWalk, WALK_PARTS } from './walk-split.js'
@@ -91,10 +91,11 @@ export async function updateIndex(
     if (files.length > settings.changedMaxEntries) {
       return build(`${files.length} files to key since the build (changedMaxEntries ${settings.changedMaxEntries})`)
     }
-    const keyed = await keyTree(
-      files.map((f) => f.path),
-      { fileMaxBytes: settings.fileMaxBytes, indexMaxBytes: settings.indexMaxBytes, workers: settings.buildWorkers },
-    )
+    const keyed = await keyTree(PathFeed.of(files.map((f) => f.path)), {
+      fileMaxBytes: settings.fileMaxBytes,
+      indexMaxBytes: settings.indexMaxBytes,
+      workers: settings.buildWorkers,
+    })
     const merged = mergeSegments(keyed.segments)
     const { bytes: indexBytes, parts } = encodeIndex({
       header: {

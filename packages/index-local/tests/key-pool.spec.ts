@@ -7,7 +7,7 @@ import { waitUntil } from '../../../test-support/processes.js'
 import { scratchDir, writeTree } from '../../../test-support/temp-tree.js'
 import { buildIndex, buildIndexWith } from '../src/build.js'
 import { resolveIndexOptions } from '../src/config.js'
-import { keyTree, workerEntry } from '../src/key-pool.js'
+import { keyTree, PathFeed, workerEntry } from '../src/key-pool.js'
 import { INDEX_FILE, treeDir } from '../src/location.js'
 import { segmentBytes } from '../src/postings.js'
 
@@ -103,16 +103,51 @@ describe('the build keys files in worker threads', () => {
     expect(report.files).toBe(FILES + 2)
   })
 
+  it('keys paths as a walk feeds them the same as paths all found, and an empty feed as nothing', async () => {
+    const paths = readdirSync(tree, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => Buffer.from(join(e.parentPath, e.name)))
+    const options = { fileMaxBytes: 8000, indexMaxBytes: 2 ** 32, ...SEAMS }
+    const whole = await keyTree(PathFeed.of(paths), { ...options, workers: 1 })
+    for (const workers of [1, 2, 3]) {
+      // Fed a few at a time, with a turn of the event loop between, as the walk's reads give.
+      const feed = new PathFeed()
+      const keyed = keyTree(feed, { ...options, workers })
+      for (let i = 0; i < paths.length; i += 7) {
+        for (const path of paths.slice(i, i + 7)) feed.push(path)
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+      feed.end()
+      expect(await keyed, `${workers} workers`).toEqual(whole)
+    }
+    expect(await keyTree(PathFeed.of([]), { ...options, workers: 2 })).toEqual({ flags: new Uint8Array(0), contentBytes: 0, segments: [] })
+  })
+
+  it('answers a take as far as the feed goes, once it has that much or ends', async () => {
+    const feed = new PathFeed()
+    const first = feed.take(0, 2)
+    const past = feed.take(3, 2)
+    feed.push(Buffer.from('a'))
+    feed.push(Buffer.from('b'))
+    expect((await first)?.map(String)).toEqual(['a', 'b'])
+    feed.push(Buffer.from('c'))
+    feed.push(Buffer.from('d'))
+    feed.end()
+    // Fewer than asked for at the end, and nothing past it.
+    expect((await past)?.map(String)).toEqual(['d'])
+    expect(await feed.take(4, 2)).toBeUndefined()
+  })
+
   it('fails past indexMaxBytes summed over every worker’s segments, and writes nothing', async () => {
     const paths = readdirSync(tree, { recursive: true, withFileTypes: true })
       .filter((e) => e.isFile())
       .map((e) => Buffer.from(join(e.parentPath, e.name)))
     const options = { fileMaxBytes: 8000, workers: 1, ...SEAMS }
-    const whole = await keyTree(paths, { ...options, indexMaxBytes: 2 ** 32 })
+    const whole = await keyTree(PathFeed.of(paths), { ...options, indexMaxBytes: 2 ** 32 })
     const total = whole.segments.reduce((n, s) => n + segmentBytes(s), 0)
-    expect(await keyTree(paths, { ...options, workers: 2, indexMaxBytes: total })).toEqual(whole)
+    expect(await keyTree(PathFeed.of(paths), { ...options, workers: 2, indexMaxBytes: total })).toEqual(whole)
     // Half of it: each chunk's segments fit, together they do not.
-    await expect(keyTree(paths, { ...options, workers: 2, indexMaxBytes: Math.floor(total / 2) })).rejects.toMatchObject({
+    await expect(keyTree(PathFeed.of(paths), { ...options, workers: 2, indexMaxBytes: Math.floor(total / 2) })).rejects.toMatchObject({
       code: 'INDEX_TOO_LARGE',
     })
     const s = settings('budget', { buildWorkers: 2, indexMaxBytes: Math.floor(total / 2) })
