@@ -159,7 +159,7 @@ export function segmentBytes(segment: Segment): number {
   return segment.data.length
 }
 
-// The merge's output is made in chunks of this size, one buffer reused, so the postings are never whole in memory.
+// The merge's output is made in chunks of this size, in two buffers by turns, so the postings are never whole in memory.
 const CHUNK_BYTES = 1 << 22
 
 /** The index's key table and postings, merged from segments. */
