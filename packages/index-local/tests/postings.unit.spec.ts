@@ -87,35 +87,43 @@ describe('PostingsBuilder', () => {
   })
 
   it('makes the postings a chunk at a time, a list longer than a chunk included', () => {
-    // One segment of 1,500,000 files (each a key 0x616263 list of 4.5 MB, past the 4 MB chunk, and one
-    // in 7 a key before it), then a segment of 100,000 more; a short list in each after.
+    // One segment of 1,500,000 files, then one of 100,000 more. Keys 0x010203, 0x020304 and 0x030405 in
+    // every 2nd, 3rd and 5th file: 4.7 MB of lists, so the chunk they fill goes out and the next one is
+    // made while it is held. Then 0x616263 in every file (a 4.5 MB list, past the 4 MB chunk) and a
+    // short list after it.
     const builder = new PostingsBuilder(1 << 22)
-    const keys = new Uint32Array(3)
-    const positions = Uint16Array.from([1, 2, 3])
+    const keys = new Uint32Array(5)
+    const positions = Uint16Array.from([1, 2, 3, 4, 5])
     const segments: Segment[] = []
     const files = 1_600_000
+    const every = [
+      [0x010203, 2],
+      [0x020304, 3],
+      [0x030405, 5],
+      [0x7a7a7a, 100_000],
+    ] as const
     for (let file = 0; file < files; file++) {
       if (file === 1_500_000) segments.push(...builder.takeSegments())
-      let count = 0
-      if (file % 7 === 0) keys[count++] = 0x010203
-      keys[count++] = 0x616263
-      if (file % 100_000 === 0) keys[count++] = 0x7a7a7a
+      keys[0] = 0x616263
+      let count = 1
+      for (const [key, step] of every) if (file % step === 0) keys[count++] = key
       builder.addFile(file, keys, positions, count)
     }
     segments.push(...builder.takeSegments())
     expect(segments.length).toBe(2)
     const merged = mergeSegments(segments)
-    expect([...merged.keys]).toEqual([0x010203, 0x616263, 0x7a7a7a])
+    expect([...merged.keys]).toEqual([0x010203, 0x020304, 0x030405, 0x616263, 0x7a7a7a])
     const index = asIndex(merged, files)
-    const ids = (slot: number) => readPostingList(index, slot).ids
-    const sevenths = ids(0)
-    expect(sevenths.length).toBe(Math.ceil(files / 7))
-    expect(sevenths.every((id, i) => id === i * 7)).toBe(true)
-    const every = ids(1)
-    expect(every.length).toBe(files)
-    expect(every.every((id, i) => id === i)).toBe(true)
-    expect([...ids(2)]).toEqual(Array.from({ length: 16 }, (_, i) => i * 100_000))
-    expect(new Set(readPostingList(index, 1).positions)).toEqual(new Set([1, 2]))
+    merged.keys.forEach((key, slot) => {
+      const step = key === 0x616263 ? 1 : every.find(([k]) => k === key)![1]
+      const { ids } = readPostingList(index, slot)
+      expect(ids.length, key.toString(16)).toBe(Math.ceil(files / step))
+      expect(
+        ids.every((id, i) => id === i * step),
+        key.toString(16),
+      ).toBe(true)
+    })
+    expect(new Set(readPostingList(index, 3).positions)).toEqual(new Set([1]))
   })
 
   it("re-codes a list's first gap from the segment before, in as many bytes as it takes", () => {
