@@ -47,7 +47,8 @@ export function workerEntry(moduleUrl: string): URL {
 export class PathFeed {
   private readonly paths: Buffer[] = []
   private ended = false
-  private waiting: Array<() => void> = []
+  // Each waiting take, with how many paths it waits for.
+  private waiting: Array<{ until: number; resolve: () => void }> = []
 
   /** A feed of paths all found already. */
   static of(paths: readonly Buffer[]): PathFeed {
@@ -70,14 +71,18 @@ export class PathFeed {
 
   /** Files `from` to `from + count - 1` once found (fewer when the feed ends first); undefined when it ends before `from`. */
   async take(from: number, count: number): Promise<Buffer[] | undefined> {
-    while (!this.ended && this.paths.length < from + count) await new Promise<void>((resolve) => this.waiting.push(resolve))
+    if (!this.ended && this.paths.length < from + count)
+      await new Promise<void>((resolve) => this.waiting.push({ until: from + count, resolve }))
     return from < this.paths.length ? this.paths.slice(from, from + count) : undefined
   }
 
+  /** Answers the takes that have their paths now, or all once the feed ended: not each take at each path. */
   private wake(): void {
-    const waiting = this.waiting
-    this.waiting = []
-    for (const resolve of waiting) resolve()
+    if (this.waiting.length === 0) return
+    const ready = this.waiting.filter((w) => this.ended || w.until <= this.paths.length)
+    if (ready.length === 0) return
+    this.waiting = this.waiting.filter((w) => !ready.includes(w))
+    for (const w of ready) w.resolve()
   }
 }
 
