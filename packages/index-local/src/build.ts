@@ -39,7 +39,12 @@ export interface Found {
  * does not) alike; not VCS directories, and not links, which rg reaches only when it follows them (a
  * search that does reads the whole tree). Each directory listed goes into `dirs` with its inode.
  */
-export async function walk(root: string, start: string, files: { push(file: Found): void }, dirs: Array<[string, number]>): Promise<void> {
+export async function walk(
+  root: string,
+  start: string,
+  files: { push(file: Found): void },
+  dirs: { push(dir: [string, number]): void },
+): Promise<void> {
   // The root is text; paths from it are raw bytes, kept as latin1.
   const path = Buffer.concat([Buffer.from(root), Buffer.from(start === '' ? '' : `/${start}`, 'latin1')])
   const pending: Array<{ rel: string; path: Buffer }> = [{ rel: start, path }]
@@ -91,13 +96,14 @@ export async function clockMark(dir: string): Promise<bigint> {
  * Writes an index file's parts (each by the time the one after the next is pulled) to a temporary
  * file beside `target` (private, synced) and renames it over `target`: a reader meanwhile opens the
  * old file or none, and a killed write leaves only the temporary file, which the next build or update
- * removes.
+ * removes. Returns the written file's inode.
  */
-export async function writeAtomically(target: string, parts: Iterable<Uint8Array>): Promise<void> {
+export async function writeAtomically(target: string, parts: Iterable<Uint8Array>): Promise<number> {
   const dir = dirname(target)
   for (const name of await readdir(dir)) if (name.startsWith(`${basename(target)}.tmp-`)) await rm(join(dir, name), { force: true })
   const temp = `${target}.tmp-${process.pid}-${Date.now()}`
   const handle = await open(temp, 'wx', 0o600)
+  let inode: number
   try {
     // Each part is written while the next is made (and hashed): one write in flight, at its place.
     let at = 0
@@ -112,10 +118,12 @@ export async function writeAtomically(target: string, parts: Iterable<Uint8Array
     }
     await writing
     await handle.sync()
+    inode = (await handle.stat()).ino
   } finally {
     await handle.close()
   }
   await rename(temp, target)
+  return inode
 }
 
 /**

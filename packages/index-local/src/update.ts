@@ -6,7 +6,7 @@ import { buildIndex, clockMark, SKIPPED_DIRS, walk, writeAtomically, type BuildR
 import type { LocalIndexSettings } from './config.js'
 import { tooLarge } from './errors.js'
 import { encodeIndex, FILE_ALWAYS, openIndexFile, UNREAD_DIR, type IndexData } from './format.js'
-import { CHANGE_WALK_LIMITS, changedSince } from './freshness.js'
+import { CHANGE_WALK_LIMITS, changedSince, type Changed } from './freshness.js'
 import { keyTree, PathFeed } from './key-pool.js'
 import { assertPrivate, INDEX_FILE, treeDir, UPDATE_FILE } from './location.js'
 import { mergeSegments } from './postings.js'
@@ -68,67 +68,113 @@ export async function updateIndex(
     const signal = options.signal ?? new AbortController().signal
     const walked = await changedSince(bash, root, since, CHANGE_WALK_LIMITS, signal, splitWalk(ownFiles(base, ''), WALK_PARTS))
     if (!walked.ok) return build(walked.why)
-    if (walked.changed.length > settings.changedMaxEntries) {
-      return build(
-        `${walked.changed.length} files and directories changed since the build (changedMaxEntries ${settings.changedMaxEntries})`,
-      )
-    }
-    const found = new Map<string, Found>()
-    const dirs: Array<[string, number]> = []
-    for (const { type, inode, rel } of walked.changed) {
-      if (type === 'f') {
-        found.set(rel, { rel, path: pathOf(root, rel) })
-      } else if (type === 'd') {
-        // The root replaced: nothing the index holds is the tree's.
-        if (rel === '' && base.dirs.get('') !== inode) return build('the tree was replaced since the build')
-        const listed: Found[] = []
-        if (base.dirs.get(rel) === inode) await listOwn(root, rel, inode, listed, dirs)
-        else await walk(root, rel, listed, dirs)
-        for (const file of listed) found.set(file.rel, file)
-      }
-    }
-    const files = [...found.values()]
-    if (files.length > settings.changedMaxEntries) {
-      return build(`${files.length} files to key since the build (changedMaxEntries ${settings.changedMaxEntries})`)
-    }
-    const keyed = await keyTree(PathFeed.of(files.map((f) => f.path)), {
-      fileMaxBytes: settings.fileMaxBytes,
-      indexMaxBytes: settings.indexMaxBytes,
-      workers: settings.buildWorkers,
-    })
-    const merged = mergeSegments(keyed.segments)
-    const { bytes: indexBytes, parts } = encodeIndex({
-      header: {
-        root,
-        builtAtNs: builtAtNs.toString(),
-        covers:
-          'the files changed under root since the base index was built: each changed file, the own files of each changed directory, new directories whole; the base index covers the rest',
-        base: { checksum: base.checksum, builtAtNs: base.header.builtAtNs },
-      },
-      files: files.map((f) => f.rel),
-      fileFlags: keyed.flags,
-      dirs,
-      ...merged,
-    })
-    if (indexBytes + info.size > settings.indexMaxBytes) tooLarge(settings.indexMaxBytes)
-    const indexPath = join(dir, UPDATE_FILE)
-    await writeAtomically(indexPath, parts)
+    const written = await keyChanges(settings, { root, base, baseBytes: info.size, changed: walked.changed, builtAtNs })
+    if (written.kind === 'whole') return build(written.why)
     return {
       kind: 'update',
       changed: walked.changed.length,
       basePath,
       baseBytes: info.size,
       root,
-      indexPath,
-      files: files.length,
-      alwaysRead: keyed.flags.reduce((n, f) => n + (f === FILE_ALWAYS ? 1 : 0), 0),
-      contentBytes: keyed.contentBytes,
-      indexBytes,
-      trigrams: merged.keys.length,
+      indexPath: written.indexPath,
+      files: written.files,
+      alwaysRead: written.alwaysRead,
+      contentBytes: written.contentBytes,
+      indexBytes: written.indexBytes,
+      trigrams: written.trigrams,
       elapsedMs: Date.now() - started,
     }
   } finally {
     base.close()
+  }
+}
+
+/** What `keyChanges` did: wrote the update, or found it should build whole instead (and why). */
+export type KeyedChanges =
+  | { kind: 'whole'; why: string }
+  | (Omit<BuildReport, 'elapsedMs'> & {
+      kind: 'written'
+      /** The directories it listed, with their inodes (`UNREAD_DIR` for one it could not). */
+      dirs: ReadonlyArray<readonly [string, number]>
+      /** The update file's inode as written: another writer's rename after it gives another. */
+      inode: number
+    })
+
+/**
+ * Keys the entries changed since the build of `base` (the tree's real path `root`; `changed` every
+ * change since that build, from its root) into the update file beside it, with the clock mark
+ * `builtAtNs`, taken before the changes were learned (docs/design.md#an-update-keys-what-changed).
+ * `whole` when the index should be built whole instead: its root replaced, or too much to key.
+ */
+export async function keyChanges(
+  settings: LocalIndexSettings,
+  {
+    root,
+    base,
+    baseBytes,
+    changed,
+    builtAtNs,
+  }: { root: string; base: IndexData; baseBytes: number; changed: readonly Changed[]; builtAtNs: bigint },
+): Promise<KeyedChanges> {
+  if (changed.length > settings.changedMaxEntries) {
+    return {
+      kind: 'whole',
+      why: `${changed.length} files and directories changed since the build (changedMaxEntries ${settings.changedMaxEntries})`,
+    }
+  }
+  const found = new Map<string, Found>()
+  // By path: a directory both named and below one listed whole is recorded once.
+  const dirs = new Map<string, number>()
+  const listedDirs = { push: ([rel, inode]: [string, number]) => dirs.set(rel, inode) }
+  for (const { type, inode, rel } of changed) {
+    if (type === 'f') {
+      found.set(rel, { rel, path: pathOf(root, rel) })
+    } else if (type === 'd') {
+      // The root replaced: nothing the index holds is the tree's.
+      if (rel === '' && base.dirs.get('') !== inode) return { kind: 'whole', why: 'the tree was replaced since the build' }
+      const listed: Found[] = []
+      if (base.dirs.get(rel) === inode) await listOwn(root, rel, inode, listed, listedDirs)
+      else await walk(root, rel, listed, listedDirs)
+      for (const file of listed) found.set(file.rel, file)
+    }
+  }
+  const files = [...found.values()]
+  if (files.length > settings.changedMaxEntries) {
+    return { kind: 'whole', why: `${files.length} files to key since the build (changedMaxEntries ${settings.changedMaxEntries})` }
+  }
+  const keyed = await keyTree(PathFeed.of(files.map((f) => f.path)), {
+    fileMaxBytes: settings.fileMaxBytes,
+    indexMaxBytes: settings.indexMaxBytes,
+    workers: settings.buildWorkers,
+  })
+  const merged = mergeSegments(keyed.segments)
+  const { bytes: indexBytes, parts } = encodeIndex({
+    header: {
+      root,
+      builtAtNs: builtAtNs.toString(),
+      covers:
+        'the files changed under root since the base index was built: each changed file, the own files of each changed directory, new directories whole; the base index covers the rest',
+      base: { checksum: base.checksum, builtAtNs: base.header.builtAtNs },
+    },
+    files: files.map((f) => f.rel),
+    fileFlags: keyed.flags,
+    dirs: [...dirs],
+    ...merged,
+  })
+  if (indexBytes + baseBytes > settings.indexMaxBytes) tooLarge(settings.indexMaxBytes)
+  const indexPath = join(treeDir(settings.dir, root), UPDATE_FILE)
+  const inode = await writeAtomically(indexPath, parts)
+  return {
+    kind: 'written',
+    root,
+    indexPath,
+    files: files.length,
+    alwaysRead: keyed.flags.reduce((n, f) => n + (f === FILE_ALWAYS ? 1 : 0), 0),
+    contentBytes: keyed.contentBytes,
+    indexBytes,
+    trigrams: merged.keys.length,
+    dirs: [...dirs],
+    inode,
   }
 }
 
@@ -142,7 +188,13 @@ function pathOf(root: string, rel: string): Buffer {
  * been added or moved in; not VCS directories or links. A directory in it that is new or moved in has
  * a ctime of its own, so the walk names it. Replaced since the walk, it is listed whole.
  */
-async function listOwn(root: string, rel: string, inode: number, files: Found[], dirs: Array<[string, number]>): Promise<void> {
+async function listOwn(
+  root: string,
+  rel: string,
+  inode: number,
+  files: Found[],
+  dirs: { push(dir: [string, number]): void },
+): Promise<void> {
   const path = rel === '' ? Buffer.from(root) : pathOf(root, rel)
   let entries
   try {
