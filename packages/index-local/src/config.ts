@@ -53,6 +53,14 @@ export const Config = z.strictObject({
     .describe(
       'Keep an inotify watch on every directory of each index this process uses, so a search learns what changed since the build from events instead of walking the tree. For long-lived processes (dsh sets it in `dsh mcp` and its warm server); a watcher costs one watch per directory (`fs.inotify.max_user_watches`), and a search falls back to the walk whenever the watcher cannot vouch for every change. @default false',
     ),
+  refreshAfter: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(200)
+    .describe(
+      'With `watch`, once a search learns from the watcher that this many files and directories changed since the index (or its update) was built, the process updates the index from the watcher in the background, as `dsh index` would but without its walk, and the watcher goes on from the update: searches stay narrow through a long session. 0 never. @default 200',
+    ),
   broadFraction: z
     .number()
     .positive()

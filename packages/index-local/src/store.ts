@@ -2,7 +2,7 @@
 import { isUtf8 } from 'node:buffer'
 import { randomBytes } from 'node:crypto'
 import { statfsSync } from 'node:fs'
-import { realpath, rm, stat, writeFile } from 'node:fs/promises'
+import { lstat, realpath, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { reportsEveryChange, type BashExecutor, type IndexAnswer, type IndexFallback, type IndexQuery, type SearchIndex } from '@dsh/core'
 import { resolveIndexOptions, type LocalIndexOptions, type LocalIndexSettings } from './config.js'
@@ -10,10 +10,12 @@ import { IndexError } from './errors.js'
 import { FILE_ALWAYS, findKey, openIndexFile, POSITION_BYTES, readPostingList, readPostings, UNREAD_DIR, type IndexData } from './format.js'
 import { CHANGE_WALK_LIMITS, changedSince, type Changed } from './freshness.js'
 import { ancestors, assertPrivate, INDEX_FILE, treeDir, UPDATE_FILE } from './location.js'
+import { clockMark } from './build.js'
 import { patternQuery, type TrigramQuery } from './regex-query.js'
 import { POSITION_BITS, trigramsAt } from './trigrams.js'
+import { keyChanges, type KeyedChanges } from './update.js'
 import { ownFiles, splitWalk, WALK_PARTS, type WalkPart } from './walk-split.js'
-import { inotifyQueueLimit, TreeWatcher } from './watcher.js'
+import { inotifyQueueLimit, TreeWatcher, type WatcherOptions } from './watcher.js'
 
 // How long a search waits for its sync marker's event (it arrives in well under a millisecond when
 // the process is idle); a search that waits longer walks the tree instead.
@@ -22,6 +24,8 @@ const SYNC_TIMEOUT_MS = 5_000
 /** A watcher per index file, for the whole process: the warm server builds a harness per call. */
 const WATCHERS = new Map<string, { stamp: string; watcher: Promise<TreeWatcher>; dead: boolean; serial: number }>()
 let watchersStarted = 0
+/** The refresh in flight (docs/design.md#a-warm-process-updates-its-index): one at a time, for the whole process. */
+let refreshing: Promise<void> = Promise.resolve()
 
 /**
  * Decoded indexes, for the whole process as the watchers are: the warm server builds a harness per
@@ -52,11 +56,28 @@ export interface LocalSearchIndexOptions extends LocalIndexOptions {
 /** A plan, saying for candidates how the changes since the build were learned. */
 export type LocalIndexAnswer = IndexAnswer | (Extract<IndexAnswer, { kind: 'candidates' }> & { changesFrom: 'watcher' | 'walk' })
 
+/** What a refresh did: wrote the update and (when nothing raced it) handed the watcher on, or why not. */
+export type RefreshReport =
+  | {
+      kind: 'updated'
+      root: string
+      /** Entries keyed again: the earlier update's, and what the watcher recorded since it. */
+      changed: number
+      files: number
+      indexBytes: number
+      /** False when another writer or a search came between: the next search starts a watcher (and walks). */
+      handedOn: boolean
+      elapsedMs: number
+    }
+  | { kind: 'skipped'; why: string }
+
 /** The local index, with its settings for `dsh index`. */
 export interface LocalSearchIndex extends SearchIndex {
   readonly settings: LocalIndexSettings
   plan(query: IndexQuery): Promise<LocalIndexAnswer>
   unchangedMark(query: { dir: string; signal: AbortSignal }): Promise<string | undefined>
+  /** Updates the index that covers `dir` from this process's watcher (`watch`), without a walk. */
+  refresh(dir: string): Promise<RefreshReport>
 }
 
 /** What a watcher says before a search: the changes, too many of them, or nothing it can vouch for. */
@@ -94,6 +115,23 @@ interface Loaded {
   dirs: ReadonlyMap<string, number>
   /** The directories neither could read (no watch, no entries): every search reads each whole. */
   unread: string[]
+}
+
+/**
+ * The index that covers a search, and what it held when found: the update, its mark and directories
+ * stay the ones the search began with even when another search reads a newer update meanwhile.
+ */
+interface Found {
+  root: string
+  data: IndexData
+  loaded: Loaded
+  file: string
+  /** The index file's stamp, and its update's when there is one: a watcher serves searches of one stamp. */
+  stamp: string
+  mark: bigint
+  update: Update | undefined
+  dirs: ReadonlyMap<string, number>
+  unread: readonly string[]
 }
 
 function alwaysRead(data: IndexData): Uint32Array {
@@ -345,9 +383,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
   const settings = resolveIndexOptions(rest)
 
   /** The nearest index that covers `dir` (a real path), with its root; undefined when none does. */
-  async function findIndex(
-    dir: string,
-  ): Promise<{ root: string; data: IndexData; loaded: Loaded; file: string; stamp: string } | undefined> {
+  async function findIndex(dir: string): Promise<Found | undefined> {
     for (const root of ancestors(dir)) {
       const home = treeDir(settings.dir, root)
       const file = join(home, INDEX_FILE)
@@ -381,9 +417,18 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
         file,
         // A new update (or none) restarts the watcher, from its mark.
         stamp: loaded.updateStamp === '' ? stamp : `${stamp}+${loaded.updateStamp}`,
+        mark: loaded.mark,
+        update: loaded.update,
+        dirs: loaded.dirs,
+        unread: loaded.unread,
       }
     }
     return undefined
+  }
+
+  function watcherOptions(root: string): WatcherOptions {
+    const syncDir = join(treeDir(settings.dir, root), 'sync')
+    return { syncDir, maxNames: settings.changedMaxEntries, burstLimit: Math.floor(inotifyQueueLimit() / 2) }
   }
 
   /**
@@ -392,7 +437,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
    * in place has a later ctime than the build, and what changed after is an event. `walk` when the
    * watcher cannot vouch (broken, or its sync marker late): the search walks as a one-shot one does.
    */
-  async function watched(found: NonNullable<Awaited<ReturnType<typeof findIndex>>>, signal: AbortSignal): Promise<Watched> {
+  async function watched(found: Found, signal: AbortSignal): Promise<Watched> {
     const { file, stamp, root, loaded } = found
     // A tree that may change without an event here (a network mount) is walked, as a one-shot search walks it.
     if (!eventful(root)) return { kind: 'walk' }
@@ -400,9 +445,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     if (entry === undefined || entry.stamp !== stamp || entry.dead) {
       // The watcher of a rebuilt index (a dead one is closed already; closing twice is harmless).
       void entry?.watcher.then((w) => w.close())
-      const syncDir = join(treeDir(settings.dir, root), 'sync')
-      const options = { syncDir, maxNames: settings.changedMaxEntries, burstLimit: Math.floor(inotifyQueueLimit() / 2) }
-      entry = { stamp, watcher: TreeWatcher.start(root, loaded.dirs, options), dead: false, serial: ++watchersStarted }
+      entry = { stamp, watcher: TreeWatcher.start(root, found.dirs, watcherOptions(root)), dead: false, serial: ++watchersStarted }
       WATCHERS.set(file, entry)
     }
     const watcher = await entry.watcher
@@ -415,7 +458,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     // Started after every watch was in place: what changed before one was has a later ctime than the
     // build; what changed after is an event, and the sync above has every event made before the search.
     if (watcher.walked === undefined) {
-      const seed = await changedSince(bash, root, loaded.mark, CHANGE_WALK_LIMITS, signal, splitFor(loaded, ''))
+      const seed = await changedSince(bash, root, found.mark, CHANGE_WALK_LIMITS, signal, splitFor(loaded, ''))
       if (!seed.ok) return { kind: 'failed', why: seed.why }
       watcher.walked = seed.changed
     }
@@ -431,20 +474,21 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
    */
   async function unchangedMark({ dir: given, signal }: { dir: string; signal: AbortSignal }): Promise<string | undefined> {
     if (!settings.watch) return undefined
+    await refreshing
     try {
       const dir = await realpath(given)
       const info = await stat(dir)
       if (!info.isDirectory()) return undefined
       const found = await findIndex(dir)
       // As a plan: a clock behind the build could hide a change from the seed walk.
-      if (found === undefined || BigInt(Date.now()) * 1_000_000n < found.loaded.mark) return undefined
+      if (found === undefined || BigInt(Date.now()) * 1_000_000n < found.mark) return undefined
       const dirRel = found.root === dir ? '' : dir.slice(found.root.length + 1)
       // Not the directory indexed (new, replaced), or one the build could not read.
-      if (found.loaded.dirs.get(dirRel) !== info.ino) return undefined
+      if (found.dirs.get(dirRel) !== info.ino) return undefined
       const prefix = dirRel === '' ? '' : `${dirRel}/`
       const below = (rel: string) => rel === dirRel || rel.startsWith(prefix)
       // A directory the build could not read has no watch: changes there make no event.
-      if (found.loaded.unread.some(below)) return undefined
+      if (found.unread.some(below)) return undefined
       const seen = await watched(found, signal)
       if (seen.kind !== 'changes' || seen.walked.some((c) => below(c.rel))) return undefined
       for (const rel of seen.named) if (below(rel)) return undefined
@@ -452,6 +496,95 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     } catch {
       return undefined
     }
+  }
+
+  /**
+   * Updates the index that covers `dir` from this process's watcher of it, as `dsh index` would but
+   * without its walk (docs/design.md#a-warm-process-updates-its-index), and hands the watcher on to
+   * the update's mark. One refresh at a time in a process; searches wait for it. Skipped, saying why,
+   * when no watcher can vouch for every change since the index (or its update) was built, or the
+   * changes are too many to key: `dsh index` then walks or builds whole.
+   */
+  function refresh(dir: string): Promise<RefreshReport> {
+    const run = refreshing
+      .then(() => refreshOnce(dir))
+      .catch((error: unknown): RefreshReport => ({ kind: 'skipped', why: `the refresh failed (${(error as Error).message})` }))
+    refreshing = run.then(() => undefined)
+    return run
+  }
+
+  async function refreshOnce(given: string): Promise<RefreshReport> {
+    const started = Date.now()
+    const skipped = (why: string): RefreshReport => ({ kind: 'skipped', why })
+    if (!settings.watch) return skipped('this process keeps no watchers (index-local.watch is off)')
+    let found: Found | undefined
+    try {
+      found = await findIndex(await realpath(given))
+    } catch (error) {
+      return skipped((error as Error).message)
+    }
+    if (found === undefined) return skipped('no index covers the path')
+    const { file, root, loaded } = found
+    const entry = WATCHERS.get(file)
+    const before = entry === undefined || entry.stamp !== found.stamp || entry.dead ? undefined : await entry.watcher
+    if (before?.walked === undefined) return skipped('no watcher of this index has seen the tree since it was built: a search starts one')
+    // Taken before the changes are read, as an update's mark is: what changes after it is recorded again.
+    const mark = await clockMark(treeDir(settings.dir, root))
+    if (!(await before.sync(SYNC_TIMEOUT_MS))) {
+      entry!.dead = true
+      before.close()
+      return skipped('the watcher cannot vouch for every change (its sync marker did not come)')
+    }
+    const changes = before.changes()
+    if (changes === undefined) return skipped(`more than ${settings.changedMaxEntries} files and directories changed: run dsh index`)
+    const cut = before.cut()
+    // Every change since the index's build: the update's (it holds them all, and is replaced), then the watcher's since it.
+    const previous = found.update?.data
+    const changed = [
+      ...(previous === undefined ? [] : [...previous.dirs].map(([rel, inode]) => ({ type: 'd', inode, rel }))),
+      ...changes.walked,
+      ...(await entriesNamed(root, [...(found.update?.keyed ?? []), ...changes.named])),
+    ]
+    let written: KeyedChanges
+    try {
+      const baseBytes = (await stat(file)).size
+      written = await keyChanges(settings, { root, base: found.data, baseBytes, changed, builtAtNs: mark })
+    } catch (error) {
+      return skipped(`the update was not written (${(error as Error).message})`)
+    }
+    if (written.kind === 'whole') return skipped(`${written.why}: run dsh index`)
+    const report = (handedOn: boolean): RefreshReport => ({
+      kind: 'updated',
+      root,
+      changed: changed.length,
+      files: written.files,
+      indexBytes: written.indexBytes,
+      handedOn,
+      elapsedMs: Date.now() - started,
+    })
+    // Gone already (a rebuild removed it): the refresh failed, and the next search starts a watcher.
+    const info = await stat(written.indexPath, { bigint: true })
+    // Another writer's update (a `dsh index` elsewhere) renamed over this one, or the watchers were closed.
+    if (Number(info.ino) !== written.inode || WATCHERS.get(file) !== entry) return report(false)
+    const after = await TreeWatcher.start(root, new Map([...found.data.dirs, ...written.dirs]), watcherOptions(root))
+    // Its watches are in place: one sync proves that every event before it came, to both watchers.
+    const carried = (await after.sync(SYNC_TIMEOUT_MS)) ? before.namedSince(cut) : undefined
+    if (carried === undefined || before.broken !== undefined) {
+      after.close()
+      return report(false)
+    }
+    // What changed since the mark is what the old watcher recorded since the cut, and anything in a
+    // directory it did not watch: such a directory (new since it started) is read whole until the next
+    // refresh, which finds it watched.
+    after.walked = []
+    after.carry([
+      ...carried,
+      ...written.dirs.filter(([rel, inode]) => inode !== UNREAD_DIR && before.watching.get(rel) !== inode).map(([rel]) => rel),
+    ])
+    before.close()
+    const stamp = `${loaded.stamp}+${info.ino}:${info.size}:${info.ctimeNs}`
+    WATCHERS.set(file, { stamp, watcher: Promise.resolve(after), dead: false, serial: ++watchersStarted })
+    return report(true)
   }
 
   /** Whether the kernel reports every change to the tree at `root` (docs/design.md#a-watched-tree-needs-no-link-stats). */
@@ -464,6 +597,8 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
   }
 
   async function plan(query: IndexQuery): Promise<LocalIndexAnswer> {
+    // A refresh in flight hands its watcher on when it ends: a search meanwhile would start another.
+    await refreshing
     let dir: string
     let inode: number
     try {
@@ -481,14 +616,13 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       return fullScan('refused', (error as Error).message)
     }
     if (found === undefined) return fullScan('no-index', 'no index covers the search path')
-    const { root, data, loaded } = found
+    const { root, data, loaded, update, dirs, unread } = found
     const query3 = patternQuery(query.pattern, { caseInsensitive: query.caseInsensitive })
     if (query3.op === 'all') return fullScan('unreducible', 'the pattern has no literal of three bytes every match must contain')
-    const builtAtNs = loaded.mark
+    const builtAtNs = found.mark
     if (BigInt(Date.now()) * 1_000_000n < builtAtNs) return fullScan('freshness', 'the clock is earlier than the index build')
     const prefix = root === dir ? '' : `${dir.slice(root.length + 1)}/`
     const under = (rel: string) => rel.startsWith(prefix)
-    const { update } = loaded
     let ids: Uint32Array
     let updated: Uint32Array
     try {
@@ -517,7 +651,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     const dirRel = prefix.slice(0, -1)
     // A search directory the index does not know by this inode (new, moved in, replaced, or unread at
     // the build) is not the one it indexed.
-    if (loaded.dirs.get(dirRel) !== inode) {
+    if (dirs.get(dirRel) !== inode) {
       return fullScan('changed', 'the search directory is not the one indexed (new, replaced, or unreadable at the build)')
     }
     let changed: readonly Changed[]
@@ -542,6 +676,8 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       changed = walked.changed.map((c) => ({ ...c, rel: c.rel === '' ? dirRel : prefix + c.rel }))
     }
     const changedCount = changed.length + named.size
+    // The search goes on; the update is keyed beside it, and the next search waits for it.
+    if (changesFrom === 'watcher' && settings.refreshAfter > 0 && changedCount >= settings.refreshAfter) void refresh(root)
     if (changedCount > settings.changedMaxEntries) {
       return fullScan('changed', `${changedCount} files and directories changed since the index was built: run dsh index`)
     }
@@ -552,7 +688,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
         return fullScan('names', 'a followed link has a name an ignore file cannot hold')
     }
     // A directory the build could not read is searched whole, every time.
-    for (const rel of loaded.unread) {
+    for (const rel of unread) {
       if (!under(`${rel}/`)) continue
       if (!ignore.add(rel.slice(prefix.length), '/**'))
         return fullScan('names', 'an unread directory has a name an ignore file cannot hold')
@@ -567,7 +703,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       }
       // A directory whose entries changed: its own files are searched; a directory the index does not
       // know by this inode (new, moved in, replaced) is searched whole.
-      const whole = loaded.dirs.get(rel) !== changedInode
+      const whole = dirs.get(rel) !== changedInode
       /* v8 ignore next 2 -- replaced between the inode check above and the walk: a race no test can order */
       if (local === '' && whole)
         return fullScan('changed', 'the search directory is not the one indexed (new, replaced, or unreadable at the build)')
@@ -592,5 +728,20 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     }
   }
 
-  return { settings, plan, unchangedMark }
+  return { settings, plan, unchangedMark, refresh }
+}
+
+/**
+ * Each name as a change entry (a file, or a directory with its inode); a name that is gone or neither
+ * is left out: a file deleted needs no key, and its directory's change is recorded too.
+ */
+async function entriesNamed(root: string, names: Iterable<string>): Promise<Changed[]> {
+  const entries: Changed[] = []
+  const rootBytes = Buffer.from(root)
+  for (const rel of new Set(names)) {
+    const info = await lstat(Buffer.concat([rootBytes, Buffer.from(`/${rel}`, 'latin1')]), { bigint: true }).catch(() => undefined)
+    if (info?.isFile() === true) entries.push({ type: 'f', inode: Number(info.ino), rel })
+    else if (info?.isDirectory() === true) entries.push({ type: 'd', inode: Number(info.ino), rel })
+  }
+  return entries
 }

@@ -44,7 +44,12 @@ export class TreeWatcher {
   broken: string | undefined
   /** The seed: a change walk of the whole tree started after every watch was in place. */
   walked: Changed[] | undefined
+  /** The directories it watches, from the root, with the inodes the index gave them. */
+  readonly watching = new Map<string, number>()
   private readonly named = new Set<string>()
+  /** When each name was last recorded, by the count of names recorded before it. */
+  private readonly recorded = new Map<string, number>()
+  private records = 0
   private tooMany = false
   private readonly handles: FSWatcher[] = []
   private readonly waiters = new Map<string, () => void>()
@@ -72,7 +77,7 @@ export class TreeWatcher {
       // on. The root has no parent here: the watcher gives up. A child with the directory's own name
       // reads the same, which costs only time.
       const own = rel === '' ? basename(root) : rel.slice(rel.lastIndexOf('/') + 1)
-      watcher.add(
+      const watched = watcher.add(
         path,
         (name) => {
           if (name === own) {
@@ -83,13 +88,15 @@ export class TreeWatcher {
         },
         rel,
       )
+      if (watched) watcher.watching.set(rel, inode)
       if (watcher.broken !== undefined) break
       if (++added % (options.batch ?? 2000) === 0) await new Promise((resolve) => setImmediate(resolve))
     }
     return watcher
   }
 
-  private add(path: string | Buffer, onName: (name: string) => void, rel?: string): void {
+  /** Adds one watch; false when there is none (the directory gone, or recorded or failed instead). */
+  private add(path: string | Buffer, onName: (name: string) => void, rel?: string): boolean {
     let handle: FSWatcher
     try {
       handle = (this.options.watch ?? watch)(path, { persistent: false, encoding: 'buffer' }, (_event, filename) => {
@@ -100,17 +107,18 @@ export class TreeWatcher {
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
       // Gone since the build: its parent's ctime changed, so the seed walk reports it.
-      if (code === 'ENOENT' || code === 'ENOTDIR') return
+      if (code === 'ENOENT' || code === 'ENOTDIR') return false
       if (code === 'ENOSPC' || code === 'EMFILE' || rel === undefined || rel === '') {
         this.fail(`a directory could not be watched (${code ?? 'error'}; fs.inotify.max_user_watches may be too low)`)
-        return
+        return false
       }
       // Watched by no one: read whole by every search.
       this.record(rel)
-      return
+      return false
     }
     handle.on('error', (error: Error) => this.fail(`the watch failed (${error.message})`))
     this.handles.push(handle)
+    return true
   }
 
   /** Counts an event in the thread's bursts (core's `inotifyBursts`), which every watch of the thread shares. */
@@ -122,10 +130,28 @@ export class TreeWatcher {
   private record(rel: string): void {
     if (this.tooMany) return
     this.named.add(rel)
+    this.recorded.set(rel, this.records++)
     if (this.named.size > this.options.maxNames) {
       this.tooMany = true
       this.named.clear()
+      this.recorded.clear()
     }
+  }
+
+  /** A point in the record of names: `namedSince` gives the names recorded after it. */
+  cut(): number {
+    return this.records
+  }
+
+  /** The names recorded (again) after `cut`, or undefined when more than it keeps were. */
+  namedSince(cut: number): string[] | undefined {
+    if (this.tooMany) return undefined
+    return [...this.recorded].filter(([, at]) => at >= cut).map(([rel]) => rel)
+  }
+
+  /** Records names another watcher of the same tree saw, as if their events had come here. */
+  carry(names: readonly string[]): void {
+    for (const rel of names) this.record(rel)
   }
 
   private fail(why: string): void {
