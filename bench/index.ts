@@ -157,6 +157,7 @@ async function benchCorpus(name: string, root: string, cases: Case[], sweep: str
       if (answer.kind === 'candidates') await answer.release()
     }
   }
+  let changed: string[] = []
   try {
     const first: IndexNote[] = []
     const firstMs = await mcp.grep(cases[0]!.pattern, first)
@@ -188,7 +189,7 @@ async function benchCorpus(name: string, root: string, cases: Case[], sweep: str
       .toString()
       .split('\n')
       .filter(Boolean)
-    const changed = Array.from({ length: 100 }, (_, i) => list[Math.floor((i * list.length) / 100)]!)
+    changed = Array.from({ length: 100 }, (_, i) => list[Math.floor((i * list.length) / 100)]!)
     for (const file of changed) chmodSync(path.join(root, file), statSync(path.join(root, file)).mode & 0o7777)
     const after: IndexNote[] = []
     const afterMs = await mcp.grep(cases[0]!.pattern, after)
@@ -259,6 +260,31 @@ async function benchCorpus(name: string, root: string, cases: Case[], sweep: str
   )
   console.log(
     `\nupdate after 100 changed files (\`dsh index\` again, in process): p50 ${median(updates!).toFixed(0)} ms; the change walk alone (find of every entry) p50 ${median(walks!).toFixed(0)} ms`,
+  )
+  // The same update served by a warm process (docs/design.md#a-warm-process-updates-its-index): its
+  // watcher recorded the changes, so no walk. Each round changes the same 100 files again first.
+  const served = indexLocal.createLocalSearchIndex({ dir: indexDir, watch: true, refreshAfter: 0, bash })
+  const seeded = await planOf(served, root, cases[0]!.pattern)
+  if (seeded.kind === 'candidates') await seeded.release()
+  let handedOn = 0
+  const [refreshes] = await runInterleaved(
+    [
+      {
+        label: 'refresh',
+        run: async () => {
+          for (const file of changed) chmodSync(path.join(root, file), statSync(path.join(root, file)).mode & 0o7777)
+          const report = await served.refresh(root)
+          if (report.kind !== 'updated') throw new Error(`not refreshed: ${report.why}`)
+          if (report.handedOn) handedOn++
+          return report.elapsedMs
+        },
+      },
+    ],
+    { warmup: 1, measured: ROUNDS },
+  )
+  await indexLocal.closeIndexWatchers()
+  console.log(
+    `update after 100 changed files served by a warm process (its watcher's record, no walk): p50 ${median(refreshes!).toFixed(0)} ms, p95 ${percentile(refreshes!, 95).toFixed(0)} ms; the watcher handed on in ${handedOn} of ${ROUNDS + 1}`,
   )
   // A rebuild costs what the build did; --rebuild times it again.
   if (args.includes('--rebuild')) {
