@@ -1,4 +1,4 @@
-// The local SearchIndex: find the index that covers a search, prove which files cannot match, and hand rg an ignore file.
+// The local SearchIndex: find the index that covers a search, prove which files cannot match, hand rg an ignore file, and in a warm process update the index from its watcher.
 import { isUtf8 } from 'node:buffer'
 import { randomBytes } from 'node:crypto'
 import { statfsSync } from 'node:fs'
