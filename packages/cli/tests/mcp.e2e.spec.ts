@@ -215,6 +215,28 @@ describe('dsh mcp', () => {
     }
   })
 
+  it('updates the index from its watcher once a search sees refreshAfter changes', async () => {
+    const indexed = scratchDir('mcp-refresh')
+    const others = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`lib/f${i}.ts`, `export const f${i} = ${i}\n`]))
+    writeTree(indexed, others)
+    const config = configFile('refresh.json', { 'index-local': { dir: join(configs, 'refresh-index'), refreshAfter: 3 } })
+    execFileSync(process.execPath, [bin, 'index', '--no-daemon', '--config', config], { cwd: indexed })
+    const server = await dshMcp(['--config', config, '--cwd', indexed])
+    const grep = async (pattern: string) => {
+      const result = await server.client.callTool({ name: 'grep', arguments: { pattern } })
+      return { text: text(result), index: (result.structuredContent as { index?: { used: boolean; changed?: number } }).index }
+    }
+    expect((await grep('f1 = 1')).index).toMatchObject({ used: true, changed: 0 })
+    writeTree(indexed, { 'lib/f2.ts': 'omega\n', 'lib/f3.ts': 'omega\n', 'lib/new.ts': 'omega\n' })
+    // This search sees three changes and starts the refresh; the next waits for it and reads the update.
+    expect((await grep('omega')).index).toMatchObject({ used: true, changed: 3 })
+    const [home] = readdirSync(join(configs, 'refresh-index'))
+    const answer = await grep('omega')
+    expect(answer.index).toMatchObject({ used: true, changed: 0 })
+    expect(answer.text).toMatch(/Found 3 matches/)
+    expect(existsSync(join(configs, 'refresh-index', home!, 'update.dshidx'))).toBe(true)
+  })
+
   it('puts SEARCH_INVALID_PATTERN in _meta for an invalid regex', async () => {
     const { client } = await dshMcp(['--cwd', tree])
     const result = await client.callTool({ name: 'grep', arguments: { pattern: 'a(' } })
