@@ -13,7 +13,7 @@ import { ancestors, assertPrivate, INDEX_FILE, treeDir, UPDATE_FILE } from './lo
 import { clockMark } from './build.js'
 import { patternQuery, type TrigramQuery } from './regex-query.js'
 import { POSITION_BITS, trigramsAt } from './trigrams.js'
-import { keyChanges, type KeyedChanges } from './update.js'
+import { keyChanges, pathOf, type KeyedChanges } from './update.js'
 import { ownFiles, splitWalk, WALK_PARTS, type WalkPart } from './walk-split.js'
 import { inotifyQueueLimit, TreeWatcher, type WatcherOptions } from './watcher.js'
 
@@ -737,9 +737,8 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
  */
 async function entriesNamed(root: string, names: Iterable<string>): Promise<Changed[]> {
   const entries: Changed[] = []
-  const rootBytes = Buffer.from(root)
   for (const rel of new Set(names)) {
-    const info = await lstat(Buffer.concat([rootBytes, Buffer.from(`/${rel}`, 'latin1')]), { bigint: true }).catch(() => undefined)
+    const info = await lstat(pathOf(root, rel), { bigint: true }).catch(() => undefined)
     if (info?.isFile() === true) entries.push({ type: 'f', inode: Number(info.ino), rel })
     else if (info?.isDirectory() === true) entries.push({ type: 'd', inode: Number(info.ino), rel })
   }

@@ -179,7 +179,7 @@ export async function keyChanges(
 }
 
 /** A file's path from the root's text and its path below it in raw bytes (latin1). */
-function pathOf(root: string, rel: string): Buffer {
+export function pathOf(root: string, rel: string): Buffer {
   return Buffer.concat([Buffer.from(root), Buffer.from(`/${rel}`, 'latin1')])
 }
 
