@@ -165,7 +165,7 @@ export async function buildIndexWith(
     },
     dirs,
   ).finally(() => feed.end())
-  const [, { flags, contentBytes, segments }] = await Promise.all([
+  const [, { flags, times, contentBytes, segments }] = await Promise.all([
     walking,
     keyTree(feed, { fileMaxBytes: settings.fileMaxBytes, indexMaxBytes: settings.indexMaxBytes, workers: settings.buildWorkers, ...seams }),
   ])
@@ -178,6 +178,7 @@ export async function buildIndexWith(
     },
     files: found.map((f) => f.rel),
     fileFlags: flags,
+    fileTimes: times,
     dirs,
     ...merged,
   })

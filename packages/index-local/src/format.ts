@@ -1,4 +1,4 @@
-// The index file, version 2 (docs/design.md#the-index-file): every section, and the checksum that makes a damaged or foreign file refused.
+// The index file, version 3 (docs/design.md#the-index-file): every section, and the checksum that makes a damaged or foreign file refused.
 import { createHash } from 'node:crypto'
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
 import { IndexError } from './errors.js'
@@ -6,7 +6,7 @@ import { IndexError } from './errors.js'
 /** The file's first eight bytes. */
 export const INDEX_MAGIC = Buffer.from('DSHINDEX', 'latin1')
 /** The layout this code writes and reads; any other is refused and rebuilt by `dsh index`. */
-export const INDEX_FORMAT_VERSION = 2
+export const INDEX_FORMAT_VERSION = 3
 const CHECKSUM_BYTES = 32
 
 export { FILE_ALWAYS, FILE_INDEXED } from './file-flags.js'
@@ -43,6 +43,8 @@ export interface IndexData {
   /** Paths from the root, '/'-separated, raw bytes as latin1 strings. */
   files: FilePaths
   fileFlags: Uint8Array
+  /** Each file's modification time as the build read it (docs/design.md#glob-reads-times-from-the-index). */
+  fileTimes: FileTimes
   dirs: Map<string, number>
   /** Sorted keys, and for each its postings' start in the postings (one more entry: the end). */
   keys: Uint32Array
@@ -55,12 +57,27 @@ export interface IndexData {
 }
 
 /**
+ * Files' modification times as the kernel keeps them: whole seconds (negative before 1970) and the
+ * nanoseconds after them (0 to 999,999,999). NaN seconds: not read (the file could not be opened).
+ */
+export interface FileTimes {
+  seconds: Float64Array
+  nanos: Uint32Array
+}
+
+/** `count` files' times, none read. */
+export function unreadTimes(count: number): FileTimes {
+  return { seconds: new Float64Array(count).fill(Number.NaN), nanos: new Uint32Array(count) }
+}
+
+/**
  * The index's file paths, kept as the one string they are stored as, with where each ends: a warm
  * server's collector then marks one string, not one per file (500,000 on the largest tree measured).
  */
 export class FilePaths {
   readonly length: number
-  private readonly text: string
+  /** The paths, NUL-separated. */
+  readonly text: string
   private readonly ends: Uint32Array
 
   /** `text`: the paths, NUL-separated; undefined for none. */
@@ -80,6 +97,16 @@ export class FilePaths {
     return this.text.slice(id === 0 ? 0 : this.ends[id - 1]! + 1, this.ends[id])
   }
 
+  /** Where the path of file `id` starts in `text`. */
+  start(id: number): number {
+    return id === 0 ? 0 : this.ends[id - 1]! + 1
+  }
+
+  /** Where the path of file `id` ends in `text`. */
+  end(id: number): number {
+    return this.ends[id]!
+  }
+
   /** Whether the path of file `id` starts with `prefix` (which holds no NUL). */
   startsWith(id: number, prefix: string): boolean {
     return this.text.startsWith(prefix, id === 0 ? 0 : this.ends[id - 1]! + 1)
@@ -91,6 +118,8 @@ export interface IndexSections {
   header: Omit<IndexHeader, 'filePathBytes' | 'dirPathBytes' | 'postingBytes' | 'files' | 'dirs' | 'trigrams'>
   files: readonly string[]
   fileFlags: Uint8Array
+  /** @default none read */
+  fileTimes?: FileTimes
   dirs: ReadonlyArray<readonly [string, number]>
   keys: Uint32Array
   /** Where each key's list starts in the postings; one more entry, their length. */
@@ -112,6 +141,7 @@ export function encodeIndex(sections: IndexSections): { bytes: number; parts: It
   const filePaths = Buffer.from(sections.files.join('\0'), 'latin1')
   const dirPaths = Buffer.from(sections.dirs.map(([p]) => p).join('\0'), 'latin1')
   const inodes = new Float64Array(sections.dirs.map(([, ino]) => ino))
+  const times = sections.fileTimes ?? unreadTimes(sections.files.length)
   const postingBytes = sections.starts[sections.keys.length]!
   const header: IndexHeader = {
     ...sections.header,
@@ -132,6 +162,8 @@ export function encodeIndex(sections: IndexSections): { bytes: number; parts: It
     json,
     pad4(json.length),
     new Uint8Array(inodes.buffer, inodes.byteOffset, inodes.byteLength),
+    new Uint8Array(times.seconds.buffer, times.seconds.byteOffset, times.seconds.byteLength),
+    new Uint8Array(times.nanos.buffer, times.nanos.byteOffset, times.nanos.byteLength),
     new Uint8Array(sections.keys.buffer, sections.keys.byteOffset, sections.keys.byteLength),
     new Uint8Array(sections.starts.buffer, sections.starts.byteOffset, sections.starts.byteLength),
     sections.fileFlags,
@@ -246,6 +278,10 @@ function decode(source: Source, verify = true): IndexData {
   at += (4 - (jsonBytes % 4)) % 4
   // Typed arrays need aligned, owned memory: copy the small tables out.
   const inodes = new Float64Array(new Uint8Array(take(header.dirs * 8)).buffer)
+  const fileTimes = {
+    seconds: new Float64Array(new Uint8Array(take(header.files * 8)).buffer),
+    nanos: new Uint32Array(new Uint8Array(take(header.files * 4)).buffer),
+  }
   const keys = new Uint32Array(new Uint8Array(take(header.trigrams * 4)).buffer)
   const starts = new Uint32Array(new Uint8Array(take((header.trigrams + 1) * 4)).buffer)
   const fileFlags = new Uint8Array(take(header.files))
@@ -262,6 +298,7 @@ function decode(source: Source, verify = true): IndexData {
     checksum: checksum.toString('hex'),
     files,
     fileFlags,
+    fileTimes,
     dirs,
     keys,
     starts,

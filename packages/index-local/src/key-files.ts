@@ -18,10 +18,13 @@ export interface ChunkTask {
   ends: Uint32Array
 }
 
-/** A keyed chunk: each file's flag byte, the bytes keyed, and the chunk's postings segments in id order. */
+/** A keyed chunk: each file's flag byte and modification time, the bytes keyed, and the chunk's postings segments in id order. */
 export interface KeyedChunk {
   chunk: number
   flags: Uint8Array
+  /** NaN seconds for a file that could not be opened. */
+  seconds: Float64Array
+  nanos: Uint32Array
   contentBytes: number
   segments: Segment[]
 }
@@ -43,9 +46,24 @@ export function packChunk(chunk: number, first: number, paths: readonly Buffer[]
 
 /** The buffers a keyed chunk holds, each once, for `postMessage`'s transfer list. */
 export function chunkTransfers(keyed: KeyedChunk): ArrayBuffer[] {
-  const buffers = [keyed.flags.buffer]
+  const buffers = [keyed.flags.buffer, keyed.seconds.buffer, keyed.nanos.buffer]
   for (const s of keyed.segments) buffers.push(s.keys.buffer, s.starts.buffer, s.last.buffer, s.data.buffer)
   return buffers as ArrayBuffer[]
+}
+
+/** A file's modification time as the kernel keeps it: see format.ts `FileTimes`. */
+export interface FileTime {
+  seconds: number
+  nanos: number
+}
+
+const NS_PER_SECOND = 1_000_000_000n
+
+/** Puts a time in nanoseconds since the epoch into `time` as whole seconds rounded down and the nanoseconds after them. */
+export function splitTime(ns: bigint, time: FileTime): void {
+  const nanos = ((ns % NS_PER_SECOND) + NS_PER_SECOND) % NS_PER_SECOND
+  time.seconds = Number((ns - nanos) / NS_PER_SECOND)
+  time.nanos = Number(nanos)
 }
 
 /**
@@ -53,9 +71,17 @@ export function chunkTransfers(keyed: KeyedChunk): ArrayBuffer[] {
  * close a file: the promise API costs more than the work), without following a link or waiting on a
  * FIFO that replaced it. Its length; `{ scratch }`, a larger buffer to read it again into, when it does
  * not fit; undefined when it cannot be keyed: gone, unreadable, not a regular file now, or larger than
- * `maxBytes` (every search reads it; rg will say why itself if it cannot).
+ * `maxBytes` (every search reads it; rg will say why itself if it cannot). Its modification time goes
+ * into `time` when the file is a regular one it could open, else NaN seconds.
  */
-export function readForIndex(path: Buffer, maxBytes: number, scratch: Buffer): number | { scratch: Buffer } | undefined {
+export function readForIndex(
+  path: Buffer,
+  maxBytes: number,
+  scratch: Buffer,
+  time: FileTime = { seconds: 0, nanos: 0 },
+): number | { scratch: Buffer } | undefined {
+  time.seconds = Number.NaN
+  time.nanos = 0
   let fd: number
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
@@ -63,10 +89,13 @@ export function readForIndex(path: Buffer, maxBytes: number, scratch: Buffer): n
     return undefined
   }
   try {
-    const info = fstatSync(fd)
-    if (!info.isFile() || info.size > maxBytes) return undefined
+    const info = fstatSync(fd, { bigint: true })
+    if (!info.isFile()) return undefined
+    splitTime(info.mtimeNs, time)
+    const size = Number(info.size)
+    if (size > maxBytes) return undefined
     // One byte more than its size: a file that grew since is read in full, from a larger buffer.
-    if (info.size >= scratch.length) return { scratch: Buffer.alloc(Math.max(info.size + 1, scratch.length * 2)) }
+    if (size >= scratch.length) return { scratch: Buffer.alloc(Math.max(size + 1, scratch.length * 2)) }
     let length = 0
     for (;;) {
       const n = readSync(fd, scratch, length, scratch.length - length, null)
@@ -111,6 +140,9 @@ export class ChunkKeyer {
   async keyChunk(task: ChunkTask, pause: () => Promise<void> | undefined): Promise<KeyedChunk> {
     const { first, paths, ends } = task
     const flags = new Uint8Array(ends.length)
+    const seconds = new Float64Array(ends.length)
+    const nanos = new Uint32Array(ends.length)
+    const time: FileTime = { seconds: 0, nanos: 0 }
     let contentBytes = 0
     let start = 0
     for (let i = 0; i < ends.length; i++) {
@@ -118,11 +150,13 @@ export class ChunkKeyer {
       if (waited !== undefined) await waited
       const path = Buffer.from(paths.buffer, paths.byteOffset + start, ends[i]! - start)
       start = ends[i]!
-      let size = readForIndex(path, this.fileMaxBytes, this.scratch)
+      let size = readForIndex(path, this.fileMaxBytes, this.scratch, time)
       while (typeof size === 'object') {
         this.scratch = size.scratch
-        size = readForIndex(path, this.fileMaxBytes, this.scratch)
+        size = readForIndex(path, this.fileMaxBytes, this.scratch, time)
       }
+      seconds[i] = time.seconds
+      nanos[i] = time.nanos
       const bytes = size === undefined ? undefined : this.scratch.subarray(0, size)
       if (bytes === undefined || alwaysRead(bytes)) {
         flags[i] = FILE_ALWAYS
@@ -135,6 +169,6 @@ export class ChunkKeyer {
       const count = collector.collect(bytes)
       this.postings.addFile(first + i, collector.keys, collector.positions, count)
     }
-    return { chunk: task.chunk, flags, contentBytes, segments: this.postings.takeSegments() }
+    return { chunk: task.chunk, flags, seconds, nanos, contentBytes, segments: this.postings.takeSegments() }
   }
 }

@@ -1,6 +1,7 @@
 // Keys the walk's files in chunks of contiguous ids: in worker threads, one chunk at a time each, or in this thread when one would do.
 import { Worker } from 'node:worker_threads'
 import { IndexError, tooLarge } from './errors.js'
+import type { FileTimes } from './format.js'
 import { ChunkKeyer, packChunk, type ChunkTask, type KeyedChunk } from './key-files.js'
 import { segmentBytes, type Segment } from './postings.js'
 
@@ -24,9 +25,10 @@ export interface KeyOptions {
   workerEntry?: URL
 }
 
-/** A tree's keyed files: each file's flag byte, the bytes keyed, and every segment in id order. */
+/** A tree's keyed files: each file's flag byte and modification time, the bytes keyed, and every segment in id order. */
 export interface KeyedTree {
   flags: Uint8Array
+  times: FileTimes
   contentBytes: number
   segments: Segment[]
 }
@@ -99,12 +101,12 @@ export async function keyTree(feed: PathFeed, options: KeyOptions): Promise<Keye
     const paths = await feed.take(chunk * chunkFiles, chunkFiles)
     return paths === undefined ? undefined : packChunk(chunk, chunk * chunkFiles, paths)
   }
-  const flags: Uint8Array[] = []
+  const chunks: KeyedChunk[] = []
   const byChunk: Segment[][] = []
   let contentBytes = 0
   let bytes = 0
   const gather = (keyed: KeyedChunk): void => {
-    flags[keyed.chunk] = keyed.flags
+    chunks[keyed.chunk] = keyed
     contentBytes += keyed.contentBytes
     byChunk[keyed.chunk] = keyed.segments
     for (const s of keyed.segments) bytes += segmentBytes(s)
@@ -115,13 +117,17 @@ export async function keyTree(feed: PathFeed, options: KeyOptions): Promise<Keye
   const workers = Math.min(options.workers, Math.ceil(found / chunkFiles))
   if (workers > 1) await keyInWorkers(workers, task, gather, options)
   else await keyHere(task, gather, options)
-  const all = new Uint8Array(flags.reduce((n, f) => n + f.length, 0))
+  const files = chunks.reduce((n, c) => n + c.flags.length, 0)
+  const flags = new Uint8Array(files)
+  const times = { seconds: new Float64Array(files), nanos: new Uint32Array(files) }
   let at = 0
-  for (const f of flags) {
-    all.set(f, at)
-    at += f.length
+  for (const c of chunks) {
+    flags.set(c.flags, at)
+    times.seconds.set(c.seconds, at)
+    times.nanos.set(c.nanos, at)
+    at += c.flags.length
   }
-  return { flags: all, contentBytes, segments: byChunk.flat() }
+  return { flags, times, contentBytes, segments: byChunk.flat() }
 }
 
 async function keyHere(

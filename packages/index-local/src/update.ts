@@ -158,6 +158,7 @@ export async function keyChanges(
     },
     files: files.map((f) => f.rel),
     fileFlags: keyed.flags,
+    fileTimes: keyed.times,
     dirs: [...dirs],
     ...merged,
   })

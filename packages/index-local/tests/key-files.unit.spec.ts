@@ -15,7 +15,14 @@ describe('a chunk in transfer', () => {
   it('lists each buffer of a keyed chunk once, so it moves whole and leaves nothing behind', () => {
     const builder = new PostingsBuilder(3)
     for (let file = 0; file < 4; file++) builder.addFile(file, Uint32Array.from([10, 20 + file]), Uint16Array.from([1, 2]), 2)
-    const keyed: KeyedChunk = { chunk: 0, flags: Uint8Array.from([0, 1, 0, 0]), contentBytes: 9, segments: builder.takeSegments() }
+    const keyed: KeyedChunk = {
+      chunk: 0,
+      flags: Uint8Array.from([0, 1, 0, 0]),
+      seconds: Float64Array.from([1, Number.NaN, 3, -4]),
+      nanos: Uint32Array.from([5, 0, 7, 999_999_999]),
+      contentBytes: 9,
+      segments: builder.takeSegments(),
+    }
     expect(keyed.segments.length).toBeGreaterThan(1)
     const copy = structuredClone(keyed)
     const transfer = chunkTransfers(keyed)
@@ -23,7 +30,7 @@ describe('a chunk in transfer', () => {
     // A buffer listed twice, or shared by two arrays, would throw DataCloneError here.
     const moved = structuredClone(keyed, { transfer })
     expect(moved).toEqual(copy)
-    expect(keyed.flags.length).toBe(0)
+    expect([keyed.flags.length, keyed.seconds.length, keyed.nanos.length]).toEqual([0, 0, 0])
     for (const s of keyed.segments) expect([s.keys.length, s.starts.length, s.last.length, s.data.length]).toEqual([0, 0, 0, 0])
   })
 })

@@ -120,7 +120,12 @@ describe('the build keys files in worker threads', () => {
       feed.end()
       expect(await keyed, `${workers} workers`).toEqual(whole)
     }
-    expect(await keyTree(PathFeed.of([]), { ...options, workers: 2 })).toEqual({ flags: new Uint8Array(0), contentBytes: 0, segments: [] })
+    expect(await keyTree(PathFeed.of([]), { ...options, workers: 2 })).toEqual({
+      flags: new Uint8Array(0),
+      times: { seconds: new Float64Array(0), nanos: new Uint32Array(0) },
+      contentBytes: 0,
+      segments: [],
+    })
   })
 
   it('answers a take as far as the feed goes, once it has that much or ends', async () => {

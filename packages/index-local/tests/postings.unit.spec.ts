@@ -1,6 +1,6 @@
 // A build's postings: sorted segments merged into the index's lists, equal to the lists made the slow way.
 import { describe, expect, it } from 'vitest'
-import { FilePaths, readPostingList, readPostings, type IndexData } from '../src/format.js'
+import { FilePaths, readPostingList, readPostings, unreadTimes, type IndexData } from '../src/format.js'
 import type { Segment } from '../src/postings.js'
 import { mergeSegments, PostingsBuilder, segmentBytes } from '../src/postings.js'
 
@@ -31,6 +31,7 @@ function asIndex(merged: ReturnType<typeof mergeSegments>, files: number): Index
     checksum: '',
     files: new FilePaths(undefined),
     fileFlags: new Uint8Array(files),
+    fileTimes: unreadTimes(files),
     dirs: new Map(),
     keys: merged.keys,
     starts: merged.starts,

@@ -3,6 +3,7 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import {
   closeSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readFileSync,
@@ -368,7 +369,15 @@ describe('the index file', () => {
     expect(findKey(data.keys, 7)).toBe(0)
     expect(findKey(Uint32Array.from([1, 3, 5]), 4)).toBe(-1)
     expect(findKey(Uint32Array.from([1, 3, 5]), 5)).toBe(2)
-    expect(INDEX_FORMAT_VERSION).toBe(2)
+    expect(INDEX_FORMAT_VERSION).toBe(3)
+    // No times given: none read.
+    expect([...data.fileTimes.seconds]).toEqual([Number.NaN])
+  })
+
+  it("round-trips each file's modification time", () => {
+    const fileTimes = { seconds: Float64Array.from([-2, 1_800_000_000.0]), nanos: Uint32Array.from([750_000_000, 999_999_999]) }
+    const data = decodeIndex(sealed(encodeIndex({ ...sections, files: ['a', 'b'], fileFlags: new Uint8Array(2), fileTimes })))
+    expect(data.fileTimes).toEqual(fileTimes)
   })
 
   it('refuses a header that is not JSON, sections past the end or that do not add up, and cut postings', () => {
@@ -592,6 +601,25 @@ describe('reading a file to key', () => {
     expect(readForIndex(path('file.txt'), 11, scratch)).toBeUndefined()
   })
 
+  it('gives the modification time as the kernel keeps it, also of a file too large to key, and before 1970', () => {
+    const time = { seconds: 0, nanos: 0 }
+    const timeOf = (name: string) => {
+      const ns = lstatSync(join(dir, name), { bigint: true }).mtimeNs
+      return { seconds: Number(ns / 1_000_000_000n), nanos: Number(ns % 1_000_000_000n) }
+    }
+    expect(readForIndex(path('file.txt'), 100, Buffer.alloc(64), time)).toBe(12)
+    expect(time).toEqual(timeOf('file.txt'))
+    expect(readForIndex(path('file.txt'), 11, Buffer.alloc(64), time)).toBeUndefined()
+    expect(time).toEqual(timeOf('file.txt'))
+    // 1.25 s before the epoch: two whole seconds back, and 750 ms after that.
+    writeFileSync(join(dir, 'old.txt'), 'old')
+    execFileSync('touch', ['-d', '1969-12-31 23:59:58.75 UTC', join(dir, 'old.txt')])
+    expect(readForIndex(path('old.txt'), 100, Buffer.alloc(64), time)).toBe(3)
+    expect(time).toEqual({ seconds: -2, nanos: 750_000_000 })
+    expect(readForIndex(path('missing'), 100, Buffer.alloc(64), time)).toBeUndefined()
+    expect(time.seconds).toBeNaN()
+  })
+
   it('keys nothing it cannot read as rg would: gone, a link, a FIFO (without waiting for a writer), unreadable', () => {
     symlinkSync('file.txt', join(dir, 'link'))
     execFileSync('mkfifo', [join(dir, 'fifo')])
@@ -601,6 +629,11 @@ describe('reading a file to key', () => {
     expect(readForIndex(path('fifo'), 100, scratch)).toBeUndefined()
     // A read that fails after the open: the kernel refuses reads of unmapped memory.
     expect(readForIndex(Buffer.from('/proc/self/mem'), 100, scratch)).toBeUndefined()
+    const time = { seconds: 0, nanos: 0 }
+    for (const name of ['missing', 'link', 'fifo']) {
+      readForIndex(path(name), 100, scratch, time)
+      expect(time.seconds).toBeNaN()
+    }
   })
 
   it('reads on past the size the file reported, into a larger buffer, within the limit', () => {
