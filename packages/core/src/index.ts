@@ -83,5 +83,7 @@ export type {
   IndexQuery,
   IndexFallback,
   IndexAnswer,
+  IndexTimesAnswer,
+  FileTime,
   SearchIndex,
 } from './seams.js'

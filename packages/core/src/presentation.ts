@@ -45,7 +45,7 @@ export const SearchIndexUse = z.discriminatedUnion('used', [
     used: z.literal(true),
     /** Files the index holds under the search path. */
     indexedFiles: z.number().int().min(0),
-    /** Of them, those rg read because their trigrams allow a match. */
+    /** grep: of them, those rg read because their trigrams allow a match; glob: those whose modification times it gave. */
     candidates: z.number().int().min(0),
     /** Files and directories changed since the index was built, read whatever the index says. */
     changed: z.number().int().min(0),

@@ -387,6 +387,29 @@ export type IndexAnswer =
     }
   | { kind: 'full-scan'; reason: IndexFallback; detail: string }
 
+/** A file's modification time as the kernel keeps it: whole seconds (negative before 1970) and the nanoseconds after them. */
+export interface FileTime {
+  seconds: number
+  nanos: number
+}
+
+/**
+ * An index's answer to glob (docs/design.md#glob-reads-times-from-the-index). `times`: `timeOf` gives
+ * the modification time of a file rg listed (its path's raw bytes, from `dir`), `recorded` when the
+ * index recorded it and proves it unchanged since, `read` when it was read now, or why it could not be
+ * read (the file is gone). `full-scan`: no such proof; glob reads every file's time itself.
+ */
+export type IndexTimesAnswer =
+  | {
+      kind: 'times'
+      /** Files the index holds under `dir`. */
+      indexedFiles: number
+      /** Files and directories changed since the index was built: what lies there is read, not recorded. */
+      changed: number
+      timeOf: (name: Uint8Array, start: number, end: number, out: FileTime) => 'recorded' | 'read' | { unreadable: string }
+    }
+  | { kind: 'full-scan'; reason: IndexFallback; detail: string }
+
 /**
  * A content index in front of rg (`ctx.get('searchIndex')`, optional). It only narrows which files rg
  * opens; rg, with the same command, decides every match, so an answer with it equals one without.
@@ -403,4 +426,9 @@ export interface SearchIndex {
    * (docs/design.md#a-quiet-tree-needs-no-link-revalidation).
    */
   unchangedMark?(query: { dir: string; signal: AbortSignal }): Promise<string | undefined>
+  /**
+   * Optional: the modification times of the files under `dir` (absolute), for glob's newest-first
+   * listing, when the index can prove which it recorded still hold.
+   */
+  times?(query: { dir: string; signal: AbortSignal }): Promise<IndexTimesAnswer>
 }

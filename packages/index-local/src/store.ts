@@ -1,16 +1,25 @@
-// The local SearchIndex: find the index that covers a search, prove which files cannot match, hand rg an ignore file, and in a warm process update the index from its watcher.
+// The local SearchIndex: find the index that covers a search, prove which files cannot match, hand rg an ignore file, give glob the times it recorded, and in a warm process update the index from its watcher.
 import { isUtf8 } from 'node:buffer'
 import { randomBytes } from 'node:crypto'
 import { statfsSync } from 'node:fs'
 import { lstat, realpath, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { reportsEveryChange, type BashExecutor, type IndexAnswer, type IndexFallback, type IndexQuery, type SearchIndex } from '@dsh/core'
+import {
+  reportsEveryChange,
+  type BashExecutor,
+  type IndexAnswer,
+  type IndexFallback,
+  type IndexQuery,
+  type IndexTimesAnswer,
+  type SearchIndex,
+} from '@dsh/core'
 import { resolveIndexOptions, type LocalIndexOptions, type LocalIndexSettings } from './config.js'
 import { IndexError } from './errors.js'
 import { FILE_ALWAYS, findKey, openIndexFile, POSITION_BYTES, readPostingList, readPostings, UNREAD_DIR, type IndexData } from './format.js'
 import { CHANGE_WALK_LIMITS, changedSince, type Changed } from './freshness.js'
 import { ancestors, assertPrivate, INDEX_FILE, treeDir, UPDATE_FILE } from './location.js'
 import { clockMark } from './build.js'
+import { RecordedTimes } from './recorded-times.js'
 import { patternQuery, type TrigramQuery } from './regex-query.js'
 import { POSITION_BITS, trigramsAt } from './trigrams.js'
 import { keyChanges, pathOf, type KeyedChanges } from './update.js'
@@ -78,6 +87,7 @@ export interface LocalSearchIndex extends SearchIndex {
   unchangedMark(query: { dir: string; signal: AbortSignal }): Promise<string | undefined>
   /** Updates the index that covers `dir` from this process's watcher (`watch`), without a walk. */
   refresh(dir: string): Promise<RefreshReport>
+  times(query: { dir: string; signal: AbortSignal }): Promise<IndexTimesAnswer>
 }
 
 /** What a watcher says before a search: the changes, too many of them, or nothing it can vouch for. */
@@ -205,7 +215,7 @@ function splitFor(loaded: Loaded, prefix: string): WalkPart[] | undefined {
   return loaded.splits.get(prefix)
 }
 
-function fullScan(reason: IndexFallback, detail: string): IndexAnswer {
+function fullScan(reason: IndexFallback, detail: string): Extract<IndexAnswer, { kind: 'full-scan' }> {
   return { kind: 'full-scan', reason, detail }
 }
 
@@ -596,26 +606,39 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     }
   }
 
-  async function plan(query: IndexQuery): Promise<LocalIndexAnswer> {
-    // A refresh in flight hands its watcher on when it ends: a search meanwhile would start another.
+  /**
+   * The search directory's real path and inode and the index that covers it, once no refresh is in
+   * flight (one hands its watcher on when it ends: a search meanwhile would start another); or why
+   * the search goes without.
+   */
+  async function locate(
+    given: string,
+  ): Promise<{ dir: string; inode: number; found: Found } | Extract<IndexAnswer, { kind: 'full-scan' }>> {
     await refreshing
     let dir: string
     let inode: number
     try {
-      dir = await realpath(query.dir)
+      dir = await realpath(given)
       const info = await stat(dir)
       if (!info.isDirectory()) return fullScan('no-index', 'the search path is a file')
       inode = info.ino
     } catch {
       return fullScan('no-index', 'the search path does not exist')
     }
-    let found: Awaited<ReturnType<typeof findIndex>>
+    let found: Found | undefined
     try {
       found = await findIndex(dir)
     } catch (error) {
       return fullScan('refused', (error as Error).message)
     }
     if (found === undefined) return fullScan('no-index', 'no index covers the search path')
+    return { dir, inode, found }
+  }
+
+  async function plan(query: IndexQuery): Promise<LocalIndexAnswer> {
+    const located = await locate(query.dir)
+    if ('kind' in located) return located
+    const { dir, inode, found } = located
     const { root, data, loaded, update, dirs, unread } = found
     const query3 = patternQuery(query.pattern, { caseInsensitive: query.caseInsensitive })
     if (query3.op === 'all') return fullScan('unreducible', 'the pattern has no literal of three bytes every match must contain')
@@ -728,7 +751,59 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     }
   }
 
-  return { settings, plan, unchangedMark, refresh }
+  /**
+   * The modification times of the files below `dir` for glob (docs/design.md#glob-reads-times-from-the-index):
+   * the ones the index recorded where this process's watcher proves them unchanged since, any other
+   * read now. Only a warm process answers: without a watcher, proving a time unchanged takes the
+   * change walk, which stats every entry, as glob's own listing does.
+   */
+  async function times({ dir: given, signal }: { dir: string; signal: AbortSignal }): Promise<IndexTimesAnswer> {
+    const located = await locate(given)
+    if ('kind' in located) return located
+    const { dir, inode, found } = located
+    const { root, loaded, dirs } = found
+    const reads = "glob reads every file's time"
+    if (!settings.watch || !eventful(root))
+      return fullScan('freshness', `no watcher in this process vouches for the recorded times: ${reads}`)
+    if (BigInt(Date.now()) * 1_000_000n < found.mark) return fullScan('freshness', 'the clock is earlier than the index build')
+    const dirRel = root === dir ? '' : dir.slice(root.length + 1)
+    if (dirs.get(dirRel) !== inode) {
+      return fullScan('changed', 'the search directory is not the one indexed (new, replaced, or unreadable at the build)')
+    }
+    const seen = await watched(found, signal)
+    if (seen.kind === 'walk') return fullScan('freshness', `the watcher cannot vouch for every change: ${reads}`)
+    if (seen.kind === 'failed') return fullScan('freshness', seen.why)
+    if (seen.kind === 'too-many') {
+      return fullScan(
+        'changed',
+        `more than ${settings.changedMaxEntries} files and directories changed since the index was built: run dsh index`,
+      )
+    }
+    const changed = seen.walked.length + seen.named.size
+    // As a plan: the listing goes on, and the next search waits for the refresh.
+    if (settings.refreshAfter > 0 && changed >= settings.refreshAfter) void refresh(root)
+    if (changed > settings.changedMaxEntries) {
+      return fullScan('changed', `${changed} files and directories changed since the index was built: run dsh index`)
+    }
+    const prefix = dirRel === '' ? '' : `${dirRel}/`
+    const recorded = new RecordedTimes({
+      root,
+      prefix,
+      data: found.data,
+      ...(found.update === undefined ? {} : { update: found.update.data }),
+      dirs,
+      walked: seen.walked,
+      named: seen.named,
+    })
+    return {
+      kind: 'times',
+      indexedFiles: filesUnder(loaded, prefix),
+      changed,
+      timeOf: (name, start, end, out) => recorded.timeOf(name, start, end, out),
+    }
+  }
+
+  return { settings, plan, unchangedMark, refresh, times }
 }
 
 /**
