@@ -2,7 +2,8 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { execFileSync } from 'node:child_process'
+import { afterAll, describe, expect, it } from 'vitest'
 import * as bashLocal from '@dsh/bash-local'
 import { loadHarness, type Harness, type ToolResult } from '@dsh/core'
 import * as fsLocal from '@dsh/fs-local'
@@ -15,13 +16,19 @@ import { scratchDir } from '../../../test-support/temp-tree.js'
 const quiet = { warn: () => undefined, info: () => undefined }
 
 /** A harness with the index plugin and `index: auto`, or the same plugins with `index: off`. */
-async function harness(profile: 'dsh' | 'claude-code', index: 'auto' | 'off', indexDir: string, spillRoot: string): Promise<Harness> {
+async function harness(
+  profile: 'dsh' | 'claude-code',
+  index: 'auto' | 'off',
+  indexDir: string,
+  spillRoot: string,
+  watch = false,
+): Promise<Harness> {
   return loadHarness({
     plugins: [bashLocal, spillLocal, fsLocal, indexLocal, toolFsSearch],
     config: {
       'bash-local': { killGraceMs: 200 },
       'spill-local': { root: spillRoot },
-      'index-local': { dir: indexDir, broadFraction: 1 },
+      'index-local': { dir: indexDir, broadFraction: 1, watch, refreshAfter: 0 },
       // Small pages, so the spill and the paging are compared too.
       'tool-fs-search': { profile, index, grepMaxMatches: 3, globMaxResults: 3 },
     },
@@ -97,7 +104,11 @@ const tree = fc.dictionary(fc.constantFrom(...NAMES), content, { minKeys: 1, max
 const GITIGNORES = ['', 'ign/\n', '*.md\n', 'node_modules\n', 'ign/\n!ign/e.txt\n']
 
 type Change =
-  { op: 'edit' | 'add'; name: string; text: string } | { op: 'delete'; name: string } | { op: 'rename'; from: string; to: string }
+  | { op: 'edit' | 'add'; name: string; text: string }
+  | { op: 'delete'; name: string }
+  | { op: 'rename'; from: string; to: string }
+  | { op: 'touch'; name: string; time: string }
+  | { op: 'replace'; dir: string }
 const NEW_NAMES = [...NAMES, 'new.txt', 'sub/new dir/n.txt', 'fresh/deeper/n.js']
 const change: fc.Arbitrary<Change> = fc.oneof(
   fc.record({ op: fc.constantFrom('edit' as const), name: fc.constantFrom(...NAMES), text: content }),
@@ -171,6 +182,8 @@ const pattern: fc.Arbitrary<string> = fc.letrec<{ p: string }>((tie) => ({
 })).p
 const search = fc.record({ pattern, caseInsensitive: fc.boolean(), multiline: fc.boolean() })
 
+let moved = 0
+
 function apply(root: string, c: Change): void {
   const at = (name: string) => join(root, name)
   if (c.op === 'edit' || c.op === 'add') {
@@ -178,6 +191,24 @@ function apply(root: string, c: Change): void {
     writeFileSync(at(c.name), c.text)
   } else if (c.op === 'delete') {
     rmSync(at(c.name), { force: true })
+  } else if (c.op === 'replace') {
+    // A directory made anew under its old name, its files the same names, written now: no event names
+    // them, since the new directory has no watch yet. The old one leaves the tree whole (its watch
+    // would name each file it lost).
+    const old = `${root}.old-${c.dir.replaceAll('/', '-')}-${moved++}`
+    try {
+      renameSync(at(c.dir), old)
+    } catch {
+      return
+    }
+    execFileSync('cp', ['-r', old, at(c.dir)])
+  } else if (c.op === 'touch') {
+    // A time set back (before 1970 too) or to one another file has: glob orders by it, ties by name.
+    try {
+      execFileSync('touch', ['-c', '-d', c.time, at(c.name)])
+    } catch {
+      // a directory where the file was: nothing changed
+    }
   } else if (c.op === 'rename') {
     try {
       mkdirSync(dirname(at(c.to)), { recursive: true })
@@ -262,6 +293,88 @@ describe('indexed answers equal full scans', () => {
       )
       // The property is not vacuous: the index chose the files in most searches.
       expect(used).toBeGreaterThan(10)
+    },
+    budgetMs(120_000),
+  )
+})
+
+// Times a touch sets: two equal ones (ties sort by name), one before 1970, one with nanoseconds.
+const TIMES = ['2001-01-01 00:00:00 UTC', '1969-12-31 23:59:58.75 UTC', '2010-05-06 07:08:09.123456789 UTC']
+const touch: fc.Arbitrary<Change> = fc.record({
+  op: fc.constant('touch' as const),
+  name: fc.constantFrom(...NAMES),
+  time: fc.constantFrom(...TIMES),
+})
+const replace: fc.Arbitrary<Change> = fc.record({ op: fc.constant('replace' as const), dir: fc.constantFrom('sub', 'deep', 'sub/.h') })
+const anyChange = fc.oneof(change, touch, replace)
+const GLOBS = ['**/*', '*.txt', '**/*.md', 'sub/**', '**/n.*', '*']
+
+describe("glob's times from the index equal the helper's", () => {
+  const base = scratchDir('index-exact-glob')
+  let recorded = 0
+  let run = 0
+
+  afterAll(async () => {
+    await indexLocal.closeIndexWatchers()
+  })
+
+  it(
+    'holds over random trees changed before the watcher starts, after it, refreshed or not and changed again, in both profiles',
+    async () => {
+      const indexDir = join(base, 'index')
+      const spillRoot = join(base, 'spill')
+      const on = {
+        dsh: await harness('dsh', 'auto', indexDir, spillRoot, true),
+        claude: await harness('claude-code', 'auto', indexDir, spillRoot, true),
+      }
+      const off = {
+        dsh: await harness('dsh', 'off', indexDir, spillRoot),
+        claude: await harness('claude-code', 'off', indexDir, spillRoot),
+      }
+      const index = on.dsh.get('searchIndex') as indexLocal.LocalSearchIndex
+      const compare = async (root: string, glob: string, path: string) => {
+        const a = await call(on.dsh, 'glob', { pattern: glob, path }, root)
+        const b = await call(off.dsh, 'glob', { pattern: glob, path }, root)
+        expect(comparable(a), `glob ${glob} in ${path}`).toEqual(comparable(b))
+        const c = await call(on.claude, 'Glob', { pattern: glob, path }, root)
+        const d = await call(off.claude, 'Glob', { pattern: glob, path }, root)
+        expect(comparable(c), `Glob ${glob} in ${path}`).toEqual(comparable(d))
+        const use = (a.value as { index?: { used: boolean; candidates: number } } | undefined)?.index
+        if (use?.used === true) recorded += use.candidates
+      }
+      await fc.assert(
+        fc.asyncProperty(
+          tree,
+          fc.array(anyChange, { maxLength: 4 }),
+          fc.array(anyChange, { maxLength: 4 }),
+          fc.boolean(),
+          fc.array(anyChange, { maxLength: 3 }),
+          fc.array(fc.constantFrom(...GLOBS), { minLength: 1, maxLength: 2 }),
+          fc.constantFrom('.', 'sub'),
+          async (files, before, after, refresh, later, globs, path) => {
+            const root = join(base, `t${run++}`)
+            mkdirSync(root)
+            for (const [name, text] of Object.entries(files)) {
+              mkdirSync(dirname(join(root, name)), { recursive: true })
+              writeFileSync(join(root, name), text)
+            }
+            await indexLocal.buildIndex(index.settings, root)
+            // Before the watcher: its seed walk finds these.
+            for (const c of before) apply(root, c)
+            for (const glob of globs) await compare(root, glob, path)
+            // After it: events name these.
+            for (const c of after) apply(root, c)
+            for (const glob of globs) await compare(root, glob, path)
+            if (refresh) await index.refresh(root)
+            for (const c of later) apply(root, c)
+            for (const glob of globs) await compare(root, glob, path)
+            rmSync(root, { recursive: true, force: true })
+          },
+        ),
+        { numRuns: 30, interruptAfterTimeLimit: budgetMs(90_000) },
+      )
+      // The property is not vacuous: the index gave most of the times.
+      expect(recorded).toBeGreaterThan(50)
     },
     budgetMs(120_000),
   )

@@ -124,7 +124,7 @@ export class SearchCard extends LitElement {
 function summary(view: SearchResultView): TemplateResult {
   const noun = view.shape === 'matches' ? ['match', 'matches'] : ['file', 'files']
   const incomplete = view.incomplete ? html`<span class="incomplete">incomplete: more may exist</span>` : nothing
-  const index = view.index === undefined ? nothing : html` <span class="index">${indexWords(view.index)}</span>`
+  const index = view.index === undefined ? nothing : html` <span class="index">${indexWords(view.index, view.shape)}</span>`
   if (view.total === 0) {
     return html`<p class="summary empty">${view.shape === 'matches' ? 'No matches' : 'No files'} ${incomplete}${index}</p>`
   }
@@ -136,10 +136,15 @@ function summary(view: SearchResultView): TemplateResult {
   </p>`
 }
 
-/** The index's part in a few words: the answer is the same either way, so this only says what was read. */
-function indexWords(use: NonNullable<SearchResultView['index']>): string {
-  if (!use.used) return `read every file (${use.reason})`
-  return `index: ${use.candidates} of ${use.indexedFiles} files could match${use.changed > 0 ? `, ${use.changed} changed since it was built` : ''}`
+/**
+ * The index's part in a few words: the answer is the same either way, so this only says what was read.
+ * For grep, which files could match; for glob, whose modification times it gave.
+ */
+function indexWords(use: NonNullable<SearchResultView['index']>, shape: SearchResultView['shape']): string {
+  if (!use.used) return `read every ${shape === 'matches' ? 'file' : "file's time"} (${use.reason})`
+  const changed = use.changed > 0 ? `, ${use.changed} changed since it was built` : ''
+  if (shape === 'paths') return `index: times of ${use.candidates} of ${use.indexedFiles} files recorded${changed}`
+  return `index: ${use.candidates} of ${use.indexedFiles} files could match${changed}`
 }
 
 /** Defines `<dsh-search-card>` in `registry` unless something already did. */

@@ -19,6 +19,8 @@ export interface GlobValue {
   truncated: boolean
   /** What the listing left out: paths rg could not read, files whose modification time could not be read. */
   incomplete: string[]
+  /** How a content index took part, when one was consulted: `candidates` counts the times it gave. */
+  index?: SearchIndexUse
 }
 
 /** A grep result's value: every matched line, ordered by path then line, not only the page's. */

@@ -1,7 +1,8 @@
-// Asks the content index which files rg may skip (docs/design.md#an-index-chooses-files-rg-decides-matches).
+// Asks the content index which files rg may skip (docs/design.md#an-index-chooses-files-rg-decides-matches), and which times glob need not read (docs/design.md#glob-reads-times-from-the-index).
 import path from 'node:path'
 import type { SearchIndex, SearchIndexUse, ToolExecContext } from '@dsh/core'
-import type { SearchContext } from './context.js'
+import type { ListingContext, SearchContext } from './context.js'
+import type { TimeOf } from './glob/stamps.js'
 import type { QuietMark } from './link-scan-memory.js'
 import type { LinkPlan } from './links.js'
 
@@ -75,5 +76,42 @@ export async function planIndexedSearch(
     flags: [`--ignore-file=${answer.ignoreFile}`],
     use: { used: true, indexedFiles: answer.indexedFiles, candidates: answer.candidates, changed: answer.changed },
     release: () => answer.release(),
+  }
+}
+
+/** What glob takes from the index: the times of the files it lists, and how the index took part. */
+export interface IndexedListing {
+  /** Set when the index gives the times; the script then lists without the mtime helper. */
+  timeOf?: TimeOf
+  /** How the index took part, once the listing is done and `recorded` times came from it; undefined when none did. */
+  use: (recorded: number) => SearchIndexUse | undefined
+}
+
+const NO_TIMES: IndexedListing = { use: () => undefined }
+
+/**
+ * Consults the index for a listing of `target` (as the model gave it): the times it recorded stand in
+ * for the mtime helper's, so they must read as GNU find's `%T@` does (the `find` and `finds` helpers;
+ * GNU stat prints a time before 1970 otherwise, and the others whole seconds). A listing that follows
+ * links reads every time: the index holds no path through a link, so it would read each one here.
+ */
+export async function planIndexedListing(
+  ctx: ListingContext,
+  exec: ToolExecContext,
+  { target, links }: { target: string; links: LinkPlan },
+): Promise<IndexedListing> {
+  const index = indexOf(ctx)
+  const dir = searchDir(exec, target)
+  const { helper } = ctx.lister
+  if (index?.times === undefined || dir === undefined || links.followed.length > 0 || (helper !== 'find' && helper !== 'finds'))
+    return NO_TIMES
+  const answer = await index.times({ dir, signal: exec.signal })
+  if (answer.kind === 'full-scan') {
+    if (answer.reason === 'no-index') return NO_TIMES
+    return { use: () => ({ used: false, reason: answer.reason, detail: answer.detail }) }
+  }
+  return {
+    timeOf: answer.timeOf,
+    use: (recorded) => ({ used: true, indexedFiles: answer.indexedFiles, candidates: recorded, changed: answer.changed }),
   }
 }

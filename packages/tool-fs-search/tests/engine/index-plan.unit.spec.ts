@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import type { IndexAnswer, IndexQuery, SearchIndex, ToolExecContext } from '@dsh/core'
+import type { IndexAnswer, IndexQuery, IndexTimesAnswer, SearchIndex, ToolExecContext } from '@dsh/core'
 import { Config } from '../../src/config.js'
-import type { SearchContext } from '../../src/engine/context.js'
-import { planIndexedSearch, quietMarkOf } from '../../src/engine/index-plan.js'
+import type { ListingContext, SearchContext } from '../../src/engine/context.js'
+import type { MtimeLister } from '../../src/engine/glob/command.js'
+import { planIndexedListing, planIndexedSearch, quietMarkOf } from '../../src/engine/index-plan.js'
 import { NO_LINKS } from '../../src/engine/links.js'
 
 function context(answer: IndexAnswer, index: 'auto' | 'off' = 'auto'): { ctx: SearchContext; queries: IndexQuery[] } {
@@ -95,5 +96,61 @@ describe('quietMarkOf', () => {
     const off = context({ kind: 'full-scan', reason: 'no-index', detail: '' }, 'off')
     ;(off.ctx.searchIndex as () => SearchIndex)().unchangedMark = index.unchangedMark
     expect(quietMarkOf(off.ctx, exec('/w'), 'src')).toBeUndefined()
+  })
+})
+
+describe('planIndexedListing', () => {
+  const FIND: MtimeLister = { helper: 'find', find: '/usr/bin/find' }
+  function listing(answer: IndexTimesAnswer | undefined, lister: MtimeLister = FIND, index: 'auto' | 'off' = 'auto') {
+    const asked: Array<{ dir: string; signal: AbortSignal }> = []
+    const searchIndex: SearchIndex = {
+      plan: () => Promise.reject(new Error('not asked')),
+      ...(answer === undefined
+        ? {}
+        : {
+            times: (query) => {
+              asked.push(query)
+              return Promise.resolve(answer)
+            },
+          }),
+    }
+    const ctx = { config: Config.parse({ index }), lister, searchIndex: () => searchIndex } as unknown as ListingContext
+    return { ctx, asked }
+  }
+  const timeOf = () => 'read' as const
+  const times: IndexTimesAnswer = { kind: 'times', indexedFiles: 9, changed: 2, timeOf }
+  const target = { target: 'src', links: NO_LINKS }
+
+  it("gives the index's times for the resolved directory, and counts the ones it recorded", async () => {
+    const { ctx, asked } = listing(times)
+    const planned = await planIndexedListing(ctx, exec('/w'), target)
+    expect(planned.timeOf).toBe(timeOf)
+    expect(planned.use(7)).toEqual({ used: true, indexedFiles: 9, candidates: 7, changed: 2 })
+    expect(asked).toEqual([{ dir: '/w/src', signal }])
+  })
+
+  it('says why it read every time, and says nothing when no index covers the tree', async () => {
+    const fallback = listing({ kind: 'full-scan', reason: 'freshness', detail: 'no watcher' })
+    const planned = await planIndexedListing(fallback.ctx, exec('/w'), target)
+    expect(planned.timeOf).toBeUndefined()
+    expect(planned.use(0)).toEqual({ used: false, reason: 'freshness', detail: 'no watcher' })
+    const none = listing({ kind: 'full-scan', reason: 'no-index', detail: '' })
+    expect((await planIndexedListing(none.ctx, exec('/w'), target)).use(0)).toBeUndefined()
+  })
+
+  it('does not ask when off, without times, without a place, through links, or with a helper that prints times otherwise', async () => {
+    const cases = [
+      listing(times, FIND, 'off'),
+      listing(undefined),
+      listing(times, { helper: 'stat', xargs: '/x', stat: '/s' }),
+      listing(times, { helper: 'stat-lines', xargs: '/x', stat: '/s', sh: '/sh', formatOption: '-c' }),
+    ]
+    for (const { ctx } of cases) expect((await planIndexedListing(ctx, exec('/w'), target)).timeOf).toBeUndefined()
+    const { ctx, asked } = listing(times, { helper: 'finds', find: '/f', perl: '/p', count: 2 })
+    expect((await planIndexedListing(ctx, exec(), target)).timeOf).toBeUndefined()
+    const links = { ...NO_LINKS, followed: [{ path: 'l', directory: true }] }
+    expect((await planIndexedListing(ctx, exec('/w'), { target: 'src', links })).timeOf).toBeUndefined()
+    expect(asked).toEqual([])
+    expect((await planIndexedListing(ctx, exec('/w'), target)).timeOf).toBe(timeOf)
   })
 })

@@ -15,6 +15,8 @@ import { GlobArgs } from './args.js'
 import { classifyGlobRun, timedOutGlobGaps } from '../../engine/glob/classify.js'
 import { buildGlobCommand } from '../../engine/glob/command.js'
 import { GlobListingParser } from '../../engine/glob/listing.js'
+import { TimeStamper } from '../../engine/glob/stamps.js'
+import { planIndexedListing, type IndexedListing } from '../../engine/index-plan.js'
 import { sortNewestFirst } from '../../engine/glob/order.js'
 import { GlobRuns, mergedPathBlocks } from '../../engine/glob/runs.js'
 import { formatGlobPage, retainGlobPaths } from './page.js'
@@ -32,14 +34,16 @@ export async function executeGlob(ctx: ListingContext, args: GlobArgs, exec: Too
   const { root, glob } = planGlob(args)
   const excludes = await searchExclusions(ctx.access(), root, exec)
   const links = await planLinks(ctx, exec, root, ctx.fs?.(), ctx.access(), undefined, excludes)
-  const command = buildGlobCommand({ rg: ctx.rg, lister: ctx.lister, root, glob, excludes, links })
+  const indexed = await planIndexedListing(ctx, exec, { target: root, links })
+  const timesFromIndex = indexed.timeOf !== undefined
+  const command = buildGlobCommand({ rg: ctx.rg, lister: ctx.lister, root, glob, excludes, links, timesFromIndex })
   // A listing past what memory holds goes to the scratch file in sorted runs, when a spill could be
   // saved; else only each run's page candidates stay (docs/design.md#results-bigger-than-memory).
   const store = ctx.spillStore()
   const canSave = store !== undefined && (exec.agent?.session.header.id ?? '') !== ''
   const scratch: SpillScratch | undefined = canSave ? store.openScratch?.() : undefined
   try {
-    return await listAndAnswer(ctx, exec, { root, command, links, scratch, canSave })
+    return await listAndAnswer(ctx, exec, { root, command, links, indexed, scratch, canSave })
   } finally {
     scratch?.close()
   }
@@ -50,6 +54,8 @@ interface GlobPlan {
   root: string
   command: string
   links: Awaited<ReturnType<typeof planLinks>>
+  /** The times the index gives, when it does, and how it took part. */
+  indexed: IndexedListing
   /** Where a listing larger than memory goes; undefined: only the page's candidates are kept. */
   scratch: SpillScratch | undefined
   /** The store and the session a spill needs are there. */
@@ -60,21 +66,27 @@ interface GlobPlan {
 async function listAndAnswer(
   ctx: ListingContext,
   exec: ToolExecContext,
-  { root, command, links, scratch, canSave }: GlobPlan,
+  { root, command, links, indexed, scratch, canSave }: GlobPlan,
 ): Promise<ToolOutput> {
   const runs = new GlobRuns(scratch, ctx.config.globMaxResults)
   const parser = new GlobListingParser(ctx.config.rawOutputMaxBytes, runs)
+  // With the index's times, rg's names are stamped here, as the helper would have stamped them.
+  const stamper = indexed.timeOf === undefined ? undefined : new TimeStamper(indexed.timeOf, (chunk) => parser.push(chunk))
   const searched = await runSearchCommand(ctx, exec, {
     command,
     narrow: 'pattern or path',
-    stdoutSink: (chunk) => parser.push(chunk),
+    stdoutSink: stamper === undefined ? (chunk) => parser.push(chunk) : (chunk) => stamper.push(chunk),
     streams: true,
     onTimeout: 'partial',
   })
   const { workdir, timedOut } = searched
   const run = withoutSkippedLinks(searched.run, links)
+  // A name still arriving when the listing was stopped is dropped, as the parser drops a record.
+  if (timedOut === undefined) stamper?.finish()
   // A listing stopped at its time limit is sorted and paged as it stands (docs/design.md#a-timeout-returns-what-was-found).
-  const gaps = timedOut === undefined ? classifyGlobRun(parser.captured(run), { workdir, root, lister: ctx.lister }) : timedOutGlobGaps(run)
+  let gaps = timedOut === undefined ? classifyGlobRun(parser.captured(run), { workdir, root, lister: ctx.lister }) : timedOutGlobGaps(run)
+  if (stamper !== undefined && stamper.unstatted.length > 0) gaps = { ...gaps, unstatted: stamper.unstatted, helperFailed: true }
+  const index = indexed.use(stamper?.recorded ?? 0)
   const listing = timedOut === undefined ? parser.finish() : parser.finishStopped()
   const display = nameDisplay(workdir, path.resolve(workdir, root))
   const streamed = parser.streamed
@@ -115,9 +127,12 @@ async function listAndAnswer(
       total: shown.count,
       truncated: retained.truncated,
       incomplete,
+      ...(index === undefined ? {} : { index }),
     } satisfies GlobValue,
     // A nested dispatch has no UI to show a card (docs/design.md#the-search-card).
-    ...(exec.nested === true ? {} : { presentationMeta: globSearchMeta(retained, ctx.config.searchMetaMaxBytes, incomplete.length > 0) }),
+    ...(exec.nested === true
+      ? {}
+      : { presentationMeta: globSearchMeta(retained, ctx.config.searchMetaMaxBytes, incomplete.length > 0, index) }),
     ...(spill?.saved === true ? { spilledTo: spill.locator } : {}),
   }
 }

@@ -1,4 +1,4 @@
-// The glob script: list with rg from inside the root, and add each file's mtime in the executor.
+// The glob script: list with rg from inside the root, and add each file's mtime in the executor (or, from the index, in the tool).
 import { explicitPath } from '../display-path.js'
 import { followArgs, NO_LINKS, searchExclusionArgs, type LinkPlan } from '../links.js'
 import { findsCommand } from './finds.js'
@@ -41,6 +41,11 @@ export interface GlobCommandOptions {
   excludes?: readonly string[]
   /** The links below the root it follows and those it must not (docs/design.md#symbolic-links). @default NO_LINKS */
   links?: LinkPlan
+  /**
+   * The index gives the times (docs/design.md#glob-reads-times-from-the-index): the script prints rg's
+   * names alone, and no helper runs. @default false
+   */
+  timesFromIndex?: boolean
 }
 
 /**
@@ -54,7 +59,15 @@ export interface GlobCommandOptions {
  * its own when the root is unusable or the helper failed on a name (a file rg listed must never
  * vanish from the result unmentioned), or when dd failed (what it passed on may be cut).
  */
-export function buildGlobCommand({ rg, lister, root, glob, excludes = [], links = NO_LINKS }: GlobCommandOptions): string {
+export function buildGlobCommand({
+  rg,
+  lister,
+  root,
+  glob,
+  excludes = [],
+  links = NO_LINKS,
+  timesFromIndex = false,
+}: GlobCommandOptions): string {
   const list = rgCommand({
     rg,
     flags: [
@@ -74,7 +87,7 @@ export function buildGlobCommand({ rg, lister, root, glob, excludes = [], links 
   return [
     `[ -d ${dir} ] || { [ -e ${dir} ] && exit ${EXIT_NOT_DIRECTORY}; exit ${EXIT_MISSING}; }`,
     `cd -- ${dir} || exit ${EXIT_CANNOT_ENTER}`,
-    ...mtimePipeline(list, lister),
+    ...(timesFromIndex ? [`exec ${list}`] : mtimePipeline(list, lister)),
   ].join('\n')
 }
 
