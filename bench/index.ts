@@ -1,7 +1,7 @@
 // What the content index costs and saves (docs/design.md#an-index-chooses-files-rg-decides-matches): build time
 // and size, then narrow, medium and broad greps through a warm `dsh mcp` (its watcher on), p50/p95, each round
-// beside a raw rg pass of the same search; the same after 100 files changed; and the candidate share where a
-// full scan wins (the broad sweep).
+// beside a raw rg pass of the same search, and glob `**/*` beside `rg --files` and glob without the index; the
+// same after 100 files changed; and the candidate share where a full scan wins (the broad sweep).
 // Run (after npm run build): npm run bench:index -- [--rounds N] [--generated-files N] [--skip-npm] [--rebuild] [--reuse-index DIR --reuse-content-bytes N]
 import { execFile, execFileSync, spawn } from 'node:child_process'
 import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
@@ -59,6 +59,21 @@ function rgPass(cwd: string, pattern: string, extra: readonly string[] = []): Pr
   })
 }
 
+/** `rg --files` as glob runs it for every file, output drained: the listing the index's times cannot save. */
+function rgFiles(cwd: string): Promise<number> {
+  const argv = rgArgv({
+    rg: RG,
+    flags: ['--files', '--null', '--no-ignore', '--hidden', '--color=never', '--glob=**/*', ...VCS_EXCLUDES.map((v) => `--glob=!${v}`)],
+  })
+  const started = process.hrtime.bigint()
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0]!, argv.slice(1), { cwd, stdio: ['ignore', 'pipe', 'ignore'] })
+    child.stdout.resume()
+    child.on('error', reject)
+    child.on('close', () => resolve(Number(process.hrtime.bigint() - started) / 1e6))
+  })
+}
+
 /** `--reuse-index DIR`: an index built there by an earlier run of this bench (its build figures are not measured again). */
 async function buildOrReuse(settings: indexLocal.LocalIndexSettings, root: string): Promise<indexLocal.BuildReport> {
   const at = args.indexOf('--reuse-index')
@@ -97,16 +112,20 @@ async function startMcp(root: string, configFile: string, spillRoot: string) {
   })
   const client = new Client({ name: 'dsh-bench-index', version: '0' })
   await client.connect(transport)
-  const grep = async (pattern: string, notes: IndexNote[]): Promise<number> => {
+  const call = async (tool: 'grep' | 'glob', pattern: string, notes: IndexNote[]): Promise<number> => {
     const started = process.hrtime.bigint()
-    const result = await client.callTool({ name: 'grep', arguments: { pattern } })
+    const result = await client.callTool({ name: tool, arguments: { pattern } })
     const ms = Number(process.hrtime.bigint() - started) / 1e6
-    if (result.isError === true) throw new Error(`grep ${pattern} failed: ${JSON.stringify(result.content)}`)
+    if (result.isError === true) throw new Error(`${tool} ${pattern} failed: ${JSON.stringify(result.content)}`)
     const index = (result.structuredContent as { index?: IndexNote } | undefined)?.index
     if (index !== undefined) notes.push(index)
     return ms
   }
-  return { grep, close: () => client.close() }
+  return {
+    grep: (pattern: string, notes: IndexNote[]) => call('grep', pattern, notes),
+    glob: (pattern: string, notes: IndexNote[]) => call('glob', pattern, notes),
+    close: () => client.close(),
+  }
 }
 
 /** A case-sensitive, single-line grep's plan, as the tool asks for it. */
@@ -146,6 +165,10 @@ async function benchCorpus(name: string, root: string, cases: Case[], sweep: str
       `index ${(built.indexBytes / 2 ** 20).toFixed(1)} MiB = ${(built.indexBytes / built.contentBytes).toFixed(2)}x the bytes keyed`,
   )
   const mcp = await startMcp(root, configFile, path.join(work, 'spill'))
+  // The same server without the index, for glob: its mtime helper stats every file rg lists.
+  const offConfig = path.join(work, 'config-off.json')
+  writeFileSync(offConfig, JSON.stringify({ 'index-local': { dir: indexDir }, 'tool-fs-search': { index: 'off' } }))
+  const mcpOff = await startMcp(root, offConfig, path.join(work, 'spill-off'))
   // The same plan in this process (its own watcher), so rg with the plan's ignore file can be timed
   // alone: what dsh mcp adds to it is the tool side.
   const planner = indexLocal.createLocalSearchIndex({ dir: indexDir, watch: true, bash: bashLocal.createLocalBash({}) })
@@ -181,6 +204,25 @@ async function benchCorpus(name: string, root: string, cases: Case[], sweep: str
           `| ${c.label} | \`${c.pattern}\` | ${median(viaMcp!).toFixed(0)} | ${percentile(viaMcp!, 95).toFixed(0)} | ${median(rg!).toFixed(0)} | ${pairedRatio(viaMcp!, rg!).toFixed(3)}x | ${median(planned!).toFixed(0)} | ${median(side).toFixed(0)} ms | ${how(notes.at(-1))} |`,
         )
       }
+      // glob newest first: the index's recorded times (docs/design.md#glob-reads-times-from-the-index)
+      // against the mtime helper's stat of every file, and rg's listing alone.
+      const notes: IndexNote[] = []
+      const [globbed, listed, helped] = await runInterleaved(
+        [
+          { label: 'glob', run: () => mcp.glob('**/*', notes) },
+          { label: 'rg --files', run: () => rgFiles(root) },
+          { label: 'glob, index off', run: () => mcpOff.glob('**/*', []) },
+        ],
+        { warmup: 1, measured: ROUNDS },
+      )
+      console.log(
+        '\n| case | dsh mcp p50 | p95 | rg --files p50 | p50 / rg (paired) | index off p50 | p50 / index off (paired) | times from the index |',
+      )
+      console.log('| --- | --- | --- | --- | --- | --- | --- | --- |')
+      const note = notes.at(-1)
+      console.log(
+        `| glob \`**/*\` | ${median(globbed!).toFixed(0)} | ${percentile(globbed!, 95).toFixed(0)} | ${median(listed!).toFixed(0)} | ${pairedRatio(globbed!, listed!).toFixed(2)}x | ${median(helped!).toFixed(0)} | ${pairedRatio(globbed!, helped!).toFixed(2)}x | ${note?.used === true ? `${note.candidates} of ${note.indexedFiles}` : how(note)} |`,
+      )
     }
     await run('Queries on the fresh index')
     // 100 files changed after the build: a chmod to the same mode sets ctime as a write does, and
@@ -197,6 +239,7 @@ async function benchCorpus(name: string, root: string, cases: Case[], sweep: str
     await run('After 100 files changed (no rebuild)')
   } finally {
     await mcp.close()
+    await mcpOff.close()
     await indexLocal.closeIndexWatchers()
   }
   // Where a full scan is as fast: the plan (watcher on, broadFraction 1, so the index is used whatever
