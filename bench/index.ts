@@ -50,6 +50,11 @@ function rgPass(cwd: string, pattern: string, extra: readonly string[] = []): Pr
     pattern,
     paths: ['.'],
   })
+  return drained(argv, cwd)
+}
+
+/** How long `argv` takes in `cwd`, its output read and dropped. */
+function drained(argv: readonly string[], cwd: string): Promise<number> {
   const started = process.hrtime.bigint()
   return new Promise((resolve, reject) => {
     const child = spawn(argv[0]!, argv.slice(1), { cwd, stdio: ['ignore', 'pipe', 'ignore'] })
@@ -65,13 +70,7 @@ function rgFiles(cwd: string): Promise<number> {
     rg: RG,
     flags: ['--files', '--null', '--no-ignore', '--hidden', '--color=never', '--glob=**/*', ...VCS_EXCLUDES.map((v) => `--glob=!${v}`)],
   })
-  const started = process.hrtime.bigint()
-  return new Promise((resolve, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), { cwd, stdio: ['ignore', 'pipe', 'ignore'] })
-    child.stdout.resume()
-    child.on('error', reject)
-    child.on('close', () => resolve(Number(process.hrtime.bigint() - started) / 1e6))
-  })
+  return drained(argv, cwd)
 }
 
 /** `--reuse-index DIR`: an index built there by an earlier run of this bench (its build figures are not measured again). */
