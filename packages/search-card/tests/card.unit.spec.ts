@@ -167,6 +167,15 @@ describe('<dsh-search-card>', () => {
     expect(text(await mount(grepView), '.index')).toEqual([])
   })
 
+  it("says how many of glob's times the index gave, or why glob read every file's time", async () => {
+    const used = await mount({ ...globView, index: { used: true, indexedFiles: 1000, candidates: 998, changed: 2 } })
+    expect(text(used, '.index')).toEqual(['index: times of 998 of 1000 files recorded, 2 changed since it was built'])
+    const fresh = await mount({ ...globView, index: { used: true, indexedFiles: 1000, candidates: 1000, changed: 0 } })
+    expect(text(fresh, '.index')).toEqual(['index: times of 1000 of 1000 files recorded'])
+    const read = await mount({ ...globView, index: { used: false, reason: 'freshness', detail: 'no watcher' } })
+    expect(text(read, '.index')).toEqual(["read every file's time (freshness)"])
+  })
+
   it('counts one result in the singular', async () => {
     const grep = await mount({ ...grepView, files: [grepView.shape === 'matches' ? grepView.files[1]! : undefined], total: 1 })
     expect(text(grep, '.summary')).toEqual(['1 match in 1 file'])
