@@ -1,6 +1,8 @@
 // Keys a chunk of the walk's files (read each, collect its trigrams, sort the pairs into segments): run by the build's worker threads, and by the build itself with one.
 // It imports nothing that loads @dsh/core, so a worker loads only this, the trigrams and the postings.
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs'
+// A type only: erased, so a worker still loads nothing of @dsh/core.
+import type { FileTime } from '@dsh/core'
 import { FILE_ALWAYS, FILE_INDEXED } from './file-flags.js'
 import { PostingsBuilder, type Segment } from './postings.js'
 import { TrigramCollector } from './trigrams.js'
@@ -49,12 +51,6 @@ export function chunkTransfers(keyed: KeyedChunk): ArrayBuffer[] {
   const buffers = [keyed.flags.buffer, keyed.seconds.buffer, keyed.nanos.buffer]
   for (const s of keyed.segments) buffers.push(s.keys.buffer, s.starts.buffer, s.last.buffer, s.data.buffer)
   return buffers as ArrayBuffer[]
-}
-
-/** A file's modification time as the kernel keeps it: see format.ts `FileTimes`. */
-export interface FileTime {
-  seconds: number
-  nanos: number
 }
 
 const NS_PER_SECOND = 1_000_000_000n

@@ -635,6 +635,25 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     return { dir, inode, found }
   }
 
+  /** A watcher that kept more changed names than `changedMaxEntries`: the search reads the whole tree. */
+  function tooManyChanged(): Extract<IndexAnswer, { kind: 'full-scan' }> {
+    return fullScan(
+      'changed',
+      `more than ${settings.changedMaxEntries} files and directories changed since the index was built: run dsh index`,
+    )
+  }
+
+  /**
+   * Past `changedMaxEntries` changes since the mark the search reads the whole tree (the index is too
+   * old to save much). A watcher's `count` of at least `refreshAfter` starts a refresh: the search
+   * goes on, the update is keyed beside it, and the next search waits for it.
+   */
+  function pastChanged(root: string, count: number, fromWatcher: boolean): Extract<IndexAnswer, { kind: 'full-scan' }> | undefined {
+    if (fromWatcher && settings.refreshAfter > 0 && count >= settings.refreshAfter) void refresh(root)
+    if (count <= settings.changedMaxEntries) return undefined
+    return fullScan('changed', `${count} files and directories changed since the index was built: run dsh index`)
+  }
+
   async function plan(query: IndexQuery): Promise<LocalIndexAnswer> {
     const located = await locate(query.dir)
     if ('kind' in located) return located
@@ -682,12 +701,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     let changesFrom: 'watcher' | 'walk' = 'walk'
     const seen = settings.watch ? await watched(found, query.signal) : ({ kind: 'walk' } as const)
     if (seen.kind === 'failed') return fullScan('freshness', seen.why)
-    if (seen.kind === 'too-many') {
-      return fullScan(
-        'changed',
-        `more than ${settings.changedMaxEntries} files and directories changed since the index was built: run dsh index`,
-      )
-    }
+    if (seen.kind === 'too-many') return tooManyChanged()
     if (seen.kind === 'changes') {
       changed = seen.walked
       named = seen.named
@@ -699,11 +713,8 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       changed = walked.changed.map((c) => ({ ...c, rel: c.rel === '' ? dirRel : prefix + c.rel }))
     }
     const changedCount = changed.length + named.size
-    // The search goes on; the update is keyed beside it, and the next search waits for it.
-    if (changesFrom === 'watcher' && settings.refreshAfter > 0 && changedCount >= settings.refreshAfter) void refresh(root)
-    if (changedCount > settings.changedMaxEntries) {
-      return fullScan('changed', `${changedCount} files and directories changed since the index was built: run dsh index`)
-    }
+    const past = pastChanged(root, changedCount, changesFrom === 'watcher')
+    if (past !== undefined) return past
     // What rg reaches through a link it follows has no path in the index: read it all.
     for (const link of query.followedLinks ?? []) {
       // The link itself (rg follows it as the directory it leads to), then what lies below it.
@@ -773,18 +784,10 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     const seen = await watched(found, signal)
     if (seen.kind === 'walk') return fullScan('freshness', `the watcher cannot vouch for every change: ${reads}`)
     if (seen.kind === 'failed') return fullScan('freshness', seen.why)
-    if (seen.kind === 'too-many') {
-      return fullScan(
-        'changed',
-        `more than ${settings.changedMaxEntries} files and directories changed since the index was built: run dsh index`,
-      )
-    }
+    if (seen.kind === 'too-many') return tooManyChanged()
     const changed = seen.walked.length + seen.named.size
-    // As a plan: the listing goes on, and the next search waits for the refresh.
-    if (settings.refreshAfter > 0 && changed >= settings.refreshAfter) void refresh(root)
-    if (changed > settings.changedMaxEntries) {
-      return fullScan('changed', `${changed} files and directories changed since the index was built: run dsh index`)
-    }
+    const past = pastChanged(root, changed, true)
+    if (past !== undefined) return past
     const prefix = dirRel === '' ? '' : `${dirRel}/`
     const recorded = new RecordedTimes({
       root,
