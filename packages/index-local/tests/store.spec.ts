@@ -21,7 +21,16 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { BashExecutor, BashRunResult, IndexAnswer } from '@dsh/core'
 import { createLocalBash } from '@dsh/bash-local'
 import { buildIndex, createLocalSearchIndex, IndexError, resolveIndexOptions } from '../src/index.js'
-import { decodeIndex, encodeIndex, findKey, INDEX_FORMAT_VERSION, openIndexFile, readPostings, UNREAD_DIR } from '../src/format.js'
+import {
+  decodeIndex,
+  encodeIndex,
+  findKey,
+  INDEX_FORMAT_VERSION,
+  loadIndexFile,
+  openIndexFile,
+  readPostings,
+  UNREAD_DIR,
+} from '../src/format.js'
 import { readForIndex } from '../src/key-files.js'
 import { changedSince, findTime, parseChanged } from '../src/freshness.js'
 import { INDEX_FILE, treeDir } from '../src/location.js'
@@ -424,6 +433,25 @@ describe('the index file', () => {
     data.close()
     // Refused when opened: the file is closed again.
     expect(() => openIndexFile(file)).toThrow(/not a dsh index file|checksum/)
+  })
+
+  it('loads an index file with its checksum read asynchronously, the same data, and refuses one cut short meanwhile', async () => {
+    const file = join(base, 'loaded.dshidx')
+    writeFileSync(file, sealed(encodeIndex(sections)))
+    const data = await loadIndexFile(file)
+    const opened = openIndexFile(file)
+    expect([data.files.at(0), data.files.length, data.checksum]).toEqual([opened.files.at(0), opened.files.length, opened.checksum])
+    expect([...readPostings(data, 0)]).toEqual([0])
+    data.close()
+    opened.close()
+    // Cut after it was opened and sized: the read after the first 1 MiB slice comes back empty.
+    writeFileSync(file, Buffer.alloc(3 << 20, 1))
+    const loading = loadIndexFile(file)
+    truncateSync(file, 40)
+    await expect(loading).rejects.toThrow(/ended early/)
+    // Damaged: refused, as openIndexFile refuses it.
+    writeFileSync(file, Buffer.concat([sealed(encodeIndex(sections)).subarray(0, -1), Buffer.of(0)]))
+    await expect(loadIndexFile(file)).rejects.toThrow(/checksum does not match/)
   })
 
   it('refuses an index that lists no files but has postings that do not add up', () => {
