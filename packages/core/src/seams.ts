@@ -427,6 +427,12 @@ export interface SearchIndex {
    */
   unchangedMark?(query: { dir: string; signal: AbortSignal }): Promise<string | undefined>
   /**
+   * Optional: makes ready, ahead of the first search, what a search of `dir` (absolute) would load
+   * (the index that covers it, a watcher of its tree), for a long-lived process that knows where its
+   * searches will run. Resolves when done, or at once when there is nothing to do; never rejects.
+   */
+  prepare?(query: { dir: string; signal: AbortSignal }): Promise<void>
+  /**
    * Optional: the modification times of the files under `dir` (absolute), for glob's newest-first
    * listing, when the index can prove which it recorded still hold.
    */

@@ -15,7 +15,17 @@ import {
 } from '@dsh/core'
 import { resolveIndexOptions, type LocalIndexOptions, type LocalIndexSettings } from './config.js'
 import { IndexError } from './errors.js'
-import { FILE_ALWAYS, findKey, openIndexFile, POSITION_BYTES, readPostingList, readPostings, UNREAD_DIR, type IndexData } from './format.js'
+import {
+  FILE_ALWAYS,
+  findKey,
+  loadIndexFile,
+  openIndexFile,
+  POSITION_BYTES,
+  readPostingList,
+  readPostings,
+  UNREAD_DIR,
+  type IndexData,
+} from './format.js'
 import { CHANGE_WALK_LIMITS, changedSince, type Changed } from './freshness.js'
 import { ancestors, assertPrivate, INDEX_FILE, treeDir, UPDATE_FILE } from './location.js'
 import { clockMark } from './build.js'
@@ -30,8 +40,17 @@ import { inotifyQueueLimit, TreeWatcher, type WatcherOptions } from './watcher.j
 // the process is idle); a search that waits longer walks the tree instead.
 const SYNC_TIMEOUT_MS = 5_000
 
+/** A watcher and its seed walk: the first search (or `prepare`) starts both, and any search meanwhile waits for the same. */
+interface WatcherEntry {
+  stamp: string
+  watcher: Promise<TreeWatcher>
+  dead: boolean
+  serial: number
+  seed?: Promise<Awaited<ReturnType<typeof changedSince>>>
+}
+
 /** A watcher per index file, for the whole process: the warm server builds a harness per call. */
-const WATCHERS = new Map<string, { stamp: string; watcher: Promise<TreeWatcher>; dead: boolean; serial: number }>()
+const WATCHERS = new Map<string, WatcherEntry>()
 let watchersStarted = 0
 /** The refresh in flight (docs/design.md#a-warm-process-updates-its-index): one at a time, for the whole process. */
 let refreshing: Promise<void> = Promise.resolve()
@@ -43,6 +62,21 @@ let refreshing: Promise<void> = Promise.resolve()
  */
 const LOADED = new Map<string, Loaded>()
 const LOADED_MAX = 2
+/** Decodings in flight, by stamp and file: searches that find the same file at once read it once. */
+const LOADING = new Map<string, Promise<Loaded>>()
+
+/** The decoding of `file` as `stamp` found it, shared with any search already reading it. */
+function loadOnce(file: string, stamp: string): Promise<Loaded> {
+  const key = `${stamp}\0${file}`
+  let loading = LOADING.get(key)
+  if (loading === undefined) {
+    loading = loadIndexFile(file)
+      .then((data) => load(stamp, data))
+      .finally(() => LOADING.delete(key))
+    LOADING.set(key, loading)
+  }
+  return loading
+}
 
 /**
  * Closes every watcher this process keeps (tests; a host that stops serving), each once it has
@@ -85,6 +119,7 @@ export interface LocalSearchIndex extends SearchIndex {
   readonly settings: LocalIndexSettings
   plan(query: IndexQuery): Promise<LocalIndexAnswer>
   unchangedMark(query: { dir: string; signal: AbortSignal }): Promise<string | undefined>
+  prepare(query: { dir: string; signal: AbortSignal }): Promise<void>
   /** Updates the index that covers `dir` from this process's watcher (`watch`), without a walk. */
   refresh(dir: string): Promise<RefreshReport>
   times(query: { dir: string; signal: AbortSignal }): Promise<IndexTimesAnswer>
@@ -403,12 +438,17 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       await assertPrivate(file)
       const stamp = `${info.ino}:${info.size}:${info.mtimeNs}`
       let loaded = LOADED.get(file)
-      LOADED.delete(file)
       if (loaded?.stamp !== stamp) {
-        loaded?.data.close()
-        loaded?.update?.data.close()
-        loaded = load(stamp, openIndexFile(file))
+        const fresh = await loadOnce(file, stamp)
+        // Another search may have kept another decoding of this file meanwhile (an older or newer stamp).
+        const kept = LOADED.get(file)
+        if (kept !== undefined && kept !== fresh) {
+          kept.data.close()
+          kept.update?.data.close()
+        }
+        loaded = fresh
       }
+      LOADED.delete(file)
       LOADED.set(file, loaded)
       if (LOADED.size > LOADED_MAX) {
         // A plan reads postings only synchronously, right after this returns: no plan is reading it.
@@ -468,9 +508,15 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     // Started after every watch was in place: what changed before one was has a later ctime than the
     // build; what changed after is an event, and the sync above has every event made before the search.
     if (watcher.walked === undefined) {
-      const seed = await changedSince(bash, root, found.mark, CHANGE_WALK_LIMITS, signal, splitFor(loaded, ''))
-      if (!seed.ok) return { kind: 'failed', why: seed.why }
-      watcher.walked = seed.changed
+      const seeding = entry.seed ?? changedSince(bash, root, found.mark, CHANGE_WALK_LIMITS, signal, splitFor(loaded, ''))
+      entry.seed = seeding
+      const seed = await seeding
+      if (!seed.ok) {
+        // The next search walks again (this one's signal may have ended this walk).
+        delete entry.seed
+        return { kind: 'failed', why: seed.why }
+      }
+      watcher.walked ??= seed.changed
     }
     const changes = watcher.changes()
     return changes === undefined ? { kind: 'too-many' } : { kind: 'changes', ...changes, serial: entry.serial }
@@ -505,6 +551,23 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       return `${found.stamp}:${seen.serial}`
     } catch {
       return undefined
+    }
+  }
+
+  /**
+   * Loads the index that covers `dir` and starts its watcher, with the watcher's one walk of the tree,
+   * so that the first search finds them ready (docs/design.md#a-warm-process-loads-its-index-first).
+   * Only in a process that watches; nothing without an index; never fails: a search meets the same
+   * fault again and answers for it.
+   */
+  async function prepare({ dir: given, signal }: { dir: string; signal: AbortSignal }): Promise<void> {
+    if (!settings.watch) return
+    await refreshing
+    try {
+      const found = await findIndex(await realpath(given))
+      if (found !== undefined) await watched(found, signal)
+    } catch {
+      // Refused, unreadable, gone: the search that comes next says so.
     }
   }
 
@@ -806,7 +869,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     }
   }
 
-  return { settings, plan, unchangedMark, refresh, times }
+  return { settings, plan, unchangedMark, prepare, refresh, times }
 }
 
 /**

@@ -207,6 +207,75 @@ describe('the watcher', () => {
   })
 })
 
+/** `bash`, counting the commands it runs (the change walk is the index's only process). */
+function countingBash(inner: BashExecutor = bash): BashExecutor & { runs: number } {
+  const counted = {
+    runs: 0,
+    resolve: (request: Parameters<BashExecutor['resolve']>[0]) => inner.resolve(request),
+    run: (spec: Parameters<BashExecutor['run']>[0]) => {
+      counted.runs++
+      return inner.run(spec)
+    },
+  }
+  return counted
+}
+
+describe('prepare (docs/design.md#a-warm-process-loads-its-index-first)', () => {
+  it('loads the index and seeds its watcher, so the first search starts no walk and sees changes since', async () => {
+    const counted = countingBash()
+    const { root, index, plan } = await setup(FILES, {}, counted)
+    writeFileSync(join(root, 'b.txt'), 'omega\n')
+    await index.prepare({ dir: join(root, 'src'), signal })
+    const seeded = counted.runs
+    expect(seeded).toBeGreaterThan(0)
+    writeFileSync(join(root, 'a.txt'), 'omega too\n')
+    const answer = await plan('omega')
+    expect(answer).toMatchObject({ kind: 'candidates', changesFrom: 'watcher', changed: 2 })
+    expect(counted.runs).toBe(seeded)
+    const [indexed, full] = rgBoth(root, answer, 'omega')
+    expect(indexed).toBe(full)
+  })
+
+  it('shares one seed walk with a search that starts meanwhile', async () => {
+    const alone = countingBash()
+    const first = await setup(FILES, {}, alone)
+    await first.index.prepare({ dir: first.root, signal })
+    await closeIndexWatchers()
+    const counted = countingBash()
+    const { root, index, plan } = await setup(FILES, {}, counted)
+    const [, answer] = await Promise.all([index.prepare({ dir: root, signal }), plan('alpha')])
+    expect(answer).toMatchObject({ kind: 'candidates', changesFrom: 'watcher' })
+    expect(counted.runs).toBe(alone.runs)
+  })
+
+  it('walks again for the next search after a seed walk that failed', async () => {
+    const counted = countingBash(failingBash(bash, 'broken'))
+    const { root, index, plan } = await setup(FILES, {}, counted)
+    const [, answer] = await Promise.all([index.prepare({ dir: root, signal }), plan('alpha')])
+    expect(reason(answer)).toMatch(/^freshness: the change walk did not finish \(broken\)/)
+    const runs = counted.runs
+    expect(reason(await plan('alpha'))).toMatch(/^freshness:/)
+    expect(counted.runs).toBeGreaterThan(runs)
+  })
+
+  it('does nothing without a watcher or an index, and never fails: the search says what is wrong', async () => {
+    const counted = countingBash()
+    const unwatched = await setup(FILES, { watch: false }, counted)
+    await unwatched.index.prepare({ dir: unwatched.root, signal })
+    const none = join(base, `none${count++}`)
+    writeTree(none, { 'x.txt': 'x\n' })
+    await unwatched.index.prepare({ dir: none, signal })
+    expect(counted.runs).toBe(0)
+    const { root, index, plan } = await setup(FILES)
+    await expect(index.prepare({ dir: none, signal })).resolves.toBeUndefined()
+    await expect(index.prepare({ dir: join(root, 'missing'), signal })).resolves.toBeUndefined()
+    const file = join(treeDir(index.settings.dir, root), INDEX_FILE)
+    writeFileSync(file, Buffer.concat([readFileSync(file).subarray(0, 100), Buffer.alloc(64)]))
+    await expect(index.prepare({ dir: root, signal })).resolves.toBeUndefined()
+    expect(reason(await plan('alpha'))).toMatch(/^refused: /)
+  })
+})
+
 describe('the quiet mark', () => {
   it('stays the same while nothing below the directory changed since the build, and is gone for good after a change', async () => {
     const { root, index } = await setup(FILES)
