@@ -215,6 +215,21 @@ describe('dsh mcp', () => {
     }
   })
 
+  it('loads the index of its --cwd and starts its watcher before the first call (docs/design.md#a-warm-process-loads-its-index-first)', async () => {
+    const indexed = scratchDir('mcp-prepared')
+    writeTree(indexed, Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`lib/f${i}.ts`, `export const f${i} = ${i}\n`])))
+    const config = configFile('prepared.json', { 'index-local': { dir: join(configs, 'prepared-index') } })
+    execFileSync(process.execPath, [bin, 'index', '--no-daemon', '--config', config], { cwd: indexed })
+    const [home] = readdirSync(join(configs, 'prepared-index'))
+    const sync = join(configs, 'prepared-index', home!, 'sync')
+    expect(existsSync(sync)).toBe(false)
+    const server = await dshMcp(['--config', config, '--cwd', indexed])
+    // No call yet: the watcher's sync markers' directory is there once it runs.
+    expect(await waitUntil(() => existsSync(sync), budgetMs(10_000))).toBe(true)
+    const result = await server.client.callTool({ name: 'grep', arguments: { pattern: 'f7 = 7' } })
+    expect(result.structuredContent).toMatchObject({ index: { used: true, changed: 0 } })
+  })
+
   it('updates the index from its watcher once a search sees refreshAfter changes', async () => {
     const indexed = scratchDir('mcp-refresh')
     const others = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`lib/f${i}.ts`, `export const f${i} = ${i}\n`]))

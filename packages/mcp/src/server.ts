@@ -77,12 +77,20 @@ export function buildDshMcpServer(options: DshMcpOptions & DshMcpServerInternals
   server.onerror = (error) => options.logger.warn(`mcp: ${error.message}`)
   const links = options.links ?? new SpillLinks(options.session)
   const fallbackCwd = options.harness.get('mcpTransport')?.workspace ?? options.fallbackCwd
+  // Where a session's calls will run is known before its first call: the content index covering it is
+  // loaded meanwhile (docs/design.md#a-warm-process-loads-its-index-first).
+  const preparing = new AbortController()
+  const onCwd = (dir: string): void => {
+    const index = options.harness.get('searchIndex')
+    void index?.prepare?.({ dir, signal: preparing.signal })
+  }
+  if (options.cwd !== undefined && options.era !== 'modern') server.oninitialized = () => onCwd(options.cwd!)
   const cwd =
     options.cwd !== undefined
       ? fixedCwd(options.cwd)
       : options.era === 'modern'
         ? requestCwd(fallbackCwd)
-        : followClientRoots(server, { fallbackCwd, logger: options.logger })
+        : followClientRoots(server, { fallbackCwd, logger: options.logger, onCwd })
   const { registry } = options.harness
   const announceToolList = toolListAnnouncer(server, registry, options.session, options.logger)
   const app = options.searchCardAppHtml !== undefined
@@ -91,6 +99,7 @@ export function buildDshMcpServer(options: DshMcpOptions & DshMcpServerInternals
   const unsubscribe = options.toolChanges?.onToolsChanged(() => void announceToolList())
   const detachHost = options.toolChanges?.attachHost?.(server)
   const release = (): void => {
+    preparing.abort()
     unsubscribe?.()
     detachHost?.()
     registry.forgetSession(options.session)

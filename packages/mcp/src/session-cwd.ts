@@ -37,6 +37,8 @@ export interface FollowRootsOptions {
   logger: Logger
   /** @default ROOTS_WAIT_MS */
   rootsWaitMs?: number
+  /** Told each directory calls will run in as the client names it, and the fallback for a client that names none. */
+  onCwd?: (cwd: string) => void
 }
 
 /** A cwd the host chose: client roots and `_meta` are ignored. */
@@ -82,7 +84,9 @@ export function followClientRoots(server: Server, options: FollowRootsOptions): 
       ({ roots }) => {
         answered = true
         // An answer to an older question must not override a newer one.
-        if (question === asked) cwd = firstDirectory(roots) ?? options.fallbackCwd
+        if (question !== asked) return
+        cwd = firstDirectory(roots) ?? options.fallbackCwd
+        if (cwd !== undefined) options.onCwd?.(cwd)
       },
       // The SDK rejects with its own errors: the client's answer, a timeout, a closed connection.
       (error: Error) =>
@@ -93,7 +97,10 @@ export function followClientRoots(server: Server, options: FollowRootsOptions): 
       if (pending === query) pending = undefined
     })
   }
-  server.oninitialized = () => ask()
+  server.oninitialized = () => {
+    if (declared()) return ask()
+    if (cwd !== undefined) options.onCwd?.(cwd)
+  }
   server.setNotificationHandler('notifications/roots/list_changed', () => ask())
   return {
     current: async ({ signal, requestId }) => {

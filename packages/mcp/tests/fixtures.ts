@@ -2,7 +2,16 @@
 import { Client, InMemoryTransport, type JSONRPCMessage, type Root, type Tool } from '@modelcontextprotocol/client'
 import { vi } from 'vitest'
 import { z } from 'zod'
-import { defineTool, HarnessError, loadHarness, type Harness, type Logger, type PluginContext, type SpillStore } from '@dsh/core'
+import {
+  defineTool,
+  HarnessError,
+  loadHarness,
+  type Harness,
+  type Logger,
+  type PluginContext,
+  type SearchIndex,
+  type SpillStore,
+} from '@dsh/core'
 import { createDshMcpServer, type DshMcpOptions } from '@dsh/mcp'
 import * as mcpPlugin from '@dsh/mcp/plugin'
 import * as toolSearch from '@dsh/tool-search'
@@ -28,7 +37,9 @@ export interface TestHarness {
 export const SPILLED = '/spill/mcp/0001-grep-results.txt'
 
 /** Loads the test tools; `spillStore: false` leaves the store out; `mcp` loads the mcp plugin with that config. */
-export async function testHarness(options: { spillStore?: SpillStore | false; mcp?: Record<string, unknown> } = {}): Promise<TestHarness> {
+export async function testHarness(
+  options: { spillStore?: SpillStore | false; mcp?: Record<string, unknown>; searchIndex?: SearchIndex } = {},
+): Promise<TestHarness> {
   const waits: WaitCall[] = []
   const texts = new Map([[SPILLED, 'line 1\nline 2\nline 3\n']])
   const store: SpillStore = {
@@ -59,7 +70,10 @@ export async function testHarness(options: { spillStore?: SpillStore | false; mc
       ctx.systemPrompt.add({ id: 'test/general', text: 'Be brief.' })
     },
   }
-  const services = options.spillStore === false ? {} : { spillStore: options.spillStore ?? store }
+  const services = {
+    ...(options.spillStore === false ? {} : { spillStore: options.spillStore ?? store }),
+    ...(options.searchIndex === undefined ? {} : { searchIndex: options.searchIndex }),
+  }
   const harness = await loadHarness({
     plugins: options.mcp === undefined ? [tools] : [tools, mcpPlugin],
     config: options.mcp === undefined ? {} : { mcp: options.mcp },

@@ -1,6 +1,8 @@
 import { Client, InMemoryTransport, type Root } from '@modelcontextprotocol/client'
 import { Server } from '@modelcontextprotocol/server'
 import { afterEach, describe, expect, it } from 'vitest'
+import type { SearchIndex } from '@dsh/core'
+import { buildDshMcpServer } from '../src/server.js'
 import { followClientRoots, type SessionCwd } from '../src/session-cwd.js'
 import { budgetMs } from '../../../test-support/budget.js'
 import { connect, requestMethods, silentLogger, testHarness, waitUntil, type Connection } from './fixtures.js'
@@ -80,6 +82,75 @@ describe('the session cwd over MCP', () => {
     connection = await connect(harness, { fallbackCwd: undefined }, { roots: () => Promise.reject(new Error('none')) })
     await expect(echoCwd(connection.client)).rejects.toMatchObject({ code: -32602 })
     expect(connection.logger.lines[0]).toMatch(/tools run in no workspace until one is named$/)
+  })
+})
+
+/** A content index that records where it was asked to prepare. */
+function preparingIndex() {
+  const dirs: string[] = []
+  const signals: AbortSignal[] = []
+  const searchIndex: SearchIndex = {
+    plan: () => Promise.resolve({ kind: 'full-scan', reason: 'no-index', detail: 'none here' }),
+    prepare: ({ dir, signal }) => {
+      dirs.push(dir)
+      signals.push(signal)
+      return Promise.resolve()
+    },
+  }
+  return { searchIndex, dirs, signals }
+}
+
+describe('the content index, prepared where calls will run (docs/design.md#a-warm-process-loads-its-index-first)', () => {
+  it('for the cwd the host chose, once the client is initialized, and not again when roots change', async () => {
+    const { searchIndex, dirs } = preparingIndex()
+    const { harness } = await testHarness({ searchIndex })
+    connection = await connect(harness, { cwd: '/chosen' }, { roots: () => [root('/work/a')] })
+    expect(await waitUntil(() => dirs.length > 0, budgetMs(5000))).toBe(true)
+    await connection.client.sendRootsListChanged()
+    expect(await echoCwd(connection.client)).toBe('/chosen')
+    expect(dirs).toEqual(['/chosen'])
+  })
+
+  it('for each root the client names, and for the fallback when it names none or has no roots', async () => {
+    const { searchIndex, dirs } = preparingIndex()
+    const { harness } = await testHarness({ searchIndex })
+    let roots = [root('/work/a')]
+    connection = await connect(harness, {}, { roots: () => roots })
+    expect(await echoCwd(connection.client)).toBe('/work/a')
+    roots = []
+    await connection.client.sendRootsListChanged()
+    expect(await echoCwd(connection.client)).toBe('/fallback')
+    expect(dirs).toEqual(['/work/a', '/fallback'])
+    await connection.close()
+    const plain = preparingIndex()
+    connection = await connect((await testHarness({ searchIndex: plain.searchIndex })).harness)
+    expect(await waitUntil(() => plain.dirs.length > 0, budgetMs(5000))).toBe(true)
+    expect(plain.dirs).toEqual(['/fallback'])
+  })
+
+  it('not for a client with neither roots nor a fallback, nor for a 2026-07-28 server; and no longer once released', async () => {
+    const { searchIndex, dirs, signals } = preparingIndex()
+    const { harness } = await testHarness({ searchIndex })
+    connection = await connect(harness, { fallbackCwd: undefined })
+    await expect(connection.client.callTool({ name: 'echo', arguments: { text: '' } })).rejects.toThrow(/no workspace to search/)
+    const modern = buildDshMcpServer({
+      harness,
+      cwd: '/chosen',
+      session: 'm',
+      name: 'dsh',
+      version: '1',
+      logger: silentLogger(),
+      era: 'modern',
+    })
+    expect(modern.server.oninitialized).toBeUndefined()
+    modern.release()
+    expect(dirs).toEqual([])
+    const legacy = buildDshMcpServer({ harness, cwd: '/chosen', session: 'l', name: 'dsh', version: '1', logger: silentLogger() })
+    legacy.server.oninitialized!()
+    expect(dirs).toEqual(['/chosen'])
+    expect(signals[0]!.aborted).toBe(false)
+    legacy.release()
+    expect(signals[0]!.aborted).toBe(true)
   })
 })
 
