@@ -72,7 +72,7 @@ if (process.env.DSH_WRITE_CODE_CACHE === '1') {
 }
 const loaded = { exports: {} }
 script.runInThisContext()(loaded.exports, createRequire(program), loaded, program, path.dirname(program))
-export const { runCli, errorMessage, Config, LinkScanMemory } = loaded.exports
+export const { runCli, createDshHarness, errorMessage, Config, LinkScanMemory } = loaded.exports
 `
 // What the CLI imports as @dsh/mcp inside the program: a module whose body runs the chunk, with the
 // program's shared modules, and re-exports what it exports. The CLI imports @dsh/mcp only with
@@ -160,7 +160,7 @@ const onlySharedWorkspace = {
 const programShim = {
   name: 'dsh-program',
   setup(build) {
-    build.onResolve({ filter: /^(\.\/cli\.js|@dsh\/core|@dsh\/tool-fs-search)$/ }, (args) =>
+    build.onResolve({ filter: /^(\.\/cli\.js|\.\/harness\.js|@dsh\/core|@dsh\/tool-fs-search)$/ }, (args) =>
       args.importer.endsWith(path.join('cli', 'src', 'bin.ts')) ? { path: 'load-program', namespace: 'dsh-program' } : undefined,
     )
     build.onLoad({ filter: /.*/, namespace: 'dsh-program' }, () => ({ contents: LOAD_PROGRAM, loader: 'js', resolveDir: repo }))
@@ -177,6 +177,8 @@ await build({
   stdin: {
     contents: [
       "export { runCli } from './packages/cli/src/cli.ts'",
+      // The warm server loads the index of the tree it was started in through the program's own copy.
+      "export { createDshHarness } from './packages/cli/src/harness.ts'",
       "export { errorMessage } from '@dsh/core'",
       // What the warm server takes besides runCli: zod and the link scan, not bundled into dsh.mjs twice.
       "export { Config, LinkScanMemory } from '@dsh/tool-fs-search'",

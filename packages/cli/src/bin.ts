@@ -11,6 +11,7 @@ import { SERVER_IDLE_ENV, SERVER_SOCKET_ENV } from './daemon/client.js'
 import { buildIdentity, dirInfo, distrust, PROBE_CACHE_FILE, socketDir } from './daemon/place.js'
 import { serveDaemon } from './daemon/server.js'
 import { Config, LinkScanMemory, type ProbeCache } from '@dsh/tool-fs-search'
+import { createDshHarness } from './harness.js'
 import { createProbeCache } from './probe-cache.js'
 import { firstInvalidArgument } from './raw-argv.js'
 
@@ -79,6 +80,8 @@ async function runServer(socket: string): Promise<void> {
   const program = path.join(path.dirname(fileURLToPath(import.meta.url)), 'chunks', 'dsh-program.cjs')
   const build = buildIdentity(version, program)
   if (distrust(dirInfo(path.dirname(socket)), process.getuid!()) !== undefined || build === undefined) process.exit(2)
+  // Where the call that started it ran: the tree searched next, most likely.
+  const startedIn = process.cwd()
   process.chdir(os.tmpdir())
   // SIGTERM (a shutdown, a user's kill) stops it as idleness does: its socket file removed.
   const stop = new AbortController()
@@ -111,9 +114,20 @@ async function runServer(socket: string): Promise<void> {
       } finally {
         rmSync(tree, { recursive: true, force: true })
       }
+      // After the warm-up, not in it: a call that comes meanwhile is served and waits for the same load.
+      void prepareIndex(startedIn, stop.signal).catch(() => undefined)
     },
   })
   process.exit(0)
+}
+
+/**
+ * Loads the content index that covers `dir` and starts its watcher, as the first search there would
+ * (docs/design.md#a-warm-process-loads-its-index-first): with the config a call without `--config` has.
+ */
+async function prepareIndex(dir: string, signal: AbortSignal): Promise<void> {
+  const harness = await createDshHarness({ config: {}, warm: true })
+  await harness.get('searchIndex')?.prepare?.({ dir, signal })
 }
 
 const socket = process.env[SERVER_SOCKET_ENV]

@@ -2,7 +2,20 @@
 // calls are served by it and print what the call in process prints; a stale socket, a version change,
 // Ctrl-C and a socket directory that is not the user's alone.
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
-import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  closeSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -77,6 +90,44 @@ function ancestors(pid: number): number[] {
   }
   return chain
 }
+
+describe('a server started in an indexed tree', () => {
+  it(
+    'loads its index and starts its watcher after the warm-up, before the next call (docs/design.md#a-warm-process-loads-its-index-first)',
+    async () => {
+      const xdg = runtime()
+      const cache = join(work, 'index-cache')
+      const indexed = join(work, 'indexed')
+      writeTree(indexed, Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`lib/f${i}.ts`, `export const f${i} = ${i}\n`])))
+      const env = { XDG_CACHE_HOME: cache }
+      expect(dsh(xdg, ['index', '--no-daemon'], { cwd: indexed, env })).toMatchObject({ code: 0 })
+      const [home] = readdirSync(join(cache, 'dsh', 'index'))
+      const sync = join(cache, 'dsh', 'index', home!, 'sync')
+      // The first call runs in process, one-shot: no watcher, so no sync markers.
+      expect(dsh(xdg, ['--spill-dir', spill, 'grep', 'f3 = 3'], { cwd: indexed, env })).toMatchObject({ code: 0 })
+      expect(existsSync(sync)).toBe(false)
+      await serving(socketOf(xdg))
+      expect(await waitUntil(() => existsSync(sync), budgetMs(20_000))).toBe(true)
+      // A byte of the header damaged, its time kept: a call that read the file again would refuse it,
+      // so an answer from the index is one from what the server loaded before the call.
+      const file = join(cache, 'dsh', 'index', home!, 'index.dshidx')
+      const { mtimeNs } = statSync(file, { bigint: true })
+      const fd = openSync(file, 'r+')
+      writeSync(fd, Buffer.from('#'), 0, 1, 20)
+      closeSync(fd)
+      execFileSync('touch', ['-m', '-d', `@${mtimeNs / 1_000_000_000n}.${String(mtimeNs % 1_000_000_000n).padStart(9, '0')}`, file])
+      expect(statSync(file, { bigint: true }).mtimeNs).toBe(mtimeNs)
+      const served = dsh(xdg, ['--spill-dir', spill, 'grep', 'f7 = 7', '--format', 'json'], { cwd: indexed, env })
+      expect(JSON.parse(served.stdout)).toMatchObject({ meta: { index: { used: true, changed: 0 } } })
+      const inProcess = dsh(xdg, ['--spill-dir', spill, 'grep', 'f7 = 7', '--format', 'json'], {
+        cwd: indexed,
+        env: { ...env, DSH_NO_DAEMON: '1' },
+      })
+      expect(JSON.parse(inProcess.stdout)).toMatchObject({ meta: { index: { used: false, reason: 'refused' } } })
+    },
+    budgetMs(60_000),
+  )
+})
 
 describe('with the server on', () => {
   const xdg = runtime()
