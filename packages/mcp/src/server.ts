@@ -1,5 +1,5 @@
 // createDshMcpServer: a loaded harness's tools, and the results they spill, as one MCP server.
-import type { Harness, Logger } from '@dsh/core'
+import { errorMessage, type Harness, type Logger } from '@dsh/core'
 import { Server } from '@modelcontextprotocol/server'
 import { fixedCwd, followClientRoots, requestCwd } from './session-cwd.js'
 import { SpillLinks } from './spill-links.js'
@@ -81,8 +81,9 @@ export function buildDshMcpServer(options: DshMcpOptions & DshMcpServerInternals
   // loaded meanwhile (docs/design.md#a-warm-process-loads-its-index-first).
   const preparing = new AbortController()
   const onCwd = (dir: string): void => {
-    const index = options.harness.get('searchIndex')
-    void index?.prepare?.({ dir, signal: preparing.signal })
+    const prepared = options.harness.get('searchIndex')?.prepare?.({ dir, signal: preparing.signal })
+    // The seam's prepare never rejects; a host's own index that does must not end the server.
+    void prepared?.catch((error: unknown) => options.logger.warn(`mcp: preparing the index of ${dir} failed: ${errorMessage(error)}`))
   }
   if (options.cwd !== undefined && options.era !== 'modern') server.oninitialized = () => onCwd(options.cwd!)
   const cwd =

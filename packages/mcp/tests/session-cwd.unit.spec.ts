@@ -128,6 +128,18 @@ describe('the content index, prepared where calls will run (docs/design.md#a-war
     expect(plain.dirs).toEqual(['/fallback'])
   })
 
+  it("says so in the log, and serves on, when a host's own index fails to prepare", async () => {
+    const searchIndex: SearchIndex = {
+      plan: () => Promise.resolve({ kind: 'full-scan', reason: 'no-index', detail: 'none here' }),
+      prepare: () => Promise.reject(new Error('disk on fire')),
+    }
+    const { harness } = await testHarness({ searchIndex })
+    connection = await connect(harness, { cwd: '/chosen' })
+    expect(await waitUntil(() => connection!.logger.lines.length > 0, budgetMs(5000))).toBe(true)
+    expect(connection.logger.lines).toEqual(['warn: mcp: preparing the index of /chosen failed: disk on fire'])
+    expect(await echoCwd(connection.client)).toBe('/chosen')
+  })
+
   it('not for a client with neither roots nor a fallback, nor for a 2026-07-28 server; and no longer once released', async () => {
     const { searchIndex, dirs, signals } = preparingIndex()
     const { harness } = await testHarness({ searchIndex })
