@@ -2,25 +2,12 @@
 // calls are served by it and print what the call in process prints; a stale socket, a version change,
 // Ctrl-C and a socket directory that is not the user's alone.
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
-import {
-  chmodSync,
-  closeSync,
-  cpSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readdirSync,
-  renameSync,
-  statSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs'
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { fnv1a } from '../src/daemon/place.js'
-import { budgetMs, processesMentioning, scratchDir, waitUntil, writeTree } from './io.js'
+import { budgetMs, damageKeepingTime, processesMentioning, scratchDir, waitUntil, writeTree } from './io.js'
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url))
 const bin = join(repo, 'packages', 'cli', 'bin', 'dsh.js')
@@ -110,13 +97,8 @@ describe('a server started in an indexed tree', () => {
       expect(await waitUntil(() => existsSync(sync), budgetMs(20_000))).toBe(true)
       // A byte of the header damaged, its time kept: a call that read the file again would refuse it,
       // so an answer from the index is one from what the server loaded before the call.
-      const file = join(cache, 'dsh', 'index', home!, 'index.dshidx')
-      const { mtimeNs } = statSync(file, { bigint: true })
-      const fd = openSync(file, 'r+')
-      writeSync(fd, Buffer.from('#'), 0, 1, 20)
-      closeSync(fd)
-      execFileSync('touch', ['-m', '-d', `@${mtimeNs / 1_000_000_000n}.${String(mtimeNs % 1_000_000_000n).padStart(9, '0')}`, file])
-      expect(statSync(file, { bigint: true }).mtimeNs).toBe(mtimeNs)
+      const { before, after } = damageKeepingTime(join(cache, 'dsh', 'index', home!, 'index.dshidx'))
+      expect(after).toBe(before)
       const served = dsh(xdg, ['--spill-dir', spill, 'grep', 'f7 = 7', '--format', 'json'], { cwd: indexed, env })
       expect(JSON.parse(served.stdout)).toMatchObject({ meta: { index: { used: true, changed: 0 } } })
       const inProcess = dsh(xdg, ['--spill-dir', spill, 'grep', 'f7 = 7', '--format', 'json'], {

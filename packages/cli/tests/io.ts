@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process'
+import { closeSync, openSync, statSync, writeSync } from 'node:fs'
 import { PassThrough } from 'node:stream'
 import { runCli, type CliIo } from '@dsh/cli'
 
@@ -22,6 +24,20 @@ export async function dsh(argv: readonly string[], cwd: string, overrides: Parti
   }
   const code = await runCli(argv, io)
   return { code, stdout, stderr }
+}
+
+/**
+ * Damages a byte of an index file's header and sets its modification time back to the nanosecond: a
+ * process that loaded the file before still finds it unchanged by its stamp, and one that reads it now
+ * refuses it. Returns the stamp's time, to check it held.
+ */
+export function damageKeepingTime(file: string): { before: bigint; after: bigint } {
+  const { mtimeNs } = statSync(file, { bigint: true })
+  const fd = openSync(file, 'r+')
+  writeSync(fd, Buffer.from('#'), 0, 1, 20)
+  closeSync(fd)
+  execFileSync('touch', ['-m', '-d', `@${mtimeNs / 1_000_000_000n}.${String(mtimeNs % 1_000_000_000n).padStart(9, '0')}`, file])
+  return { before: mtimeNs, after: statSync(file, { bigint: true }).mtimeNs }
 }
 
 export { budgetMs } from '../../../test-support/budget.js'

@@ -1,6 +1,6 @@
 // `dsh mcp` as an MCP host runs it: the built command, spawned by the official client over stdio.
 import { execFileSync, spawn } from 'node:child_process'
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Client, type ResourceLink, type Root } from '@modelcontextprotocol/client'
@@ -8,7 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { ToolListing } from '@dsh/core'
 import { writeBlockingRg } from '../../../test-support/blocking-rg.js'
-import { budgetMs, processesMentioning, scratchDir, waitUntil, writeTree } from './io.js'
+import { budgetMs, damageKeepingTime, processesMentioning, scratchDir, waitUntil, writeTree } from './io.js'
 
 const repo = new URL('../../../', import.meta.url).pathname
 const bin = join(repo, 'packages', 'cli', 'bin', 'dsh.js')
@@ -228,13 +228,8 @@ describe('dsh mcp', () => {
     expect(await waitUntil(() => existsSync(sync), budgetMs(10_000))).toBe(true)
     // A byte of the header damaged, its time kept: a call that read the file again would refuse it, so
     // an answer from the index is one from what the server loaded before the call.
-    const file = join(configs, 'prepared-index', home!, 'index.dshidx')
-    const { mtimeNs } = statSync(file, { bigint: true })
-    const fd = openSync(file, 'r+')
-    writeSync(fd, Buffer.from('#'), 0, 1, 20)
-    closeSync(fd)
-    execFileSync('touch', ['-m', '-d', `@${mtimeNs / 1_000_000_000n}.${String(mtimeNs % 1_000_000_000n).padStart(9, '0')}`, file])
-    expect(statSync(file, { bigint: true }).mtimeNs).toBe(mtimeNs)
+    const { before, after } = damageKeepingTime(join(configs, 'prepared-index', home!, 'index.dshidx'))
+    expect(after).toBe(before)
     const result = await server.client.callTool({ name: 'grep', arguments: { pattern: 'f7 = 7' } })
     expect(result.structuredContent).toMatchObject({ index: { used: true, changed: 0 } })
   })
