@@ -40,17 +40,8 @@ import { inotifyQueueLimit, TreeWatcher, type WatcherOptions } from './watcher.j
 // the process is idle); a search that waits longer walks the tree instead.
 const SYNC_TIMEOUT_MS = 5_000
 
-/** A watcher and its seed walk: the first search (or `prepare`) starts both, and any search meanwhile waits for the same. */
-interface WatcherEntry {
-  stamp: string
-  watcher: Promise<TreeWatcher>
-  dead: boolean
-  serial: number
-  seed?: Promise<Awaited<ReturnType<typeof changedSince>>>
-}
-
 /** A watcher per index file, for the whole process: the warm server builds a harness per call. */
-const WATCHERS = new Map<string, WatcherEntry>()
+const WATCHERS = new Map<string, { stamp: string; watcher: Promise<TreeWatcher>; dead: boolean; serial: number }>()
 let watchersStarted = 0
 /** The refresh in flight (docs/design.md#a-warm-process-updates-its-index): one at a time, for the whole process. */
 let refreshing: Promise<void> = Promise.resolve()
@@ -65,13 +56,25 @@ const LOADED_MAX = 2
 /** Decodings in flight, by stamp and file: searches that find the same file at once read it once. */
 const LOADING = new Map<string, Promise<Loaded>>()
 
-/** The decoding of `file` as `stamp` found it, shared with any search already reading it. */
-function loadOnce(file: string, stamp: string): Promise<Loaded> {
+/**
+ * The decoding of `file` as `stamp` found it, shared with any search already reading it. Once read, it
+ * is the one kept for the file, and the decoding kept before it (an older stamp) is closed.
+ */
+export function loadOnce(file: string, stamp: string): Promise<Loaded> {
   const key = `${stamp}\0${file}`
   let loading = LOADING.get(key)
   if (loading === undefined) {
     loading = loadIndexFile(file)
-      .then((data) => load(stamp, data))
+      .then((data) => {
+        const fresh = load(stamp, data)
+        const kept = LOADED.get(file)
+        if (kept !== undefined) {
+          kept.data.close()
+          kept.update?.data.close()
+        }
+        LOADED.set(file, fresh)
+        return fresh
+      })
       .finally(() => LOADING.delete(key))
     LOADING.set(key, loading)
   }
@@ -438,16 +441,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       await assertPrivate(file)
       const stamp = `${info.ino}:${info.size}:${info.mtimeNs}`
       let loaded = LOADED.get(file)
-      if (loaded?.stamp !== stamp) {
-        const fresh = await loadOnce(file, stamp)
-        // Another search may have kept another decoding of this file meanwhile (an older or newer stamp).
-        const kept = LOADED.get(file)
-        if (kept !== undefined && kept !== fresh) {
-          kept.data.close()
-          kept.update?.data.close()
-        }
-        loaded = fresh
-      }
+      if (loaded?.stamp !== stamp) loaded = await loadOnce(file, stamp)
       LOADED.delete(file)
       LOADED.set(file, loaded)
       if (LOADED.size > LOADED_MAX) {
@@ -508,15 +502,9 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     // Started after every watch was in place: what changed before one was has a later ctime than the
     // build; what changed after is an event, and the sync above has every event made before the search.
     if (watcher.walked === undefined) {
-      const seeding = entry.seed ?? changedSince(bash, root, found.mark, CHANGE_WALK_LIMITS, signal, splitFor(loaded, ''))
-      entry.seed = seeding
-      const seed = await seeding
-      if (!seed.ok) {
-        // The next search walks again (this one's signal may have ended this walk).
-        delete entry.seed
-        return { kind: 'failed', why: seed.why }
-      }
-      watcher.walked ??= seed.changed
+      const seed = await changedSince(bash, root, found.mark, CHANGE_WALK_LIMITS, signal, splitFor(loaded, ''))
+      if (!seed.ok) return { kind: 'failed', why: seed.why }
+      watcher.walked = seed.changed
     }
     const changes = watcher.changes()
     return changes === undefined ? { kind: 'too-many' } : { kind: 'changes', ...changes, serial: entry.serial }

@@ -34,7 +34,7 @@ import {
 import { readForIndex } from '../src/key-files.js'
 import { changedSince, findTime, parseChanged } from '../src/freshness.js'
 import { INDEX_FILE, treeDir } from '../src/location.js'
-import { ignoreLine } from '../src/store.js'
+import { ignoreLine, loadOnce } from '../src/store.js'
 import { rgPath } from '@vscode/ripgrep'
 import { failingBash } from '../../../test-support/failing-bash.js'
 import { scratchDir, writeTree } from '../../../test-support/temp-tree.js'
@@ -452,6 +452,20 @@ describe('the index file', () => {
     // Damaged: refused, as openIndexFile refuses it.
     writeFileSync(file, Buffer.concat([sealed(encodeIndex(sections)).subarray(0, -1), Buffer.of(0)]))
     await expect(loadIndexFile(file)).rejects.toThrow(/checksum does not match/)
+  })
+
+  it('decodes a file once for searches that find it at once, and closes the decoding a newer one replaces', async () => {
+    const file = join(base, 'shared.dshidx')
+    writeFileSync(file, sealed(encodeIndex(sections)))
+    const first = loadOnce(file, 'one')
+    expect(loadOnce(file, 'one')).toBe(first)
+    const older = await first
+    const newer = await loadOnce(file, 'two')
+    expect(newer).not.toBe(older)
+    // The older decoding's file is closed: reading its postings fails; the newer's reads.
+    expect(() => readPostings(older.data, 0)).toThrow()
+    // Kept for the process, as a search's is: evicted (and closed) once two newer files are loaded.
+    expect([...readPostings(newer.data, 0)]).toEqual([0])
   })
 
   it('refuses an index that lists no files but has postings that do not add up', () => {

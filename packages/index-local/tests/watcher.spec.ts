@@ -236,22 +236,11 @@ describe('prepare (docs/design.md#a-warm-process-loads-its-index-first)', () => 
     expect(indexed).toBe(full)
   })
 
-  it('shares one seed walk with a search that starts meanwhile', async () => {
-    const alone = countingBash()
-    const first = await setup(FILES, {}, alone)
-    await first.index.prepare({ dir: first.root, signal })
-    await closeIndexWatchers()
-    const counted = countingBash()
-    const { root, index, plan } = await setup(FILES, {}, counted)
-    const [, answer] = await Promise.all([index.prepare({ dir: root, signal }), plan('alpha')])
-    expect(answer).toMatchObject({ kind: 'candidates', changesFrom: 'watcher' })
-    expect(counted.runs).toBe(alone.runs)
-  })
-
   it('walks again for the next search after a seed walk that failed', async () => {
     const counted = countingBash(failingBash(bash, 'broken'))
     const { root, index, plan } = await setup(FILES, {}, counted)
-    const [, answer] = await Promise.all([index.prepare({ dir: root, signal }), plan('alpha')])
+    await index.prepare({ dir: root, signal })
+    const answer = await plan('alpha')
     expect(reason(answer)).toMatch(/^freshness: the change walk did not finish \(broken\)/)
     const runs = counted.runs
     expect(reason(await plan('alpha'))).toMatch(/^freshness:/)
