@@ -240,6 +240,7 @@ async function runBuiltin(args: BuiltinArgs, line: CommandLine, session: Session
           indexDir: args.indexDir === undefined ? undefined : path.resolve(io.cwd, args.indexDir),
           rebuild: args.rebuild,
           cwd: session.cwd,
+          signal,
         },
         line.common,
         io,

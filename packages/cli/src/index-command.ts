@@ -2,7 +2,7 @@
 import { realpath } from 'node:fs/promises'
 import path from 'node:path'
 import type { Harness } from '@dsh/core'
-import { updateIndex, type LocalSearchIndex } from '@dsh/index-local'
+import { IndexError, updateIndex, type LocalSearchIndex } from '@dsh/index-local'
 import { EXIT, type CliIo } from './cli-io.js'
 import type { CommonOptions } from './command-line.js'
 import { UsageError } from './command-line.js'
@@ -17,6 +17,8 @@ export interface IndexRun {
   /** Build the index whole even where an update would do. */
   rebuild: boolean
   cwd: string
+  /** Ctrl-C, SIGTERM or SIGHUP (or the warm server's client's): stops the build or update, leaving the index as it was. */
+  signal: AbortSignal
 }
 
 const MiB = 1024 * 1024
@@ -25,9 +27,9 @@ const MiB = 1024 * 1024
  * Builds the index of the tree, or updates it with what changed since its build, and says what it
  * covers and cost: a line for a person, or with `--format json` the report. A tree that is not a
  * directory is a usage error; a build that fails (too large, unreadable) is the index's error, exit 2
- * either way.
+ * either way. Cancelled, it says so and exits 130.
  */
-export async function runIndexCommand(run: IndexRun, common: CommonOptions, io: Pick<CliIo, 'stdout'>): Promise<number> {
+export async function runIndexCommand(run: IndexRun, common: CommonOptions, io: Pick<CliIo, 'stdout' | 'stderr'>): Promise<number> {
   const dir = path.resolve(run.cwd, run.target ?? '.')
   const root = await realpath(dir).catch(() => {
     throw new UsageError(`index: ${dir} does not exist`, { command: 'index' })
@@ -36,7 +38,14 @@ export async function runIndexCommand(run: IndexRun, common: CommonOptions, io: 
   const { settings: configured } = run.harness.get('searchIndex') as LocalSearchIndex
   const settings = run.indexDir === undefined ? configured : { ...configured, dir: run.indexDir }
   // Its change walk runs through the executor the searches' does.
-  const report = await updateIndex(settings, root, run.harness.get('bash')!, { rebuild: run.rebuild })
+  let report
+  try {
+    report = await updateIndex(settings, root, run.harness.get('bash')!, { rebuild: run.rebuild, signal: run.signal })
+  } catch (error) {
+    if (!(error instanceof IndexError && error.code === 'INDEX_CANCELLED')) throw error
+    io.stderr.write(`dsh: index: ${error.message}\n`)
+    return EXIT.interrupted
+  }
   if (common.format === 'json') {
     io.stdout.write(`${JSON.stringify(report)}\n`)
   } else if (report.kind === 'update') {

@@ -1,6 +1,6 @@
 // The installed `dsh` as a user runs it: node_modules/.bin/dsh, a real process, its exit status and streams.
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -237,6 +237,45 @@ describe('node_modules/.bin/dsh', () => {
       expect(await exited).toBe(130)
       expect(stderr).toMatch(/cancelled/)
       expect(await waitUntil(() => processesMentioning(fifo).length === 0, 2000)).toBe(true)
+    },
+    budgetMs(40_000),
+  )
+
+  it(
+    'Ctrl-C during `dsh index` stops its change walk and exits 130, the index as it was',
+    async () => {
+      const home = tempDir('bin-index-cancel')
+      const root = join(home, 'tree')
+      writeTree(root, { 'a.ts': 'alpha\n' })
+      const env = { ...process.env, XDG_CACHE_HOME: join(home, 'cache') }
+      expect(spawnSync(bin, ['index'], { cwd: root, env, timeout: budgetMs(15_000) }).status).toBe(0)
+      const indexDir = join(home, 'cache', 'dsh', 'index')
+      const treeHome = join(indexDir, readdirSync(indexDir)[0]!)
+      const before = readFileSync(join(treeHome, 'index.dshidx'))
+      writeFileSync(join(root, 'a.ts'), 'alpha changed\n')
+      // The update's change walk (find with -newerct) never finishes here, so the Ctrl-C always comes
+      // during it; any other find (the program probe's) is the real one.
+      const bin2 = join(home, 'bin')
+      const realFind = execFileSync('sh', ['-c', 'command -v find'], { encoding: 'utf8' }).trim()
+      writeTree(bin2, { find: `#!/bin/sh\ncase " $* " in *" -newerct "*) sleep 600 ;; *) exec ${realFind} "$@" ;; esac\n` })
+      chmodSync(join(bin2, 'find'), 0o755)
+      const child = spawn(bin, ['index'], {
+        cwd: root,
+        env: { ...env, PATH: `${bin2}:${process.env.PATH}` },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      let output = ''
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+      const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)))
+      const find = join(bin2, 'find')
+      expect(await waitUntil(() => processesMentioning(find).length > 0, 20_000)).toBe(true)
+      child.kill('SIGINT')
+      expect(await exited).toBe(130)
+      expect(output).toBe('dsh: index: cancelled; the index is as it was\n')
+      expect(await waitUntil(() => processesMentioning(find).length === 0, 2000)).toBe(true)
+      expect(readdirSync(treeHome)).toEqual(['index.dshidx'])
+      expect(readFileSync(join(treeHome, 'index.dshidx')).equals(before)).toBe(true)
     },
     budgetMs(40_000),
   )

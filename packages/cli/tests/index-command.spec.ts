@@ -86,6 +86,16 @@ describe('dsh index', () => {
     expect(file.stderr).toContain('not a directory')
   })
 
+  it('cancelled, says so, exits 130 and writes no index', async () => {
+    writeTree(dir, { 'cancelled/a.ts': 'alpha\n' })
+    const controller = new AbortController()
+    controller.abort()
+    const run = await dsh(['index', 'cancelled', '--index-dir', 'cancelled-index'], dir, { signal: controller.signal })
+    expect(run).toEqual({ code: EXIT.interrupted, stdout: '', stderr: 'dsh: index: cancelled; the index is as it was\n' })
+    expect(readdirSync(join(dir, 'cancelled-index'))).toHaveLength(1)
+    expect(readdirSync(join(dir, 'cancelled-index', readdirSync(join(dir, 'cancelled-index'))[0]!))).toEqual([])
+  })
+
   it('reports an empty tree', async () => {
     writeTree(dir, { 'empty/.keep': '' })
     const run = await dsh(['index', 'empty', '--config', config], dir)

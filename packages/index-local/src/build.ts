@@ -2,7 +2,7 @@
 import { open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import type { LocalIndexSettings } from './config.js'
-import { IndexError, tooLarge } from './errors.js'
+import { IndexError, throwIfCancelled, tooLarge } from './errors.js'
 import { encodeIndex, FILE_ALWAYS, UNREAD_DIR } from './format.js'
 import { keyTree, PathFeed, type KeyOptions } from './key-pool.js'
 import { ensurePrivateDir, INDEX_FILE, treeDir, UPDATE_FILE } from './location.js'
@@ -38,17 +38,20 @@ export interface Found {
  * ones and ignored ones too, so the index serves grep (which honours ignore files) and glob (which
  * does not) alike; not VCS directories, and not links, which rg reaches only when it follows them (a
  * search that does reads the whole tree). Each directory listed goes into `dirs` with its inode.
+ * Stops, throwing INDEX_CANCELLED, at the next directory once `signal` is aborted.
  */
 export async function walk(
   root: string,
   start: string,
   files: { push(file: Found): void },
   dirs: { push(dir: [string, number]): void },
+  signal?: AbortSignal,
 ): Promise<void> {
   // The root is text; paths from it are raw bytes, kept as latin1.
   const path = Buffer.concat([Buffer.from(root), Buffer.from(start === '' ? '' : `/${start}`, 'latin1')])
   const pending: Array<{ rel: string; path: Buffer }> = [{ rel: start, path }]
   while (pending.length > 0) {
+    throwIfCancelled(signal)
     const dir = pending.pop()!
     let entries
     try {
@@ -96,9 +99,10 @@ export async function clockMark(dir: string): Promise<bigint> {
  * Writes an index file's parts (each by the time the one after the next is pulled) to a temporary
  * file beside `target` (private, synced) and renames it over `target`: a reader meanwhile opens the
  * old file or none, and a killed write leaves only the temporary file, which the next build or update
- * removes. Returns the written file's inode.
+ * removes. A write that fails or is cancelled (`signal`, checked at each part and before the rename)
+ * removes it itself. Returns the written file's inode.
  */
-export async function writeAtomically(target: string, parts: Iterable<Uint8Array>): Promise<number> {
+export async function writeAtomically(target: string, parts: Iterable<Uint8Array>, signal?: AbortSignal): Promise<number> {
   const dir = dirname(target)
   for (const name of await readdir(dir)) if (name.startsWith(`${basename(target)}.tmp-`)) await rm(join(dir, name), { force: true })
   const temp = `${target}.tmp-${process.pid}-${Date.now()}`
@@ -109,6 +113,7 @@ export async function writeAtomically(target: string, parts: Iterable<Uint8Array
     let at = 0
     let writing: Promise<unknown> = Promise.resolve()
     for (const p of parts) {
+      throwIfCancelled(signal)
       const write = handle.write(p, 0, p.length, at)
       // Awaited below; marked handled meanwhile, in case the write before it fails first.
       write.catch(() => undefined)
@@ -119,9 +124,13 @@ export async function writeAtomically(target: string, parts: Iterable<Uint8Array
     await writing
     await handle.sync()
     inode = (await handle.stat()).ino
-  } finally {
+    throwIfCancelled(signal)
+  } catch (error) {
     await handle.close()
+    await rm(temp, { force: true })
+    throw error
   }
+  await handle.close()
   await rename(temp, target)
   return inode
 }
@@ -129,17 +138,22 @@ export async function writeAtomically(target: string, parts: Iterable<Uint8Array
 /**
  * Builds the index of the tree at `root` into the index directory, replacing the one there by an
  * atomic rename: a search meanwhile reads the old index or none, and a killed build leaves only a
- * temporary file the next build removes.
+ * temporary file the next build removes. Once `signal` is aborted the build stops (INDEX_CANCELLED)
+ * at its next directory, chunk or write, and the index is as it was.
  */
-export function buildIndex(settings: LocalIndexSettings, root: string): Promise<BuildReport> {
-  return buildIndexWith(settings, root, {})
+export function buildIndex(
+  settings: LocalIndexSettings,
+  root: string,
+  options: { signal?: AbortSignal | undefined } = {},
+): Promise<BuildReport> {
+  return buildIndexWith(settings, root, { signal: options.signal })
 }
 
 /** `buildIndex` with the keying's seams set (small chunks and segments, another worker entry): for tests. */
 export async function buildIndexWith(
   settings: LocalIndexSettings,
   root: string,
-  seams: Pick<KeyOptions, 'chunkFiles' | 'segmentPairs' | 'workerEntry'>,
+  { signal, ...seams }: Pick<KeyOptions, 'chunkFiles' | 'segmentPairs' | 'workerEntry' | 'signal'>,
 ): Promise<BuildReport> {
   const started = Date.now()
   const info = await stat(root).catch((error: unknown) => {
@@ -164,10 +178,17 @@ export async function buildIndexWith(
       },
     },
     dirs,
+    signal,
   ).finally(() => feed.end())
   const [, { flags, times, contentBytes, segments }] = await Promise.all([
     walking,
-    keyTree(feed, { fileMaxBytes: settings.fileMaxBytes, indexMaxBytes: settings.indexMaxBytes, workers: settings.buildWorkers, ...seams }),
+    keyTree(feed, {
+      fileMaxBytes: settings.fileMaxBytes,
+      indexMaxBytes: settings.indexMaxBytes,
+      workers: settings.buildWorkers,
+      signal,
+      ...seams,
+    }),
   ])
   const merged = mergeSegments(segments)
   const { bytes: indexBytes, parts } = encodeIndex({
@@ -184,7 +205,7 @@ export async function buildIndexWith(
   })
   if (indexBytes > settings.indexMaxBytes) tooLarge(settings.indexMaxBytes)
   const target = join(dir, INDEX_FILE)
-  await writeAtomically(target, parts)
+  await writeAtomically(target, parts, signal)
   // An update of the index replaced names another base, so searches would not read it; a rebuild removes it.
   await rm(join(dir, UPDATE_FILE), { force: true })
   return {

@@ -1,6 +1,6 @@
 // Keys the walk's files in chunks of contiguous ids: in worker threads, one chunk at a time each, or in this thread when one would do.
 import { Worker } from 'node:worker_threads'
-import { IndexError, tooLarge } from './errors.js'
+import { cancelled, IndexError, throwIfCancelled, tooLarge } from './errors.js'
 import type { FileTimes } from './format.js'
 import { ChunkKeyer, packChunk, type ChunkTask, type KeyedChunk } from './key-files.js'
 import { segmentBytes, type Segment } from './postings.js'
@@ -17,6 +17,8 @@ export interface KeyOptions {
   indexMaxBytes: number
   /** Threads that key; 1 keys in this thread. */
   workers: number
+  /** Aborted: keying stops (INDEX_CANCELLED) before the next chunk, and no worker is left. */
+  signal?: AbortSignal | undefined
   /** Files a chunk holds. @default CHUNK_FILES */
   chunkFiles?: number
   /** Pairs a postings segment holds (see `PostingsBuilder`). */
@@ -144,6 +146,7 @@ async function keyHere(
     })
   }
   for (let chunk = 0; ; chunk++) {
+    throwIfCancelled(options.signal)
     const t = await task(chunk)
     if (t === undefined) return
     gather(await keyer.keyChunk(t, pause))
@@ -158,8 +161,13 @@ async function keyInWorkers(
 ): Promise<void> {
   const entry = options.workerEntry ?? workerEntry(import.meta.url)
   const workers: Worker[] = []
+  // Set as the promise below is made, which is at once.
+  let cancel!: () => void
   try {
     await new Promise<void>((resolve, reject) => {
+      cancel = () => reject(cancelled())
+      if (options.signal?.aborted === true) return cancel()
+      options.signal?.addEventListener('abort', cancel, { once: true })
       let next = 0
       // Workers with no chunk left: when all are, every chunk handed out has come back.
       let idle = 0
@@ -198,6 +206,7 @@ async function keyInWorkers(
       }
     })
   } finally {
+    options.signal?.removeEventListener('abort', cancel)
     await Promise.all(workers.map((w) => w.terminate()))
   }
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { BashExecutor } from '@dsh/core'
 import { buildIndex, clockMark, SKIPPED_DIRS, walk, writeAtomically, type BuildReport, type Found } from './build.js'
 import type { LocalIndexSettings } from './config.js'
-import { tooLarge } from './errors.js'
+import { throwIfCancelled, tooLarge } from './errors.js'
 import { encodeIndex, FILE_ALWAYS, openIndexFile, UNREAD_DIR, type IndexData } from './format.js'
 import { CHANGE_WALK_LIMITS, changedSince, type Changed } from './freshness.js'
 import { keyTree, PathFeed } from './key-pool.js'
@@ -33,6 +33,7 @@ export type IndexReport =
  * covers it, and no more than `changedMaxEntries` files and directories changed since its build, keys
  * only those (a changed directory's own files, a new or replaced one whole) into the update file
  * beside it, replacing the update there; otherwise, or with `rebuild`, builds the index whole.
+ * Aborting `signal` (Ctrl-C) stops either with INDEX_CANCELLED, and the index is as it was.
  */
 export async function updateIndex(
   settings: LocalIndexSettings,
@@ -46,7 +47,7 @@ export async function updateIndex(
   const build = async (why?: string): Promise<IndexReport> => ({
     kind: 'build',
     ...(why === undefined ? {} : { why }),
-    ...(await buildIndex(settings, root)),
+    ...(await buildIndex(settings, root, { signal: options.signal })),
   })
   const info = options.rebuild === true ? undefined : await stat(basePath).catch(() => undefined)
   if (info === undefined) return build()
@@ -67,8 +68,10 @@ export async function updateIndex(
     const builtAtNs = await clockMark(dir)
     const signal = options.signal ?? new AbortController().signal
     const walked = await changedSince(bash, root, since, CHANGE_WALK_LIMITS, signal, splitWalk(ownFiles(base, ''), WALK_PARTS))
+    // A walk stopped by Ctrl-C did not finish either, and must not start a build.
+    throwIfCancelled(signal)
     if (!walked.ok) return build(walked.why)
-    const written = await keyChanges(settings, { root, base, baseBytes: info.size, changed: walked.changed, builtAtNs })
+    const written = await keyChanges(settings, { root, base, baseBytes: info.size, changed: walked.changed, builtAtNs, signal })
     if (written.kind === 'whole') return build(written.why)
     return {
       kind: 'update',
@@ -114,7 +117,8 @@ export async function keyChanges(
     baseBytes,
     changed,
     builtAtNs,
-  }: { root: string; base: IndexData; baseBytes: number; changed: readonly Changed[]; builtAtNs: bigint },
+    signal,
+  }: { root: string; base: IndexData; baseBytes: number; changed: readonly Changed[]; builtAtNs: bigint; signal?: AbortSignal },
 ): Promise<KeyedChanges> {
   if (changed.length > settings.changedMaxEntries) {
     return {
@@ -133,8 +137,9 @@ export async function keyChanges(
       // The root replaced: nothing the index holds is the tree's.
       if (rel === '' && base.dirs.get('') !== inode) return { kind: 'whole', why: 'the tree was replaced since the build' }
       const listed: Found[] = []
+      throwIfCancelled(signal)
       if (base.dirs.get(rel) === inode) await listOwn(root, rel, inode, listed, listedDirs)
-      else await walk(root, rel, listed, listedDirs)
+      else await walk(root, rel, listed, listedDirs, signal)
       for (const file of listed) found.set(file.rel, file)
     }
   }
@@ -146,6 +151,7 @@ export async function keyChanges(
     fileMaxBytes: settings.fileMaxBytes,
     indexMaxBytes: settings.indexMaxBytes,
     workers: settings.buildWorkers,
+    signal,
   })
   const merged = mergeSegments(keyed.segments)
   const { bytes: indexBytes, parts } = encodeIndex({
@@ -164,7 +170,7 @@ export async function keyChanges(
   })
   if (indexBytes + baseBytes > settings.indexMaxBytes) tooLarge(settings.indexMaxBytes)
   const indexPath = join(treeDir(settings.dir, root), UPDATE_FILE)
-  const inode = await writeAtomically(indexPath, parts)
+  const inode = await writeAtomically(indexPath, parts, signal)
   return {
     kind: 'written',
     root,
