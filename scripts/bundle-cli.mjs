@@ -72,7 +72,7 @@ if (process.env.DSH_WRITE_CODE_CACHE === '1') {
 }
 const loaded = { exports: {} }
 script.runInThisContext()(loaded.exports, createRequire(program), loaded, program, path.dirname(program))
-export const { runCli, createDshHarness, errorMessage, Config, LinkScanMemory } = loaded.exports
+export const { runCli, mayHandBack, createDshHarness, errorMessage, Config, LinkScanMemory } = loaded.exports
 `
 // What the CLI imports as @dsh/mcp inside the program: a module whose body runs the chunk, with the
 // program's shared modules, and re-exports what it exports. The CLI imports @dsh/mcp only with
@@ -176,7 +176,8 @@ await build({
   ...shared,
   stdin: {
     contents: [
-      "export { runCli } from './packages/cli/src/cli.ts'",
+      // The warm server asks mayHandBack whether a call may be handed back (dsh index).
+      "export { mayHandBack, runCli } from './packages/cli/src/cli.ts'",
       // The warm server loads the index of the tree it was started in through the program's own copy.
       "export { createDshHarness } from './packages/cli/src/harness.ts'",
       "export { errorMessage } from '@dsh/core'",

@@ -6,7 +6,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { errorMessage } from '@dsh/core'
-import { runCli } from './cli.js'
+import { mayHandBack, runCli } from './cli.js'
 import { SERVER_IDLE_ENV, SERVER_SOCKET_ENV } from './daemon/client.js'
 import { buildIdentity, dirInfo, distrust, PROBE_CACHE_FILE, socketDir } from './daemon/place.js'
 import { serveDaemon } from './daemon/server.js'
@@ -97,6 +97,7 @@ async function runServer(socket: string): Promise<void> {
     version,
     idleMs: Number.isFinite(idleMs) && idleMs > 0 ? idleMs : 300_000,
     run: (argv, io) => runCli(argv, { ...io, probeCache: cache, linkScanMemory }),
+    mayDecline: mayHandBack,
     // One grep of a small tree compiles what calls run (as the build's code-cache run does).
     warmUp: async () => {
       const tree = mkdtempSync(path.join(os.tmpdir(), 'dsh-warm-'))

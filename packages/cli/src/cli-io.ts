@@ -38,6 +38,18 @@ export interface CliIo {
    * index's watcher (`index-local.watch`), is kept. @default false
    */
   warm?: boolean
+  /**
+   * The warm server's hold on a call it may hand back (`dsh index`, docs/design.md#dsh-index-in-the-warm-server):
+   * `admit` takes it (the client then waits and passes Ctrl-C on), `decline` hands it back before any
+   * output, and the client runs it in process. Absent in the client's own process.
+   */
+  served?: ServedCall
+}
+
+/** See `CliIo.served`. Writing output admits the call too; after that `decline` does nothing. */
+export interface ServedCall {
+  admit(): void
+  decline(why: string): void
 }
 
 /**

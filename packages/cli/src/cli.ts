@@ -35,6 +35,9 @@ import { BUILTIN_COMMANDS, builtinUsage, globalUsage, toolUsage, type BuiltinCom
  * are listened for from the start, so one while plugins load (the rg probe runs) cancels too instead
  * of killing the process outright.
  */
+/** For the warm server (bin.ts), which takes it from the program. */
+export { mayHandBack } from './daemon/route.js'
+
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const controller = new AbortController()
   const cancel = (): void => controller.abort()
@@ -241,6 +244,7 @@ async function runBuiltin(args: BuiltinArgs, line: CommandLine, session: Session
           rebuild: args.rebuild,
           cwd: session.cwd,
           signal,
+          served: io.served,
         },
         line.common,
         io,

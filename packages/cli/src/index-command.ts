@@ -2,8 +2,8 @@
 import { realpath } from 'node:fs/promises'
 import path from 'node:path'
 import type { Harness } from '@dsh/core'
-import { IndexError, updateIndex, type LocalSearchIndex } from '@dsh/index-local'
-import { EXIT, type CliIo } from './cli-io.js'
+import { IndexError, updateIndex, type IndexReport, type LocalSearchIndex } from '@dsh/index-local'
+import { EXIT, type CliIo, type ServedCall } from './cli-io.js'
 import type { CommonOptions } from './command-line.js'
 import { UsageError } from './command-line.js'
 
@@ -19,6 +19,8 @@ export interface IndexRun {
   cwd: string
   /** Ctrl-C, SIGTERM or SIGHUP (or the warm server's client's): stops the build or update, leaving the index as it was. */
   signal: AbortSignal
+  /** Set in the warm server: it updates from its watcher, or hands the call back (CliIo.served). */
+  served?: ServedCall | undefined
 }
 
 const MiB = 1024 * 1024
@@ -27,7 +29,9 @@ const MiB = 1024 * 1024
  * Builds the index of the tree, or updates it with what changed since its build, and says what it
  * covers and cost: a line for a person, or with `--format json` the report. A tree that is not a
  * directory is a usage error; a build that fails (too large, unreadable) is the index's error, exit 2
- * either way. Cancelled, it says so and exits 130.
+ * either way. Cancelled, it says so and exits 130. In the warm server, an update of an index it
+ * watches is written from the watcher's record, without the walk (docs/design.md#dsh-index-in-the-warm-server);
+ * any other call is handed back before it prints, and the client runs it.
  */
 export async function runIndexCommand(run: IndexRun, common: CommonOptions, io: Pick<CliIo, 'stdout' | 'stderr'>): Promise<number> {
   const dir = path.resolve(run.cwd, run.target ?? '.')
@@ -35,12 +39,27 @@ export async function runIndexCommand(run: IndexRun, common: CommonOptions, io: 
     throw new UsageError(`index: ${dir} does not exist`, { command: 'index' })
   })
   // dsh always loads index-local (DSH_PLUGINS), so the service is its local index.
-  const { settings: configured } = run.harness.get('searchIndex') as LocalSearchIndex
+  const index = run.harness.get('searchIndex') as LocalSearchIndex
+  const configured = index.settings
   const settings = run.indexDir === undefined ? configured : { ...configured, dir: run.indexDir }
-  // Its change walk runs through the executor the searches' does.
-  let report
+  let report: IndexReport | undefined
+  if (run.served !== undefined) {
+    // A build, or an index the server does not watch, would cost the server minutes and memory: the client's own.
+    if (run.rebuild || settings.dir !== configured.dir || !index.watches(root)) {
+      run.served.decline(`the warm server keeps no watcher of the index of ${root}`)
+      return EXIT.ok
+    }
+    run.served.admit()
+    const refreshed = await index.refresh(root)
+    // Skipped (the watcher could not vouch, too many changes): the walk below, as in the client.
+    if (refreshed.kind === 'updated') {
+      const { handedOn: _, ...keyed } = refreshed
+      report = { ...keyed, kind: 'update', changesFrom: 'watcher' }
+    }
+  }
   try {
-    report = await updateIndex(settings, root, run.harness.get('bash')!, { rebuild: run.rebuild, signal: run.signal })
+    // Its change walk runs through the executor the searches' does.
+    report ??= await updateIndex(settings, root, run.harness.get('bash')!, { rebuild: run.rebuild, signal: run.signal })
   } catch (error) {
     if (!(error instanceof IndexError && error.code === 'INDEX_CANCELLED')) throw error
     io.stderr.write(`dsh: index: ${error.message}\n`)
@@ -50,7 +69,8 @@ export async function runIndexCommand(run: IndexRun, common: CommonOptions, io: 
     io.stdout.write(`${JSON.stringify(report)}\n`)
   } else if (report.kind === 'update') {
     io.stdout.write(
-      `updated the index of ${report.root} in ${(report.elapsedMs / 1000).toFixed(1)} s: ${report.changed} files and directories changed since its build, ` +
+      `updated the index of ${report.root} in ${(report.elapsedMs / 1000).toFixed(1)} s: ${report.changed} files and directories changed since its build` +
+        `${report.changesFrom === 'watcher' ? " (from the warm server's watcher, no walk)" : ''}, ` +
         `${report.files} files (${(report.contentBytes / MiB).toFixed(1)} MiB) keyed again into ${(report.indexBytes / MiB).toFixed(1)} MiB at ${report.indexPath}\n`,
     )
   } else {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { distrust, fnv1a, idleMs } from '../src/daemon/place.js'
-import { servedCall } from '../src/daemon/route.js'
+import { mayHandBack, servedCall } from '../src/daemon/route.js'
 import { CANCEL, frame, LineReader, readReply, readRequest } from '../src/daemon/wire.js'
 
 const request = { build: 'b', argv: ['grep', 'x'], cwd: '/w', env: { PATH: '/bin' }, isTTY: false }
@@ -55,7 +55,7 @@ describe('which calls the server takes', () => {
     [['mcp'], false],
     [['completion', 'bash'], false],
     [['tools'], false],
-    [['index'], false],
+    [['index'], true],
     [['--version'], false],
     [[], false],
     [['grep', 'x', '--no-daemon'], false],
@@ -64,6 +64,16 @@ describe('which calls the server takes', () => {
     [['--cwd', 'mcp', 'grep'], true],
   ])('%j: %s', (argv, served) => {
     expect(servedCall(argv, {})).toBe(served)
+  })
+
+  it.each([
+    [['index'], true],
+    [['--cwd', 'index', 'index', 'src'], true],
+    [['grep', 'index'], false],
+    [['--cwd', 'index', 'grep', 'x'], false],
+    [[], false],
+  ])('%j may be handed back: %s', (argv, back) => {
+    expect(mayHandBack(argv)).toBe(back)
   })
 
   it.each([

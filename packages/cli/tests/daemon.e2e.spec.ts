@@ -109,6 +109,34 @@ describe('a server started in an indexed tree', () => {
     },
     budgetMs(60_000),
   )
+  it(
+    'updates the index from its watcher when `dsh index` runs again there, and hands back a tree it does not watch',
+    async () => {
+      const xdg = runtime()
+      const cache = join(work, 'index-cache-served')
+      const indexed = join(work, 'indexed-served')
+      writeTree(indexed, Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`lib/f${i}.ts`, `export const f${i} = ${i}\n`])))
+      const env = { XDG_CACHE_HOME: cache }
+      // No server yet: built in process, and the server this call starts loads that index and watches the tree.
+      expect(dsh(xdg, ['index'], { cwd: indexed, env }).stdout).toMatch(/^indexed 10 files/)
+      await serving(socketOf(xdg))
+      const [home] = readdirSync(join(cache, 'dsh', 'index'))
+      expect(await waitUntil(() => existsSync(join(cache, 'dsh', 'index', home!, 'sync')), budgetMs(20_000))).toBe(true)
+      writeFileSync(join(indexed, 'lib/f3.ts'), 'export const f3 = 33\n')
+      const served = dsh(xdg, ['index'], { cwd: indexed, env })
+      expect(served.code).toBe(0)
+      expect(served.stdout).toMatch(/^updated the index of .* \(from the warm server's watcher, no walk\), 1 files /)
+      const grep = dsh(xdg, ['--spill-dir', spill, 'grep', 'f3 = 33', '--format', 'json'], { cwd: indexed, env })
+      expect(JSON.parse(grep.stdout)).toMatchObject({
+        content: expect.stringContaining('f3.ts'),
+        meta: { index: { used: true, changed: 0 } },
+      })
+      // A tree the server does not watch: handed back, and built by the client.
+      writeTree(join(work, 'unwatched'), { 'x.ts': 'x\n' })
+      expect(dsh(xdg, ['index'], { cwd: join(work, 'unwatched'), env }).stdout).toMatch(/^indexed 1 files/)
+    },
+    budgetMs(60_000),
+  )
 })
 
 describe('with the server on', () => {

@@ -4,13 +4,15 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { chmodSync, existsSync, linkSync, mkdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import net from 'node:net'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
 import { runCli, type CliIo } from '@dsh/cli'
+import { closeIndexWatchers } from '@dsh/index-local'
 import { Config, LinkScanMemory, type ProbeCache } from '@dsh/tool-fs-search'
 import { callServer, spawnServer, spawnServerAtExit, type ClientOptions } from '../src/daemon/client.js'
 import { buildIdentity, dirInfo, socketDir, socketPath } from '../src/daemon/place.js'
 import { createProbeCache } from '../src/probe-cache.js'
 import { replaceEnvironment, serveDaemon, type ServerOptions } from '../src/daemon/server.js'
+import { mayHandBack } from '../src/daemon/route.js'
 import { frame, type CallRequest } from '../src/daemon/wire.js'
 import { budgetMs, dsh, processesMentioning, scratchDir, waitUntil, writeTree } from './io.js'
 
@@ -504,6 +506,106 @@ describe("the server's life", () => {
     const result = await call(socket, ['grep', 'x'])
     expect(result.code).toBe(2)
     expect(result.stderr).toMatch(/^dsh: Error: boom/)
+  })
+})
+
+describe('dsh index in the warm server', () => {
+  afterAll(() => closeIndexWatchers())
+  const tree = join(work, 'indexed')
+  writeTree(tree, { 'a.ts': 'alpha\n', 'b.ts': 'beta\n', 'c.ts': 'gamma\n' })
+  const config = join(work, 'index-config.json')
+  writeFileSync(config, JSON.stringify({ 'index-local': { dir: join(work, 'index'), broadFraction: 1 } }))
+
+  it('hands back an index it keeps no watcher of, and a rebuild; updates one it watches from the watcher', async () => {
+    const { socket } = startServer({ mayDecline: mayHandBack })
+    await listening(socket)
+    // No watcher yet: the client is told to run it (it builds in process, as without a server).
+    expect(await call(socket, ['index', '--config', config], { cwd: tree })).toEqual({
+      code: undefined,
+      stdout: '',
+      stderr: '',
+      started: 0,
+    })
+    expect((await dsh(['index', '--config', config], tree)).stdout).toMatch(/^indexed 3 files/)
+    // A served search starts the server's watcher of that index.
+    const first = await call(socket, ['grep', 'alpha', '--config', config, '--format', 'json'], { cwd: tree })
+    expect(JSON.parse(first.stdout)).toMatchObject({ meta: { index: { used: true, changed: 0 } } })
+    writeFileSync(join(tree, 'b.ts'), 'beta alpha\n')
+    expect((await call(socket, ['index', '--config', config, '--rebuild'], { cwd: tree })).code).toBeUndefined()
+    const served = await call(socket, ['index', '--config', config], { cwd: tree })
+    expect(served.code).toBe(0)
+    expect(served.stdout).toMatch(
+      new RegExp(
+        `^updated the index of ${tree} in [\\d.]+ s: \\d+ files and directories changed since its build \\(from the warm server's watcher, no walk\\), 1 files`,
+      ),
+    )
+    // The update holds the change: nothing is read as changed, and the new match is found.
+    const after = await call(socket, ['grep', 'alpha', '--config', config, '--format', 'json'], { cwd: tree })
+    const parsed = JSON.parse(after.stdout) as { content: string; meta: { index: unknown } }
+    expect(parsed.meta.index).toMatchObject({ used: true, changed: 0 })
+    expect(parsed.content).toContain('b.ts')
+    // JSON says where the changes came from (an update keys every change since the build: b.ts and
+    // c.ts); an index elsewhere (--index-dir) is handed back.
+    writeFileSync(join(tree, 'c.ts'), 'gamma alpha\n')
+    const json = await call(socket, ['index', '--config', config, '--format', 'json'], { cwd: tree })
+    expect(JSON.parse(json.stdout)).toMatchObject({ kind: 'update', changesFrom: 'watcher', root: tree, files: 2 })
+    expect((await call(socket, ['index', '--config', config, '--index-dir', join(work, 'other')], { cwd: tree })).code).toBeUndefined()
+  })
+
+  it('falls back to the walk in the server when its watcher cannot vouch for the changes', async () => {
+    const small = join(work, 'indexed-small')
+    writeTree(small, { 'a.ts': 'alpha\n', 'b.ts': 'beta\n', 'c.ts': 'gamma\n' })
+    const smallConfig = join(work, 'index-small.json')
+    // A watcher keeps one change at most: past it, it cannot say what changed.
+    writeFileSync(
+      smallConfig,
+      JSON.stringify({ 'index-local': { dir: join(work, 'index-small'), broadFraction: 1, changedMaxEntries: 1 } }),
+    )
+    const { socket } = startServer({ mayDecline: mayHandBack })
+    await listening(socket)
+    expect((await dsh(['index', '--config', smallConfig], small)).code).toBe(0)
+    expect((await call(socket, ['grep', 'alpha', '--config', smallConfig], { cwd: small })).code).toBe(0)
+    for (const name of ['a.ts', 'b.ts', 'c.ts']) writeFileSync(join(small, name), 'omega\n')
+    const served = await call(socket, ['index', '--config', smallConfig], { cwd: small })
+    expect(served.code).toBe(0)
+    expect(served.stdout).toMatch(
+      /^indexed 3 files .*; built whole, not updated: \d+ files and directories changed since the build \(changedMaxEntries 1\)\n$/,
+    )
+  })
+
+  it('takes a call that may be handed back once it writes or throws, and a decline after that does nothing', async () => {
+    const runs: Array<(io: CliIo) => Promise<number>> = [
+      async (io) => {
+        io.stdout.write('written\n')
+        io.served!.decline('too late')
+        return 0
+      },
+      async (io) => {
+        io.served!.admit()
+        io.served!.decline('too late')
+        return 1
+      },
+      () => Promise.reject(new Error('thrown')),
+    ]
+    const { socket } = startServer({ mayDecline: () => true, run: (_argv, io) => runs.shift()!(io) })
+    await listening(socket)
+    expect(await call(socket, ['index'])).toMatchObject({ code: 0, stdout: 'written\n' })
+    expect(await call(socket, ['index'])).toMatchObject({ code: 1, stdout: '' })
+    expect(await call(socket, ['index'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^dsh: Error: thrown/) })
+  })
+
+  it('gives no hold on a call it may not hand back', async () => {
+    let served: unknown = 'unset'
+    const { socket } = startServer({
+      mayDecline: mayHandBack,
+      run: async (_argv, io) => {
+        served = io.served
+        return 0
+      },
+    })
+    await listening(socket)
+    expect((await call(socket, ['grep', 'x'])).code).toBe(0)
+    expect(served).toBeUndefined()
   })
 })
 

@@ -32,7 +32,7 @@ import { clockMark } from './build.js'
 import { RecordedTimes } from './recorded-times.js'
 import { patternQuery, type TrigramQuery } from './regex-query.js'
 import { POSITION_BITS, trigramsAt } from './trigrams.js'
-import { keyChanges, pathOf, type KeyedChanges } from './update.js'
+import { keyChanges, pathOf, type IndexReport, type KeyedChanges } from './update.js'
 import { ownFiles, splitWalk, WALK_PARTS, type WalkPart } from './walk-split.js'
 import { inotifyQueueLimit, TreeWatcher, type WatcherOptions } from './watcher.js'
 
@@ -102,19 +102,16 @@ export interface LocalSearchIndexOptions extends LocalIndexOptions {
 /** A plan, saying for candidates how the changes since the build were learned. */
 export type LocalIndexAnswer = IndexAnswer | (Extract<IndexAnswer, { kind: 'candidates' }> & { changesFrom: 'watcher' | 'walk' })
 
-/** What a refresh did: wrote the update and (when nothing raced it) handed the watcher on, or why not. */
+/**
+ * What a refresh did: wrote the update (what `dsh index` reports of one) and, when nothing raced it,
+ * handed the watcher on; or why not.
+ */
 export type RefreshReport =
-  | {
+  | (Omit<Extract<IndexReport, { kind: 'update' }>, 'kind' | 'changesFrom'> & {
       kind: 'updated'
-      root: string
-      /** Entries keyed again: the earlier update's, and what the watcher recorded since it. */
-      changed: number
-      files: number
-      indexBytes: number
       /** False when another writer or a search came between: the next search starts a watcher (and walks). */
       handedOn: boolean
-      elapsedMs: number
-    }
+    })
   | { kind: 'skipped'; why: string }
 
 /** The local index, with its settings for `dsh index`. */
@@ -125,6 +122,12 @@ export interface LocalSearchIndex extends SearchIndex {
   prepare(query: { dir: string; signal: AbortSignal }): Promise<void>
   /** Updates the index that covers `dir` from this process's watcher (`watch`), without a walk. */
   refresh(dir: string): Promise<RefreshReport>
+  /**
+   * Whether this process keeps a watcher of the index of the tree at `root` (a real path; not an
+   * index of a tree that holds it), which `refresh` would update from: checked without reading the
+   * index, so a warm server can say at once whether it serves `dsh index` there.
+   */
+  watches(root: string): boolean
   times(query: { dir: string; signal: AbortSignal }): Promise<IndexTimesAnswer>
 }
 
@@ -607,19 +610,21 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       ...(await entriesNamed(root, [...(found.update?.keyed ?? []), ...changes.named])),
     ]
     let written: KeyedChanges
+    let baseBytes: number
     try {
-      const baseBytes = (await stat(file)).size
+      baseBytes = (await stat(file)).size
       written = await keyChanges(settings, { root, base: found.data, baseBytes, changed, builtAtNs: mark })
     } catch (error) {
       return skipped(`the update was not written (${(error as Error).message})`)
     }
     if (written.kind === 'whole') return skipped(`${written.why}: run dsh index`)
+    const { dirs: _dirs, inode: _inode, kind: _kind, ...keyed } = written
     const report = (handedOn: boolean): RefreshReport => ({
+      ...keyed,
       kind: 'updated',
-      root,
       changed: changed.length,
-      files: written.files,
-      indexBytes: written.indexBytes,
+      basePath: file,
+      baseBytes,
       handedOn,
       elapsedMs: Date.now() - started,
     })
@@ -857,7 +862,12 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     }
   }
 
-  return { settings, plan, unchangedMark, prepare, refresh, times }
+  function watches(root: string): boolean {
+    const entry = WATCHERS.get(join(treeDir(settings.dir, root), INDEX_FILE))
+    return settings.watch && entry !== undefined && !entry.dead
+  }
+
+  return { settings, plan, unchangedMark, prepare, refresh, watches, times }
 }
 
 /**

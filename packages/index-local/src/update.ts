@@ -21,8 +21,10 @@ export type IndexReport =
     })
   | (BuildReport & {
       kind: 'update'
-      /** Files and directories the change walk named since the build. */
+      /** Files and directories changed since the build, keyed again. */
       changed: number
+      /** How they were learned: `dsh index`'s walk, or a warm server's watcher (docs/design.md#a-warm-process-updates-its-index). */
+      changesFrom: 'walk' | 'watcher'
       /** The index updated, and its size. */
       basePath: string
       baseBytes: number
@@ -76,6 +78,7 @@ export async function updateIndex(
     return {
       kind: 'update',
       changed: walked.changed.length,
+      changesFrom: 'walk',
       basePath,
       baseBytes: info.size,
       root,

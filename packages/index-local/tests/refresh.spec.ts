@@ -81,7 +81,23 @@ describe('a refresh', () => {
     expect(await search(root, await plan('omega'), 'omega')).toEqual({ files: ['./b.txt', './fresh/x/y.txt'], changed: 3 })
     const runs = bash.runs
     const report = await index.refresh(root)
-    expect(report).toMatchObject({ kind: 'updated', root, files: 2, handedOn: true })
+    // What `dsh index` reports of an update, but for how the changes were learned.
+    expect(report).toEqual({
+      kind: 'updated',
+      root,
+      // b.txt and fresh; src/c.txt is gone, so nothing of it is keyed.
+      changed: 2,
+      files: 2,
+      alwaysRead: 0,
+      contentBytes: 12,
+      indexBytes: expect.any(Number),
+      trigrams: expect.any(Number),
+      indexPath: join(home, UPDATE_FILE),
+      basePath: join(home, INDEX_FILE),
+      baseBytes: statSync(join(home, INDEX_FILE)).size,
+      handedOn: true,
+      elapsedMs: expect.any(Number),
+    })
     const update = openIndexFile(join(home, UPDATE_FILE))
     expect([...Array(update.files.length).keys()].map((id) => update.files.at(id)).sort()).toEqual(['b.txt', 'fresh/x/y.txt'])
     expect([...update.dirs.keys()].sort()).toEqual(['fresh', 'fresh/x'])
@@ -151,6 +167,20 @@ describe('a refresh', () => {
     expect((await search(root, await plan('omega'), 'omega')).changed).toBe(2)
     expect(await search(root, await plan('omega'), 'omega')).toEqual({ files: ['./a.txt', './b.txt'], changed: 0 })
     readFileSync(join(home, UPDATE_FILE))
+  })
+
+  it('is what `watches` says this process can do for the index of exactly that tree', async () => {
+    const { root, index, plan } = await setup(FILES)
+    writeTree(root, { 'sub/e.txt': 'epsilon\n' })
+    expect(index.watches(root)).toBe(false)
+    await search(root, await plan('omega'), 'omega')
+    expect(index.watches(root)).toBe(true)
+    // Not a tree the index only holds, and not for a process that keeps no watchers.
+    expect(index.watches(join(root, 'sub'))).toBe(false)
+    const off = createLocalSearchIndex({ dir: index.settings.dir, watch: false, bash: createLocalBash({}) })
+    expect(off.watches(root)).toBe(false)
+    await closeIndexWatchers()
+    expect(index.watches(root)).toBe(false)
   })
 
   it('is skipped, saying why, when no watcher can vouch for the changes or they are too many to key', async () => {

@@ -17,6 +17,11 @@ export interface ServerOptions {
   idleMs: number
   /** One call: runCli, or a test's stand-in. */
   run: (argv: readonly string[], io: CliIo) => Promise<number>
+  /**
+   * Whether the call may be handed back (CliIo.served): it is taken only once `run` admits it or
+   * writes, and a decline before that tells the client to run it in process. @default none may
+   */
+  mayDecline?: (argv: readonly string[]) => boolean
   /** Run once listening, before the first call is taken (a call meanwhile is told `busy`): compiles what calls run. */
   warmUp?: () => Promise<void>
   /** Stops the server (its process got SIGTERM): as idle, but now. */
@@ -110,10 +115,29 @@ export async function serveDaemon(options: ServerOptions): Promise<'idle' | 'sta
   return done
 }
 
-/** Runs one call with the client's environment and cwd in place, and puts the server's back after. */
+/**
+ * Runs one call with the client's environment and cwd in place, and puts the server's back after. A
+ * call that may be handed back is taken (`ok`) only when `run` admits it or writes; declined before
+ * that, the client is told `refused` with why, and runs it itself.
+ */
 async function serve(request: CallRequest, socket: net.Socket, signal: AbortSignal, options: ServerOptions): Promise<void> {
   const send = (reply: Reply): void => {
     if (!socket.destroyed) socket.write(frame(reply))
+  }
+  let admitted = false
+  let declined: string | undefined
+  const admit = (): void => {
+    if (admitted) return
+    admitted = true
+    declined = undefined
+    send(['ok'])
+  }
+  const decline = (why: string): void => {
+    if (!admitted) declined = why
+  }
+  const write = (stream: 'o' | 'e', text: string): void => {
+    admit()
+    send([stream, text])
   }
   const home = process.cwd()
   const saved = { ...process.env } as Record<string, string>
@@ -124,12 +148,13 @@ async function serve(request: CallRequest, socket: net.Socket, signal: AbortSign
     return void socket.end(frame(['refused', `cannot enter ${request.cwd}: ${(error as Error).message}`]))
   }
   replaceEnvironment(request.env)
-  send(['ok'])
+  const served = options.mayDecline?.(request.argv) === true
+  if (!served) admit()
   let status: number
   try {
     status = await options.run(request.argv, {
-      stdout: { write: (text: string) => send(['o', text]) },
-      stderr: { write: (text: string) => send(['e', text]) },
+      stdout: { write: (text: string) => write('o', text) },
+      stderr: { write: (text: string) => write('e', text) },
       cwd: request.cwd,
       version: options.version,
       // No served command reads stdin or writes bytes (dsh mcp is never served).
@@ -137,15 +162,19 @@ async function serve(request: CallRequest, socket: net.Socket, signal: AbortSign
       terminal: { isTTY: request.isTTY, env: request.env },
       signal,
       warm: true,
+      ...(served ? { served: { admit, decline } } : {}),
     })
   } catch (error) {
     // What would have ended the client's own process with a stack trace ends its call with an error.
+    admit()
     send(['e', `dsh: ${(error as Error).stack ?? String(error)}\n`])
     status = 2
   } finally {
     replaceEnvironment(saved)
     process.chdir(home)
   }
+  if (declined !== undefined) return void socket.end(frame(['refused', declined]))
+  admit()
   if (!socket.destroyed) socket.end(frame(['x', status]))
 }
 
