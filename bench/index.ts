@@ -3,7 +3,7 @@
 // beside a raw rg pass of the same search, and glob `**/*` beside `rg --files` and glob without the index; the
 // same after 100 files changed; and the candidate share where a full scan wins (the broad sweep).
 // Run (after npm run build): npm run bench:index -- [--rounds N] [--generated-files N] [--skip-npm] [--rebuild] [--reuse-index DIR --reuse-content-bytes N]
-import { execFile, execFileSync, spawn } from 'node:child_process'
+import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import path from 'node:path'
@@ -328,6 +328,57 @@ async function benchCorpus(name: string, root: string, cases: Case[], sweep: str
   console.log(
     `update after 100 changed files served by a warm process (its watcher's record, no walk): p50 ${median(refreshes!).toFixed(0)} ms, p95 ${percentile(refreshes!, 95).toFixed(0)} ms; the watcher handed on in ${handedOn} of ${ROUNDS + 1}`,
   )
+  // The same from the command line (docs/design.md#dsh-index-in-the-warm-server): `dsh index` in a
+  // fresh process each round, which the warm server (started and seeded by a grep) takes and answers
+  // from its watcher; the client's whole wall time, its start included.
+  const runtime = mkdtempSync(path.join(tmpdir(), 'dsh-bench-runtime-'))
+  chmodSync(runtime, 0o700)
+  const dshBin = path.join(REPO_ROOT, 'packages', 'cli', 'bin', 'dsh.js')
+  const cliEnv: NodeJS.ProcessEnv = { ...process.env, XDG_RUNTIME_DIR: runtime, DSH_DAEMON_IDLE_SECONDS: '600' }
+  delete cliEnv.DSH_NO_DAEMON
+  const cli = async (argv: string[]): Promise<{ ms: number; stdout: string }> => {
+    const started = process.hrtime.bigint()
+    const { stdout } = await promisify(execFile)(process.execPath, [dshBin, '--config', configFile, ...argv], {
+      cwd: root,
+      env: cliEnv,
+      maxBuffer: 1 << 26,
+    })
+    return { ms: Number(process.hrtime.bigint() - started) / 1e6, stdout }
+  }
+  try {
+    // The first call runs in process and starts the server; once the server is warm, a served grep
+    // starts its watcher of the index (a walk), and `dsh index` is served from it. Until then the
+    // call runs in process (the server is busy warming up, or keeps no watcher yet): try again.
+    const fromWatcher = "from the warm server's watcher"
+    let ready = false
+    for (let tries = 0; tries < 30 && !ready; tries++) {
+      await cli(['--spill-dir', path.join(work, 'spill-cli'), 'grep', cases[0]!.pattern]).catch(() => undefined)
+      ready = (await cli(['index'])).stdout.includes(fromWatcher)
+      if (!ready) await new Promise((resolve) => setTimeout(resolve, 1000))
+    }
+    if (!ready) throw new Error('the warm server never took `dsh index`')
+    const [served] = await runInterleaved(
+      [
+        {
+          label: 'dsh index, served',
+          run: async () => {
+            for (const file of changed) chmodSync(path.join(root, file), statSync(path.join(root, file)).mode & 0o7777)
+            const { ms, stdout } = await cli(['index'])
+            if (!stdout.includes(fromWatcher)) throw new Error(`dsh index was not served from the watcher: ${stdout}`)
+            return ms
+          },
+        },
+      ],
+      { warmup: 1, measured: ROUNDS },
+    )
+    console.log(
+      `\`dsh index\` again after 100 changed files, through the warm server (a fresh dsh process each, wall time): p50 ${median(served!).toFixed(0)} ms, p95 ${percentile(served!, 95).toFixed(0)} ms`,
+    )
+  } finally {
+    // The server this section started: its command line names its socket, under `runtime`.
+    spawnSync('pkill', ['-f', `daemon ${runtime}`])
+    rmSync(runtime, { recursive: true, force: true })
+  }
   // A rebuild costs what the build did; --rebuild times it again.
   if (args.includes('--rebuild')) {
     const rebuilt = await indexLocal.buildIndex(settings, root)
