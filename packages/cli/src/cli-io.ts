@@ -46,7 +46,7 @@ export interface CliIo {
   served?: ServedCall
 }
 
-/** See `CliIo.served`. Writing output admits the call too; after that `decline` does nothing. */
+/** See `CliIo.served`. Output written before `admit` is held until it (dropped on a decline); once admitted, `decline` does nothing. */
 export interface ServedCall {
   admit(): void
   decline(why: string): void

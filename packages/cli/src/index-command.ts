@@ -31,7 +31,8 @@ const MiB = 1024 * 1024
  * directory is a usage error; a build that fails (too large, unreadable) is the index's error, exit 2
  * either way. Cancelled, it says so and exits 130. In the warm server, an update of an index it
  * watches is written from the watcher's record, without the walk (docs/design.md#dsh-index-in-the-warm-server);
- * any other call is handed back before it prints, and the client runs it.
+ * any other call is handed back before it prints, and the client runs it; one the watcher cannot
+ * serve after all fails, saying to run it with --no-daemon.
  */
 export async function runIndexCommand(run: IndexRun, common: CommonOptions, io: Pick<CliIo, 'stdout' | 'stderr'>): Promise<number> {
   const dir = path.resolve(run.cwd, run.target ?? '.')
@@ -42,28 +43,33 @@ export async function runIndexCommand(run: IndexRun, common: CommonOptions, io: 
   const index = run.harness.get('searchIndex') as LocalSearchIndex
   const configured = index.settings
   const settings = run.indexDir === undefined ? configured : { ...configured, dir: run.indexDir }
-  let report: IndexReport | undefined
+  let report: IndexReport
   if (run.served !== undefined) {
-    // A build, or an index the server does not watch, would cost the server minutes and memory: the client's own.
-    if (run.rebuild || settings.dir !== configured.dir || !index.watches(root)) {
-      run.served.decline(`the warm server keeps no watcher of the index of ${root}`)
+    // A build, a walk, or an index the server does not watch would cost the server minutes and memory: the client's own.
+    if (run.rebuild || settings.dir !== configured.dir || !(await index.watches(root))) {
+      run.served.decline(`the warm server updates only an index it watches, from its watcher, and ${root}'s is not one`)
       return EXIT.ok
     }
     run.served.admit()
-    const refreshed = await index.refresh(root)
-    // Skipped (the watcher could not vouch, too many changes): the walk below, as in the client.
-    if (refreshed.kind === 'updated') {
-      const { handedOn: _, ...keyed } = refreshed
-      report = { ...keyed, kind: 'update', changesFrom: 'watcher' }
+    const refreshed = await index.refresh(root, { signal: run.signal })
+    // Taken, it never walks or builds in the server: the person runs it in process, told why.
+    if (refreshed.kind === 'skipped') {
+      if (run.signal.aborted) return cancelled(io)
+      io.stderr.write(
+        `dsh: index: the warm server could not update the index from its watcher (${refreshed.why}); run dsh index --no-daemon\n`,
+      )
+      return EXIT.error
     }
-  }
-  try {
-    // Its change walk runs through the executor the searches' does.
-    report ??= await updateIndex(settings, root, run.harness.get('bash')!, { rebuild: run.rebuild, signal: run.signal })
-  } catch (error) {
-    if (!(error instanceof IndexError && error.code === 'INDEX_CANCELLED')) throw error
-    io.stderr.write(`dsh: index: ${error.message}\n`)
-    return EXIT.interrupted
+    const { handedOn: _, ...keyed } = refreshed
+    report = { ...keyed, kind: 'update', changesFrom: 'watcher' }
+  } else {
+    try {
+      // Its change walk runs through the executor the searches' does.
+      report = await updateIndex(settings, root, run.harness.get('bash')!, { rebuild: run.rebuild, signal: run.signal })
+    } catch (error) {
+      if (!(error instanceof IndexError && error.code === 'INDEX_CANCELLED')) throw error
+      return cancelled(io)
+    }
   }
   if (common.format === 'json') {
     io.stdout.write(`${JSON.stringify(report)}\n`)
@@ -83,4 +89,10 @@ export async function runIndexCommand(run: IndexRun, common: CommonOptions, io: 
     )
   }
   return EXIT.ok
+}
+
+/** Says the build or update was cancelled (Ctrl-C), and that nothing of it was kept. */
+function cancelled(io: Pick<CliIo, 'stderr'>): number {
+  io.stderr.write('dsh: index: cancelled; the index is as it was\n')
+  return EXIT.interrupted
 }

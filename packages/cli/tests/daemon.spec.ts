@@ -515,9 +515,18 @@ describe('dsh index in the warm server', () => {
   writeTree(tree, { 'a.ts': 'alpha\n', 'b.ts': 'beta\n', 'c.ts': 'gamma\n' })
   const config = join(work, 'index-config.json')
   writeFileSync(config, JSON.stringify({ 'index-local': { dir: join(work, 'index'), broadFraction: 1 } }))
+  /** runCli, recording each decline's reason: a call not taken for another reason (busy, a failure) records none. */
+  function recording(declines: string[]): ServerOptions['run'] {
+    return (argv, io) => {
+      const served = io.served
+      if (served === undefined) return runCli(argv, io)
+      return runCli(argv, { ...io, served: { admit: served.admit, decline: (why) => (declines.push(why), served.decline(why)) } })
+    }
+  }
 
   it('hands back an index it keeps no watcher of, and a rebuild; updates one it watches from the watcher', async () => {
-    const { socket } = startServer({ mayDecline: mayHandBack })
+    const declines: string[] = []
+    const { socket } = startServer({ mayDecline: mayHandBack, run: recording(declines) })
     await listening(socket)
     // No watcher yet: the client is told to run it (it builds in process, as without a server).
     expect(await call(socket, ['index', '--config', config], { cwd: tree })).toEqual({
@@ -526,12 +535,14 @@ describe('dsh index in the warm server', () => {
       stderr: '',
       started: 0,
     })
+    expect(declines).toEqual([`the warm server updates only an index it watches, from its watcher, and ${tree}'s is not one`])
     expect((await dsh(['index', '--config', config], tree)).stdout).toMatch(/^indexed 3 files/)
     // A served search starts the server's watcher of that index.
     const first = await call(socket, ['grep', 'alpha', '--config', config, '--format', 'json'], { cwd: tree })
     expect(JSON.parse(first.stdout)).toMatchObject({ meta: { index: { used: true, changed: 0 } } })
     writeFileSync(join(tree, 'b.ts'), 'beta alpha\n')
     expect((await call(socket, ['index', '--config', config, '--rebuild'], { cwd: tree })).code).toBeUndefined()
+    expect(declines).toHaveLength(2)
     const served = await call(socket, ['index', '--config', config], { cwd: tree })
     expect(served.code).toBe(0)
     expect(served.stdout).toMatch(
@@ -550,9 +561,10 @@ describe('dsh index in the warm server', () => {
     const json = await call(socket, ['index', '--config', config, '--format', 'json'], { cwd: tree })
     expect(JSON.parse(json.stdout)).toMatchObject({ kind: 'update', changesFrom: 'watcher', root: tree, files: 2 })
     expect((await call(socket, ['index', '--config', config, '--index-dir', join(work, 'other')], { cwd: tree })).code).toBeUndefined()
+    expect(declines).toHaveLength(3)
   })
 
-  it('falls back to the walk in the server when its watcher cannot vouch for the changes', async () => {
+  it('fails, saying to run it in process, when its watcher cannot vouch for the changes: no walk or build in the server', async () => {
     const small = join(work, 'indexed-small')
     writeTree(small, { 'a.ts': 'alpha\n', 'b.ts': 'beta\n', 'c.ts': 'gamma\n' })
     const smallConfig = join(work, 'index-small.json')
@@ -567,17 +579,25 @@ describe('dsh index in the warm server', () => {
     expect((await call(socket, ['grep', 'alpha', '--config', smallConfig], { cwd: small })).code).toBe(0)
     for (const name of ['a.ts', 'b.ts', 'c.ts']) writeFileSync(join(small, name), 'omega\n')
     const served = await call(socket, ['index', '--config', smallConfig], { cwd: small })
-    expect(served.code).toBe(0)
-    expect(served.stdout).toMatch(
-      /^indexed 3 files .*; built whole, not updated: \d+ files and directories changed since the build \(changedMaxEntries 1\)\n$/,
-    )
+    expect(served).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr:
+        'dsh: index: the warm server could not update the index from its watcher (more than 1 files and directories changed: run dsh index); run dsh index --no-daemon\n',
+    })
   })
 
-  it('takes a call that may be handed back once it writes or throws, and a decline after that does nothing', async () => {
+  it('holds what a call that may be handed back writes until it is taken, and drops it when declined', async () => {
     const runs: Array<(io: CliIo) => Promise<number>> = [
       async (io) => {
-        io.stdout.write('written\n')
-        io.served!.decline('too late')
+        io.stderr.write('dsh: warning: held\n')
+        io.served!.decline('handed back')
+        return 0
+      },
+      async (io) => {
+        io.stderr.write('dsh: warning: held\n')
+        io.served!.admit()
+        io.stdout.write('after\n')
         return 0
       },
       async (io) => {
@@ -585,13 +605,22 @@ describe('dsh index in the warm server', () => {
         io.served!.decline('too late')
         return 1
       },
-      () => Promise.reject(new Error('thrown')),
+      async (io) => {
+        io.served!.decline('then it threw')
+        throw new Error('thrown')
+      },
+      async (io) => {
+        io.stdout.write('neither\n')
+        return 0
+      },
     ]
     const { socket } = startServer({ mayDecline: () => true, run: (_argv, io) => runs.shift()!(io) })
     await listening(socket)
-    expect(await call(socket, ['index'])).toMatchObject({ code: 0, stdout: 'written\n' })
+    expect(await call(socket, ['index'])).toEqual({ code: undefined, stdout: '', stderr: '', started: 0 })
+    expect(await call(socket, ['index'])).toMatchObject({ code: 0, stdout: 'after\n', stderr: 'dsh: warning: held\n' })
     expect(await call(socket, ['index'])).toMatchObject({ code: 1, stdout: '' })
     expect(await call(socket, ['index'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^dsh: Error: thrown/) })
+    expect(await call(socket, ['index'])).toMatchObject({ code: 0, stdout: 'neither\n' })
   })
 
   it('gives no hold on a call it may not hand back', async () => {

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { readdirSync, writeFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { EXIT } from '@dsh/cli'
+import { closeIndexWatchers } from '@dsh/index-local'
 import { dsh, scratchDir, writeTree } from './io.js'
 
 const dir = scratchDir('index-command')
@@ -94,6 +95,22 @@ describe('dsh index', () => {
     expect(run).toEqual({ code: EXIT.interrupted, stdout: '', stderr: 'dsh: index: cancelled; the index is as it was\n' })
     expect(readdirSync(join(dir, 'cancelled-index'))).toHaveLength(1)
     expect(readdirSync(join(dir, 'cancelled-index', readdirSync(join(dir, 'cancelled-index'))[0]!))).toEqual([])
+  })
+
+  it('in the warm server, cancelled during the update from its watcher, says so and exits 130', async () => {
+    writeTree(dir, { 'watched/a.ts': 'alpha\n' })
+    expect((await dsh(['index', 'watched', '--config', config], dir)).code).toBe(EXIT.ok)
+    // A search in a process that outlives it (warm) starts the index's watcher.
+    expect((await dsh(['grep', 'alpha', 'watched', '--config', config], dir, { warm: true })).code).toBe(EXIT.ok)
+    writeFileSync(join(dir, 'watched/a.ts'), 'omega\n')
+    const held: string[] = []
+    const served = { admit: () => void held.push('admitted'), decline: (why: string) => void held.push(why) }
+    const controller = new AbortController()
+    controller.abort()
+    const run = await dsh(['index', 'watched', '--config', config], dir, { warm: true, served, signal: controller.signal })
+    expect(run).toEqual({ code: EXIT.interrupted, stdout: '', stderr: 'dsh: index: cancelled; the index is as it was\n' })
+    expect(held).toEqual(['admitted'])
+    await closeIndexWatchers()
   })
 
   it('reports an empty tree', async () => {

@@ -180,7 +180,8 @@ export async function buildIndexWith(
     dirs,
     signal,
   ).finally(() => feed.end())
-  const [, { flags, times, contentBytes, segments }] = await Promise.all([
+  // Both settled: a cancelled walk returns only once the keying has stopped its workers too.
+  const [walked, keyed] = await Promise.allSettled([
     walking,
     keyTree(feed, {
       fileMaxBytes: settings.fileMaxBytes,
@@ -190,6 +191,9 @@ export async function buildIndexWith(
       ...seams,
     }),
   ])
+  if (walked.status === 'rejected') throw walked.reason
+  if (keyed.status === 'rejected') throw keyed.reason
+  const { flags, times, contentBytes, segments } = keyed.value
   const merged = mergeSegments(segments)
   const { bytes: indexBytes, parts } = encodeIndex({
     header: {

@@ -120,14 +120,17 @@ export interface LocalSearchIndex extends SearchIndex {
   plan(query: IndexQuery): Promise<LocalIndexAnswer>
   unchangedMark(query: { dir: string; signal: AbortSignal }): Promise<string | undefined>
   prepare(query: { dir: string; signal: AbortSignal }): Promise<void>
-  /** Updates the index that covers `dir` from this process's watcher (`watch`), without a walk. */
-  refresh(dir: string): Promise<RefreshReport>
   /**
-   * Whether this process keeps a watcher of the index of the tree at `root` (a real path; not an
-   * index of a tree that holds it), which `refresh` would update from: checked without reading the
-   * index, so a warm server can say at once whether it serves `dsh index` there.
+   * Updates the index that covers `dir` from this process's watcher (`watch`), without a walk. An
+   * aborted `signal` stops it before the update's rename: skipped, the index as it was.
    */
-  watches(root: string): boolean
+  refresh(dir: string, options?: { signal?: AbortSignal }): Promise<RefreshReport>
+  /**
+   * Whether this process keeps a watcher, seeded and of the index as it is now, of the index of the
+   * tree at `root` (a real path; not of a tree that holds it): what `refresh(root)` updates from. A
+   * warm server asks before it takes `dsh index` (docs/design.md#dsh-index-in-the-warm-server).
+   */
+  watches(root: string): Promise<boolean>
   times(query: { dir: string; signal: AbortSignal }): Promise<IndexTimesAnswer>
 }
 
@@ -569,15 +572,15 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
    * when no watcher can vouch for every change since the index (or its update) was built, or the
    * changes are too many to key: `dsh index` then walks or builds whole.
    */
-  function refresh(dir: string): Promise<RefreshReport> {
+  function refresh(dir: string, { signal }: { signal?: AbortSignal } = {}): Promise<RefreshReport> {
     const run = refreshing
-      .then(() => refreshOnce(dir))
+      .then(() => refreshOnce(dir, signal))
       .catch((error: unknown): RefreshReport => ({ kind: 'skipped', why: `the refresh failed (${(error as Error).message})` }))
     refreshing = run.then(() => undefined)
     return run
   }
 
-  async function refreshOnce(given: string): Promise<RefreshReport> {
+  async function refreshOnce(given: string, signal: AbortSignal | undefined): Promise<RefreshReport> {
     const started = Date.now()
     const skipped = (why: string): RefreshReport => ({ kind: 'skipped', why })
     if (!settings.watch) return skipped('this process keeps no watchers (index-local.watch is off)')
@@ -613,7 +616,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     let baseBytes: number
     try {
       baseBytes = (await stat(file)).size
-      written = await keyChanges(settings, { root, base: found.data, baseBytes, changed, builtAtNs: mark })
+      written = await keyChanges(settings, { root, base: found.data, baseBytes, changed, builtAtNs: mark, signal })
     } catch (error) {
       return skipped(`the update was not written (${(error as Error).message})`)
     }
@@ -862,9 +865,17 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     }
   }
 
-  function watches(root: string): boolean {
-    const entry = WATCHERS.get(join(treeDir(settings.dir, root), INDEX_FILE))
-    return settings.watch && entry !== undefined && !entry.dead
+  async function watches(root: string): Promise<boolean> {
+    if (!settings.watch) return false
+    const file = join(treeDir(settings.dir, root), INDEX_FILE)
+    const entry = WATCHERS.get(file)
+    if (entry === undefined || entry.dead) return false
+    // The index as it is now (not rebuilt or updated by another process since the watcher started,
+    // nor gone, when an ancestor's would be found), and a seed walk done.
+    // A refused index is no index this process watches.
+    const found = await findIndex(root).catch(() => undefined)
+    if (found?.file !== file || found.stamp !== entry.stamp) return false
+    return (await entry.watcher).walked !== undefined
   }
 
   return { settings, plan, unchangedMark, prepare, refresh, watches, times }

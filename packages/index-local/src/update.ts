@@ -121,7 +121,7 @@ export async function keyChanges(
     changed,
     builtAtNs,
     signal,
-  }: { root: string; base: IndexData; baseBytes: number; changed: readonly Changed[]; builtAtNs: bigint; signal?: AbortSignal },
+  }: { root: string; base: IndexData; baseBytes: number; changed: readonly Changed[]; builtAtNs: bigint; signal?: AbortSignal | undefined },
 ): Promise<KeyedChanges> {
   if (changed.length > settings.changedMaxEntries) {
     return {

@@ -58,7 +58,7 @@ describe('a cancelled build', () => {
     // Not ended: without the cancel the third take would wait for the walk's next file.
     const keyed = keyTree(feed, { fileMaxBytes: 1000, indexMaxBytes: 1 << 20, workers: 2, chunkFiles: 1, signal: controller.signal })
     await expect(keyed).rejects.toMatchObject(CANCELLED)
-    expect(await waitUntil(() => threads() === before, 2_000)).toBe(true)
+    expect(await waitUntil(() => threads() <= before, 5_000)).toBe(true)
     // Cancelled before the workers start: none starts.
     const ended = PathFeed.of([Buffer.from('/a'), Buffer.from('/b')])
     await expect(

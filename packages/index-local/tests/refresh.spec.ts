@@ -11,6 +11,7 @@ import { openIndexFile } from '../src/format.js'
 import { INDEX_FILE, treeDir, UPDATE_FILE } from '../src/location.js'
 import { TreeWatcher } from '../src/watcher.js'
 import { rgPath } from '@vscode/ripgrep'
+import { waitUntil } from '../../../test-support/processes.js'
 import { scratchDir, writeTree } from '../../../test-support/temp-tree.js'
 
 const base = scratchDir('index-refresh')
@@ -169,18 +170,61 @@ describe('a refresh', () => {
     readFileSync(join(home, UPDATE_FILE))
   })
 
-  it('is what `watches` says this process can do for the index of exactly that tree', async () => {
-    const { root, index, plan } = await setup(FILES)
+  it('is what `watches` says this process can do: a seeded watcher of the index of exactly that tree, as it is now', async () => {
+    // The seed walk waits for the gate, so the test can ask while it runs.
+    let open!: () => void
+    const gate = new Promise<void>((resolve) => (open = resolve))
+    const bash = countingBash()
+    let started = 0
+    const gated: BashExecutor = {
+      resolve: (request) => bash.resolve(request),
+      run: async (spec) => {
+        started++
+        await gate
+        return bash.run(spec)
+      },
+    }
+    const { root, index: built } = await setup(FILES)
+    const index = createLocalSearchIndex({ ...built.settings, bash: gated })
     writeTree(root, { 'sub/e.txt': 'epsilon\n' })
-    expect(index.watches(root)).toBe(false)
-    await search(root, await plan('omega'), 'omega')
-    expect(index.watches(root)).toBe(true)
+    expect(await index.watches(root)).toBe(false)
+    const first = index.plan({ dir: root, pattern: 'omega', caseInsensitive: false, multiline: false, signal })
+    expect(await waitUntil(() => started > 0, 5_000)).toBe(true)
+    expect(await index.watches(root)).toBe(false)
+    open()
+    await search(root, await first, 'omega')
+    expect(await index.watches(root)).toBe(true)
     // Not a tree the index only holds, and not for a process that keeps no watchers.
-    expect(index.watches(join(root, 'sub'))).toBe(false)
+    expect(await index.watches(join(root, 'sub'))).toBe(false)
     const off = createLocalSearchIndex({ dir: index.settings.dir, watch: false, bash: createLocalBash({}) })
-    expect(off.watches(root)).toBe(false)
+    expect(await off.watches(root)).toBe(false)
+    // Not once the index is rebuilt by another process, damaged, or gone.
+    const file = join(treeDir(index.settings.dir, root), INDEX_FILE)
+    const kept = readFileSync(file)
+    await buildIndex(index.settings, root)
+    expect(await index.watches(root)).toBe(false)
+    await search(root, await index.plan({ dir: root, pattern: 'omega', caseInsensitive: false, multiline: false, signal }), 'omega')
+    expect(await index.watches(root)).toBe(true)
+    writeFileSync(file, kept.subarray(0, 100), { mode: 0o600 })
+    expect(await index.watches(root)).toBe(false)
+    rmSync(file)
+    expect(await index.watches(root)).toBe(false)
     await closeIndexWatchers()
-    expect(index.watches(root)).toBe(false)
+    expect(await index.watches(root)).toBe(false)
+  })
+
+  it('cancelled, writes no update and keeps the index as it was', async () => {
+    const { root, index, plan, home } = await setup(FILES)
+    await search(root, await plan('omega'), 'omega')
+    writeFileSync(join(root, 'b.txt'), 'omega\n')
+    const controller = new AbortController()
+    controller.abort()
+    expect(await index.refresh(root, { signal: controller.signal })).toEqual({
+      kind: 'skipped',
+      why: 'the update was not written (cancelled; the index is as it was)',
+    })
+    expect(() => statSync(join(home, UPDATE_FILE))).toThrow()
+    expect(await index.refresh(root)).toMatchObject({ kind: 'updated', files: 1 })
   })
 
   it('is skipped, saying why, when no watcher can vouch for the changes or they are too many to key', async () => {

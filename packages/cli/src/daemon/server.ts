@@ -117,8 +117,9 @@ export async function serveDaemon(options: ServerOptions): Promise<'idle' | 'sta
 
 /**
  * Runs one call with the client's environment and cwd in place, and puts the server's back after. A
- * call that may be handed back is taken (`ok`) only when `run` admits it or writes; declined before
- * that, the client is told `refused` with why, and runs it itself.
+ * call that may be handed back is taken (`ok`) only when `run` admits it, and what it writes before
+ * that is held; declined instead, the client is told `refused` with why, the held output is dropped,
+ * and the client runs the call itself, printing its own.
  */
 async function serve(request: CallRequest, socket: net.Socket, signal: AbortSignal, options: ServerOptions): Promise<void> {
   const send = (reply: Reply): void => {
@@ -126,18 +127,20 @@ async function serve(request: CallRequest, socket: net.Socket, signal: AbortSign
   }
   let admitted = false
   let declined: string | undefined
+  // What a call that may be handed back wrote before it was admitted (session load's warnings).
+  const held: Reply[] = []
   const admit = (): void => {
     if (admitted) return
     admitted = true
-    declined = undefined
     send(['ok'])
+    for (const reply of held.splice(0)) send(reply)
   }
   const decline = (why: string): void => {
     if (!admitted) declined = why
   }
   const write = (stream: 'o' | 'e', text: string): void => {
-    admit()
-    send([stream, text])
+    if (admitted) send([stream, text])
+    else held.push([stream, text])
   }
   const home = process.cwd()
   const saved = { ...process.env } as Record<string, string>
@@ -166,6 +169,7 @@ async function serve(request: CallRequest, socket: net.Socket, signal: AbortSign
     })
   } catch (error) {
     // What would have ended the client's own process with a stack trace ends its call with an error.
+    declined = undefined
     admit()
     send(['e', `dsh: ${(error as Error).stack ?? String(error)}\n`])
     status = 2
@@ -173,7 +177,7 @@ async function serve(request: CallRequest, socket: net.Socket, signal: AbortSign
     replaceEnvironment(saved)
     process.chdir(home)
   }
-  if (declined !== undefined) return void socket.end(frame(['refused', declined]))
+  if (!admitted && declined !== undefined) return void socket.end(frame(['refused', declined]))
   admit()
   if (!socket.destroyed) socket.end(frame(['x', status]))
 }
