@@ -63,6 +63,29 @@ export interface DshMcpServerParts {
 export interface DshMcpServerInternals {
   links?: SpillLinks
   era?: 'legacy' | 'modern'
+  /**
+   * A 2026-07-28 server prepares its fixed workspace when it is built; one of many built per request
+   * (HTTP's) leaves that to the endpoint, which does it once for the process. @default true
+   */
+  preparesAhead?: boolean
+}
+
+/**
+ * The directory a server's calls run in when nothing names another: `--cwd`, else the configured
+ * `mcp.workspace`, else the embedder's fallback; undefined when there is none.
+ */
+export function workspaceAhead(options: DshMcpOptions): string | undefined {
+  return options.cwd ?? options.harness.get('mcpTransport')?.workspace ?? options.fallbackCwd
+}
+
+/**
+ * Loads the content index covering `dir` and starts its watcher before the first call there
+ * (docs/design.md#a-warm-process-loads-its-index-first); a failure is logged, never thrown.
+ */
+export function prepareWorkspace(options: DshMcpOptions, dir: string, signal: AbortSignal): void {
+  const prepared = options.harness.get('searchIndex')?.prepare?.({ dir, signal })
+  // The seam's prepare never rejects; a host's own index that does must not end the server.
+  void prepared?.catch((error: unknown) => options.logger.warn(`mcp: preparing the index of ${dir} failed: ${errorMessage(error)}`))
 }
 
 /** Builds the server with the hook `serveMcpStdio` needs to let no call outlive it. */
@@ -80,12 +103,12 @@ export function buildDshMcpServer(options: DshMcpOptions & DshMcpServerInternals
   // Where a session's calls will run is known before its first call: the content index covering it is
   // loaded meanwhile (docs/design.md#a-warm-process-loads-its-index-first).
   const preparing = new AbortController()
-  const onCwd = (dir: string): void => {
-    const prepared = options.harness.get('searchIndex')?.prepare?.({ dir, signal: preparing.signal })
-    // The seam's prepare never rejects; a host's own index that does must not end the server.
-    void prepared?.catch((error: unknown) => options.logger.warn(`mcp: preparing the index of ${dir} failed: ${errorMessage(error)}`))
-  }
-  if (options.cwd !== undefined && options.era !== 'modern') server.oninitialized = () => onCwd(options.cwd!)
+  const onCwd = (dir: string): void => prepareWorkspace(options, dir, preparing.signal)
+  if (options.era === 'modern') {
+    // No handshake: the workspace every call without its own `_meta` runs in is prepared now.
+    const ahead = options.preparesAhead === false ? undefined : workspaceAhead(options)
+    if (ahead !== undefined) onCwd(ahead)
+  } else if (options.cwd !== undefined) server.oninitialized = () => onCwd(options.cwd!)
   const cwd =
     options.cwd !== undefined
       ? fixedCwd(options.cwd)

@@ -140,28 +140,37 @@ describe('the content index, prepared where calls will run (docs/design.md#a-war
     expect(await echoCwd(connection.client)).toBe('/chosen')
   })
 
-  it('not for a client with neither roots nor a fallback, nor for a 2026-07-28 server; and no longer once released', async () => {
+  it('not for a client with neither roots nor a fallback; and no longer once released', async () => {
     const { searchIndex, dirs, signals } = preparingIndex()
     const { harness } = await testHarness({ searchIndex })
     connection = await connect(harness, { fallbackCwd: undefined })
     await expect(connection.client.callTool({ name: 'echo', arguments: { text: '' } })).rejects.toThrow(/no workspace to search/)
-    const modern = buildDshMcpServer({
-      harness,
-      cwd: '/chosen',
-      session: 'm',
-      name: 'dsh',
-      version: '1',
-      logger: silentLogger(),
-      era: 'modern',
-    })
-    expect(modern.server.oninitialized).toBeUndefined()
-    modern.release()
     expect(dirs).toEqual([])
     const legacy = buildDshMcpServer({ harness, cwd: '/chosen', session: 'l', name: 'dsh', version: '1', logger: silentLogger() })
     legacy.server.oninitialized!()
     expect(dirs).toEqual(['/chosen'])
     expect(signals[0]!.aborted).toBe(false)
     legacy.release()
+    expect(signals[0]!.aborted).toBe(true)
+  })
+
+  it('for a 2026-07-28 server, when it is built: its --cwd, else the workspace calls naming none run in; not for one built per request', async () => {
+    const { searchIndex, dirs, signals } = preparingIndex()
+    const { harness } = await testHarness({ searchIndex })
+    const modern = (options: { cwd?: string; fallbackCwd?: string; preparesAhead?: boolean }) =>
+      buildDshMcpServer({ harness, session: 'm', name: 'dsh', version: '1', logger: silentLogger(), era: 'modern', ...options })
+    const chosen = modern({ cwd: '/chosen', fallbackCwd: '/fallback' })
+    // No handshake to wait for: prepared at once.
+    expect(chosen.server.oninitialized).toBeUndefined()
+    expect(dirs).toEqual(['/chosen'])
+    modern({ fallbackCwd: '/fallback' }).release()
+    expect(dirs).toEqual(['/chosen', '/fallback'])
+    expect(signals[1]!.aborted).toBe(true)
+    modern({}).release()
+    modern({ cwd: '/chosen', preparesAhead: false }).release()
+    expect(dirs).toEqual(['/chosen', '/fallback'])
+    expect(signals[0]!.aborted).toBe(false)
+    chosen.release()
     expect(signals[0]!.aborted).toBe(true)
   })
 })

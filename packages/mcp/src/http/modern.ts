@@ -2,7 +2,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server'
 import type { McpTransportSettings } from '../plugin.js'
-import { buildDshMcpServer, type DshMcpOptions, type DshMcpServerParts } from '../server.js'
+import { buildDshMcpServer, prepareWorkspace, workspaceAhead, type DshMcpOptions, type DshMcpServerParts } from '../server.js'
 import { SpillLinks } from '../spill-links.js'
 
 /**
@@ -38,10 +38,14 @@ export class ModernEndpoint {
   readonly #stated = new Map<string, StatedSession>()
   readonly #plans = new WeakMap<Request, RequestPlan>()
   readonly #live = new Set<DshMcpServerParts>()
+  readonly #preparing = new AbortController()
 
   constructor(serverOptions: DshMcpOptions, settings: McpTransportSettings) {
     this.#serverOptions = serverOptions
     this.#settings = settings
+    // Once for the process, not per request: the workspace calls that name none of their own run in.
+    const ahead = workspaceAhead(serverOptions)
+    if (ahead !== undefined) prepareWorkspace(serverOptions, ahead, this.#preparing.signal)
     // 'reject': 2025-era traffic never reaches this handler; the sessionful transport serves it.
     this.#handler = createMcpHandler((ctx) => this.#build(ctx.requestInfo!), {
       legacy: 'reject',
@@ -97,6 +101,7 @@ export class ModernEndpoint {
 
   /** Aborts the requests in progress and resolves once their calls have settled. */
   async close(): Promise<void> {
+    this.#preparing.abort()
     await this.#handler.close()
     await Promise.all([...this.#live].map((parts) => parts.callsSettled()))
     for (const owner of this.#stated.keys()) this.#serverOptions.harness.registry.forgetSession(owner)
@@ -118,7 +123,7 @@ export class ModernEndpoint {
   #build(request: Request): DshMcpServerParts['server'] {
     const plan = this.#plans.get(request)!
     const { toolChanges: _, ...options } = this.#serverOptions
-    const parts = buildDshMcpServer({ ...options, session: plan.owner, links: plan.links, era: 'modern' })
+    const parts = buildDshMcpServer({ ...options, session: plan.owner, links: plan.links, era: 'modern', preparesAhead: false })
     this.#live.add(parts)
     parts.server.onclose = () => void parts.callsSettled().then(() => this.#live.delete(parts))
     return parts.server

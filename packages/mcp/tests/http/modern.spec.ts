@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterEach, describe, expect, it } from 'vitest'
 import { parseListenAddress, serveMcpHttp } from '@dsh/mcp'
-import type { Harness } from '@dsh/core'
+import type { Harness, SearchIndex } from '@dsh/core'
 import { deferringHarness, silentLogger, testHarness, waitUntil } from '../fixtures.js'
 import { postHeaders, rawRequest } from './raw-request.js'
 
@@ -89,6 +89,33 @@ describe('serveMcpHttp, 2026-07-28 clients', () => {
     const { call } = await modernClient(chosen.url)
     expect(text(await call('echo', { text: 'hi' }))).toMatch(/cwd \/host\/chose\)$/)
     expect(text(await (await modernClient(chosen.url, { 'dsh/cwd': '/request' })).call('echo', { text: 'r' }))).toMatch(/cwd \/request\)$/)
+  })
+
+  it('prepares the index of the workspace calls naming none run in, once for the process, and stops when it closes', async () => {
+    const dirs: string[] = []
+    const signals: AbortSignal[] = []
+    const searchIndex: SearchIndex = {
+      plan: () => Promise.resolve({ kind: 'full-scan', reason: 'no-index', detail: 'none here' }),
+      prepare: ({ dir, signal }) => {
+        dirs.push(dir)
+        signals.push(signal)
+        return Promise.resolve()
+      },
+    }
+    const { url } = await serve((await testHarness({ searchIndex })).harness, { fallbackCwd: '/the/project' })
+    // Before any request: the server knows where calls will run.
+    expect(dirs).toEqual(['/the/project'])
+    const { call } = await modernClient(url)
+    expect(text(await call('echo', { text: 'hi' }))).toMatch(/cwd \/the\/project\)$/)
+    expect(text(await (await modernClient(url, { 'dsh/cwd': '/request' })).call('echo', { text: 'r' }))).toMatch(/cwd \/request\)$/)
+    // One prepare for the process, not one per request's server.
+    expect(dirs).toEqual(['/the/project'])
+    expect(signals[0]!.aborted).toBe(false)
+    await stops.pop()!()
+    expect(signals[0]!.aborted).toBe(true)
+    const none = (await testHarness({ searchIndex })).harness
+    await serve(none)
+    expect(dirs).toEqual(['/the/project'])
   })
 
   it('keeps what a named session loaded across its requests, and to itself', async () => {
