@@ -406,6 +406,8 @@ export function ignoreLine(rel: string, suffix = ''): string | undefined {
 class IgnoreLines {
   readonly lines = ['*']
   private readonly dirs = new Set<string>()
+  // A line once: a file both chosen and changed since the build is named by both (rg reads each line).
+  private readonly taken = new Set<string>()
 
   /**
    * Takes back `local` (from the search directory; `''` is the search directory) with `suffix`:
@@ -415,6 +417,8 @@ class IgnoreLines {
   add(local: string, suffix: '' | '/*' | '/**' = ''): boolean {
     const line = local === '' ? `!${suffix}` : ignoreLine(local, suffix)
     if (line === undefined) return false
+    if (this.taken.has(line)) return true
+    this.taken.add(line)
     // `dir/**` and `dir/*` do not match `dir` itself: a directory whose insides are taken back is too.
     this.directory(suffix === '' ? local.slice(0, Math.max(0, local.lastIndexOf('/'))) : local)
     this.lines.push(line)

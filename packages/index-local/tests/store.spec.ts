@@ -212,10 +212,11 @@ describe('plan', () => {
     expect(reason(await plan('gamma', { followedLinks: [{ path: 'l\nk', directory: true }] }))).toMatch(/^names: a followed link/)
   })
 
-  it('names every followed link and changed directory in the ignore file', async () => {
+  it('names every followed link and changed directory in the ignore file, each line once', async () => {
     const { root, plan } = await setup({ ...FILES, 'sub/d.txt': 'delta\n', 'x.txt': '1', 'y.txt': '2' })
     symlinkSync('sub', join(root, 'lnk'))
-    writeTree(root, { 'sub/new.txt': 'new\n', 'fresh/n.txt': 'n\n' })
+    // a.txt is chosen by the index and changed since the build: named once all the same.
+    writeTree(root, { 'sub/new.txt': 'new\n', 'fresh/n.txt': 'n\n', 'a.txt': 'alpha again\n' })
     const answer = await plan('alpha', {
       followedLinks: [
         { path: 'lnk', directory: true },
@@ -227,6 +228,7 @@ describe('plan', () => {
     expect(lines).toEqual(
       expect.arrayContaining(['!/a.txt', '!/lnk/**', '!/f\\*le', '!/*', '!/sub/*', '!/fresh/**', '!/sub/new.txt', '!/lnk']),
     )
+    expect(lines.filter((line) => line === '!/a.txt')).toHaveLength(1)
     await answer.release()
   })
 
