@@ -86,4 +86,5 @@ export type {
   IndexTimesAnswer,
   FileTime,
   SearchIndex,
+  SearchWarmUp,
 } from './seams.js'

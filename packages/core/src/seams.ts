@@ -346,6 +346,17 @@ export interface AccessPolicy {
   check(request: AccessRequest): Promise<AccessGrant>
 }
 
+/**
+ * What the search tools make ready in a workspace before its first search there, for a long-lived
+ * process that knows where its calls will run (`ctx.get('searchWarmUp')`, optional; provided by
+ * `tool-fs-search`): the content index that covers it (`SearchIndex.prepare`), then the link scan a
+ * first search would walk (docs/design.md#a-warm-process-loads-its-index-first).
+ */
+export interface SearchWarmUp {
+  /** Resolves when done; rejects only where the index's own `prepare` does. */
+  prepare(query: { dir: string; signal: AbortSignal }): Promise<void>
+}
+
 /** What a search asks an index (docs/design.md#an-index-chooses-files-rg-decides-matches). */
 export interface IndexQuery {
   /** The absolute directory rg searches from; an index answers only for a tree that holds it. */

@@ -1,6 +1,6 @@
 // The services plugins inject or provide, by name.
 import type { ToolAvailability } from './availability.js'
-import type { AccessPolicy, BashExecutor, FileSystem, SearchIndex, SpillStore } from './seams.js'
+import type { AccessPolicy, BashExecutor, FileSystem, SearchIndex, SearchWarmUp, SpillStore } from './seams.js'
 import type { ToolDefinition } from './tool.js'
 
 /** A system-prompt section a plugin contributes, optionally about one tool. */
@@ -62,6 +62,7 @@ export interface Services {
   fs: FileSystem
   access: AccessPolicy
   searchIndex: SearchIndex
+  searchWarmUp: SearchWarmUp
 }
 
 /** A service name. */

@@ -83,7 +83,8 @@ export function workspaceAhead(options: DshMcpOptions): string | undefined {
  * (docs/design.md#a-warm-process-loads-its-index-first); a failure is logged, never thrown.
  */
 export function prepareWorkspace(options: DshMcpOptions, dir: string, signal: AbortSignal): void {
-  const prepared = options.harness.get('searchIndex')?.prepare?.({ dir, signal })
+  // The search tools' warm-up prepares the index and then their link scan; without them, the index alone.
+  const prepared = (options.harness.get('searchWarmUp') ?? options.harness.get('searchIndex'))?.prepare?.({ dir, signal })
   // The seam's prepare never rejects; a host's own index that does must not end the server.
   void prepared?.catch((error: unknown) => options.logger.warn(`mcp: preparing the index of ${dir} failed: ${errorMessage(error)}`))
 }

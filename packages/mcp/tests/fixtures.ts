@@ -10,6 +10,7 @@ import {
   type Logger,
   type PluginContext,
   type SearchIndex,
+  type SearchWarmUp,
   type SpillStore,
 } from '@dsh/core'
 import { createDshMcpServer, type DshMcpOptions } from '@dsh/mcp'
@@ -38,7 +39,7 @@ export const SPILLED = '/spill/mcp/0001-grep-results.txt'
 
 /** Loads the test tools; `spillStore: false` leaves the store out; `mcp` loads the mcp plugin with that config. */
 export async function testHarness(
-  options: { spillStore?: SpillStore | false; mcp?: Record<string, unknown>; searchIndex?: SearchIndex } = {},
+  options: { spillStore?: SpillStore | false; mcp?: Record<string, unknown>; searchIndex?: SearchIndex; searchWarmUp?: SearchWarmUp } = {},
 ): Promise<TestHarness> {
   const waits: WaitCall[] = []
   const texts = new Map([[SPILLED, 'line 1\nline 2\nline 3\n']])
@@ -73,6 +74,7 @@ export async function testHarness(
   const services = {
     ...(options.spillStore === false ? {} : { spillStore: options.spillStore ?? store }),
     ...(options.searchIndex === undefined ? {} : { searchIndex: options.searchIndex }),
+    ...(options.searchWarmUp === undefined ? {} : { searchWarmUp: options.searchWarmUp }),
   }
   const harness = await loadHarness({
     plugins: options.mcp === undefined ? [tools] : [tools, mcpPlugin],

@@ -128,6 +128,17 @@ describe('the content index, prepared where calls will run (docs/design.md#a-war
     expect(plain.dirs).toEqual(['/fallback'])
   })
 
+  it("through the search tools' warm-up when they provide one, which prepares the index itself", async () => {
+    const { searchIndex, dirs } = preparingIndex()
+    const warmed: string[] = []
+    const searchWarmUp = { prepare: ({ dir }: { dir: string }) => (warmed.push(dir), Promise.resolve()) }
+    const { harness } = await testHarness({ searchIndex, searchWarmUp })
+    connection = await connect(harness, { cwd: '/chosen' })
+    expect(await waitUntil(() => warmed.length > 0, budgetMs(5000))).toBe(true)
+    expect(warmed).toEqual(['/chosen'])
+    expect(dirs).toEqual([])
+  })
+
   it("says so in the log, and serves on, when a host's own index fails to prepare", async () => {
     const searchIndex: SearchIndex = {
       plan: () => Promise.resolve({ kind: 'full-scan', reason: 'no-index', detail: 'none here' }),

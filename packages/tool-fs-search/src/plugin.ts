@@ -4,6 +4,7 @@ import type { SearchConfig } from './config.js'
 import { createGlobTool } from './dsh/glob/tool.js'
 import { createGrepTool } from './dsh/grep/tool.js'
 import { LinkScanMemory } from './engine/link-scan-memory.js'
+import { createSearchWarmUp } from './engine/warm-up.js'
 import type { ProbeCache } from './engine/probe/cache.js'
 import { probeExecutor } from './engine/probe/executor.js'
 import { warnAboveOutputCap } from './engine/probe/output-cap.js'
@@ -64,6 +65,8 @@ export async function apply(ctx: SearchPluginContext, config: SearchConfig): Pro
     searchIndex: () => ctx.get('searchIndex'),
     linkScans: () => linkScans,
   }
+  // A host's own warm-up stands.
+  if (ctx.get('searchWarmUp') === undefined) ctx.provide('searchWarmUp', createSearchWarmUp(search))
   if (claude) {
     // Grep lists files newest first through the same helper as Glob, so both need it.
     if (!lister.available) return withhold(ctx, ['Glob', 'Grep'], lister.reason)
