@@ -116,19 +116,20 @@ async function runServer(socket: string): Promise<void> {
         rmSync(tree, { recursive: true, force: true })
       }
       // After the warm-up, not in it: a call that comes meanwhile is served and waits for the same load.
-      void prepareIndex(startedIn, stop.signal).catch(() => undefined)
+      void prepareIndex(startedIn, stop.signal, linkScanMemory).catch(() => undefined)
     },
   })
   process.exit(0)
 }
 
 /**
- * Loads the content index that covers `dir` and starts its watcher, as the first search there would
- * (docs/design.md#a-warm-process-loads-its-index-first): with the config a call without `--config` has.
+ * Loads the content index that covers `dir` and starts its watcher, then takes the link scan into the
+ * memory the calls share, as the first search there would (docs/design.md#a-warm-process-loads-its-index-first):
+ * with the config a call without `--config` has.
  */
-async function prepareIndex(dir: string, signal: AbortSignal): Promise<void> {
-  const harness = await createDshHarness({ config: {}, warm: true })
-  await harness.get('searchIndex')?.prepare?.({ dir, signal })
+async function prepareIndex(dir: string, signal: AbortSignal, linkScanMemory: LinkScanMemory): Promise<void> {
+  const harness = await createDshHarness({ config: {}, warm: true, linkScanMemory })
+  await (harness.get('searchWarmUp') ?? harness.get('searchIndex'))?.prepare?.({ dir, signal })
 }
 
 const socket = process.env[SERVER_SOCKET_ENV]

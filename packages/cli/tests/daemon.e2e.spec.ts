@@ -2,7 +2,19 @@
 // calls are served by it and print what the call in process prints; a stale socket, a version change,
 // Ctrl-C and a socket directory that is not the user's alone.
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
-import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -106,6 +118,42 @@ describe('a server started in an indexed tree', () => {
         env: { ...env, DSH_NO_DAEMON: '1' },
       })
       expect(JSON.parse(inProcess.stdout)).toMatchObject({ meta: { index: { used: false, reason: 'refused' } } })
+    },
+    budgetMs(60_000),
+  )
+  it(
+    'takes the link scan of the tree it started in, so the first served call there walks nothing (docs/design.md#a-warm-process-loads-its-index-first)',
+    async () => {
+      const xdg = runtime()
+      const linked = join(work, 'linked')
+      writeTree(linked, { 'store/p/a.ts': 'needle in store\n' })
+      symlinkSync('store/p', join(linked, 'p'))
+      const realLinked = realpathSync(linked)
+      // A find on PATH that logs where it runs and how: the link scan's full walk of the tree starts at
+      // `.` there and is not one level (the server's compile warm-up walks a tree of its own).
+      const bins = join(work, 'logging-find')
+      const log = join(work, 'find.log')
+      const realFind = execFileSync('sh', ['-c', 'command -v find'], { encoding: 'utf8' }).trim()
+      mkdirSync(bins)
+      writeFileSync(join(bins, 'find'), `#!/bin/sh\nprintf '%s: %s\\n' "$(pwd -P)" "$*" >> '${log}'\nexec '${realFind}' "$@"\n`, {
+        mode: 0o755,
+      })
+      const env = { PATH: `${bins}:${process.env.PATH}` }
+      const walks = () =>
+        existsSync(log)
+          ? readFileSync(log, 'utf8')
+              .split('\n')
+              .filter((line) => line.startsWith(`${realLinked}: . `) && line.includes('-type l') && !line.includes('-maxdepth')).length
+          : 0
+      // The first call runs in process and walks; the server it starts walks once more, ahead of any call.
+      expect(dsh(xdg, ['--spill-dir', spill, 'grep', 'needle'], { cwd: linked, env }).stdout).toContain('p/a.ts')
+      const inProcess = walks()
+      expect(inProcess).toBe(1)
+      await serving(socketOf(xdg))
+      expect(await waitUntil(() => walks() > inProcess, budgetMs(20_000))).toBe(true)
+      const served = dsh(xdg, ['--spill-dir', spill, 'grep', 'needle'], { cwd: linked, env })
+      expect(served.stdout).toContain('p/a.ts')
+      expect(walks()).toBe(inProcess + 1)
     },
     budgetMs(60_000),
   )
