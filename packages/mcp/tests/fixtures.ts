@@ -295,3 +295,18 @@ export function countBufferWork(memory: Buffer): { searched: number; copied: num
   })
   return work
 }
+
+/** A content index that records where it was asked to prepare. */
+export function preparingIndex() {
+  const dirs: string[] = []
+  const signals: AbortSignal[] = []
+  const searchIndex: SearchIndex = {
+    plan: () => Promise.resolve({ kind: 'full-scan', reason: 'no-index', detail: 'none here' }),
+    prepare: ({ dir, signal }) => {
+      dirs.push(dir)
+      signals.push(signal)
+      return Promise.resolve()
+    },
+  }
+  return { searchIndex, dirs, signals }
+}

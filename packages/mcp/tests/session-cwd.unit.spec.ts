@@ -5,7 +5,7 @@ import type { SearchIndex } from '@dsh/core'
 import { buildDshMcpServer } from '../src/server.js'
 import { followClientRoots, type SessionCwd } from '../src/session-cwd.js'
 import { budgetMs } from '../../../test-support/budget.js'
-import { connect, requestMethods, silentLogger, testHarness, waitUntil, type Connection } from './fixtures.js'
+import { connect, preparingIndex, requestMethods, silentLogger, testHarness, waitUntil, type Connection } from './fixtures.js'
 
 let connection: Connection | undefined
 afterEach(async () => {
@@ -84,21 +84,6 @@ describe('the session cwd over MCP', () => {
     expect(connection.logger.lines[0]).toMatch(/tools run in no workspace until one is named$/)
   })
 })
-
-/** A content index that records where it was asked to prepare. */
-function preparingIndex() {
-  const dirs: string[] = []
-  const signals: AbortSignal[] = []
-  const searchIndex: SearchIndex = {
-    plan: () => Promise.resolve({ kind: 'full-scan', reason: 'no-index', detail: 'none here' }),
-    prepare: ({ dir, signal }) => {
-      dirs.push(dir)
-      signals.push(signal)
-      return Promise.resolve()
-    },
-  }
-  return { searchIndex, dirs, signals }
-}
 
 describe('the content index, prepared where calls will run (docs/design.md#a-warm-process-loads-its-index-first)', () => {
   it('for the cwd the host chose, once the client is initialized, and not again when roots change', async () => {

@@ -3,8 +3,8 @@ import { createHash } from 'node:crypto'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterEach, describe, expect, it } from 'vitest'
 import { parseListenAddress, serveMcpHttp } from '@dsh/mcp'
-import type { Harness, SearchIndex } from '@dsh/core'
-import { deferringHarness, silentLogger, testHarness, waitUntil } from '../fixtures.js'
+import type { Harness } from '@dsh/core'
+import { deferringHarness, preparingIndex, silentLogger, testHarness, waitUntil } from '../fixtures.js'
 import { postHeaders, rawRequest } from './raw-request.js'
 
 const TOKEN = 'modern-token-0123456789'
@@ -92,16 +92,7 @@ describe('serveMcpHttp, 2026-07-28 clients', () => {
   })
 
   it('prepares the index of the workspace calls naming none run in, once for the process, and stops when it closes', async () => {
-    const dirs: string[] = []
-    const signals: AbortSignal[] = []
-    const searchIndex: SearchIndex = {
-      plan: () => Promise.resolve({ kind: 'full-scan', reason: 'no-index', detail: 'none here' }),
-      prepare: ({ dir, signal }) => {
-        dirs.push(dir)
-        signals.push(signal)
-        return Promise.resolve()
-      },
-    }
+    const { searchIndex, dirs, signals } = preparingIndex()
     const { url } = await serve((await testHarness({ searchIndex })).harness, { fallbackCwd: '/the/project' })
     // Before any request: the server knows where calls will run.
     expect(dirs).toEqual(['/the/project'])
