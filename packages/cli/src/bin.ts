@@ -116,7 +116,7 @@ async function runServer(socket: string): Promise<void> {
         rmSync(tree, { recursive: true, force: true })
       }
       // After the warm-up, not in it: a call that comes meanwhile is served and waits for the same load.
-      void prepareIndex(startedIn, stop.signal, linkScanMemory).catch(() => undefined)
+      void prepareIndex(startedIn, stop.signal, { linkScanMemory, probeCache: cache }).catch(() => undefined)
     },
   })
   process.exit(0)
@@ -127,8 +127,13 @@ async function runServer(socket: string): Promise<void> {
  * memory the calls share, as the first search there would (docs/design.md#a-warm-process-loads-its-index-first):
  * with the config a call without `--config` has.
  */
-async function prepareIndex(dir: string, signal: AbortSignal, linkScanMemory: LinkScanMemory): Promise<void> {
-  const harness = await createDshHarness({ config: {}, warm: true, linkScanMemory })
+async function prepareIndex(
+  dir: string,
+  signal: AbortSignal,
+  shared: { linkScanMemory: LinkScanMemory; probeCache: ProbeCache },
+): Promise<void> {
+  // The server's probe cache and link memory: its calls' own, so no second probe runs beside the first call.
+  const harness = await createDshHarness({ config: {}, warm: true, ...shared })
   await (harness.get('searchWarmUp') ?? harness.get('searchIndex'))?.prepare?.({ dir, signal })
 }
 

@@ -75,7 +75,12 @@ export interface DshMcpServerInternals {
  * `mcp.workspace`, else the embedder's fallback; undefined when there is none.
  */
 export function workspaceAhead(options: DshMcpOptions): string | undefined {
-  return options.cwd ?? options.harness.get('mcpTransport')?.workspace ?? options.fallbackCwd
+  return options.cwd ?? fallbackOf(options)
+}
+
+/** Where a call that names no workspace runs without `--cwd`: the configured `mcp.workspace`, else the embedder's fallback. */
+function fallbackOf(options: DshMcpOptions): string | undefined {
+  return options.harness.get('mcpTransport')?.workspace ?? options.fallbackCwd
 }
 
 /**
@@ -100,7 +105,7 @@ export function buildDshMcpServer(options: DshMcpOptions & DshMcpServerInternals
   )
   server.onerror = (error) => options.logger.warn(`mcp: ${error.message}`)
   const links = options.links ?? new SpillLinks(options.session)
-  const fallbackCwd = options.harness.get('mcpTransport')?.workspace ?? options.fallbackCwd
+  const fallbackCwd = fallbackOf(options)
   // Where a session's calls will run is known before its first call: the content index covering it is
   // loaded meanwhile (docs/design.md#a-warm-process-loads-its-index-first).
   const preparing = new AbortController()
