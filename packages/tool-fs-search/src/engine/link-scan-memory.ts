@@ -125,6 +125,8 @@ export class LinkScanMemory {
   // Every live watch, apart from the roots: the finalizer closes them without holding the memory.
   private readonly watches = new Set<DirectoryWatch>()
   private readonly starting = new Set<Promise<void>>()
+  // The last scan of each key under way: the next waits for it.
+  private readonly scanning = new Map<string, Promise<unknown>>()
 
   constructor(
     /** How long after a change a directory's stamp is not trusted (`linkScanSettleMs`). */
@@ -155,7 +157,10 @@ export class LinkScanMemory {
 
   /**
    * The links below `root` (as the model gave it), from the remembered scan of `key` when it still
-   * holds, else from a walk, which is remembered when it read everything.
+   * holds, else from a walk, which is remembered when it read everything. The scans of one key take
+   * turns: a call that finds one under way (a warm-up's walk, another call's) waits for it, until its
+   * own `signal` aborts, and then checks what that one kept as it would any remembered scan, so a
+   * change made while it ran is seen and the tree is not walked twice at once.
    */
   async scan(
     key: string,
@@ -163,6 +168,28 @@ export class LinkScanMemory {
     fs: FileSystem & Required<Pick<FileSystem, 'stampMany'>>,
     run: RunScan,
     quiet?: QuietMark,
+    signal?: AbortSignal,
+  ): Promise<Scan | string> {
+    const before = this.scanning.get(key)
+    const mine = (async () => {
+      if (before !== undefined) await settledOrAborted(before, signal)
+      return this.scanInTurn(key, root, fs, run, quiet)
+    })()
+    // The turn ends when this scan and every one before it have: one that stopped waiting does not end another's.
+    const turn = Promise.all([before, mine.then(noop, noop)])
+    this.scanning.set(key, turn)
+    void turn.then(() => {
+      if (this.scanning.get(key) === turn) this.scanning.delete(key)
+    })
+    return mine
+  }
+
+  private async scanInTurn(
+    key: string,
+    root: string,
+    fs: FileSystem & Required<Pick<FileSystem, 'stampMany'>>,
+    run: RunScan,
+    quiet: QuietMark | undefined,
   ): Promise<Scan | string> {
     // Taken before anything is read: a change after it moves the next one.
     const mark = await quiet?.()
@@ -185,6 +212,17 @@ export class LinkScanMemory {
       }
       this.unwatch(last)
     }
+    return this.walk(key, root, fs, run, mark)
+  }
+
+  /** A walk of the whole tree, kept when it read everything. */
+  private async walk(
+    key: string,
+    root: string,
+    fs: FileSystem & Required<Pick<FileSystem, 'stampMany'>>,
+    run: RunScan,
+    mark: string | undefined,
+  ): Promise<Scan | string> {
     const started = this.now()
     const cold = await run(['.'], 'all')
     if (typeof cold === 'string' || !cold.complete || cold.dirs === undefined) return cold
@@ -196,7 +234,7 @@ export class LinkScanMemory {
     return { links: sortedLinks(cold.links), workdir: cold.workdir, complete: true }
   }
 
-  /** The remembered scan of `key`, taken out (two calls at once each revalidate their own, or walk). */
+  /** The remembered scan of `key`, taken out while it is checked. */
   private take(key: string): Remembered | undefined {
     const last = this.roots.get(key)
     if (last === undefined) return undefined
@@ -207,7 +245,7 @@ export class LinkScanMemory {
 
   private keep(key: string, remembered: Remembered): void {
     if (remembered.size > MAX_ENTRIES) return this.unwatch(remembered)
-    // Two calls at once each took nothing and walked: the later one's stands.
+    // A call that stopped waiting for another's scan walked beside it: the later one's stands.
     const other = this.take(key)
     if (other !== undefined && other.watching !== remembered.watching) this.unwatch(other)
     this.entries += remembered.size
@@ -524,6 +562,20 @@ function watchedChanges(last: Remembered, events: WatchedChanges, watching: Watc
   for (const name of touched) if (last.dirs.has(name) && !under(name)) changed.push(name)
   return { dropped }
 }
+
+/** Settles when `work` does, however it ends, or when `signal` aborts first. */
+async function settledOrAborted(work: Promise<unknown>, signal: AbortSignal | undefined): Promise<void> {
+  const settled = work.then(noop, noop)
+  if (signal === undefined) return settled
+  if (signal.aborted) return
+  let stop!: () => void
+  const aborted = new Promise<void>((resolve) => (stop = resolve))
+  signal.addEventListener('abort', stop, { once: true })
+  await Promise.race([settled, aborted])
+  signal.removeEventListener('abort', stop)
+}
+
+function noop(): void {}
 
 /** A directory's name from the root (`.` for the root) from its absolute path below `rootReal`. */
 export function nameIn(rootReal: string, where: string): string {

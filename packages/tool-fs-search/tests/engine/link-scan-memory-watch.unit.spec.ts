@@ -291,9 +291,10 @@ describe('LinkScanMemory with a watch', () => {
     const { memory, fs, run, watch } = await watched()
     let finish: (scan: Scan) => void = () => undefined
     const slowWalk: RunScan = () => new Promise((resolve) => (finish = resolve))
-    // Two searches at once: one revalidates the remembered scan (and its watch), the other walks.
+    // Two searches at once: one revalidates the remembered scan (and its watch); the other, whose
+    // signal aborted as it waited its turn, walks beside it (in a real search its walk stops at once).
     const warm = memory.scan('k', 'r', fs, run)
-    const cold = memory.scan('k', 'r', fs, slowWalk)
+    const cold = memory.scan('k', 'r', fs, slowWalk, undefined, AbortSignal.abort())
     await warm
     finish(tree())
     await cold

@@ -315,4 +315,68 @@ describe('LinkScanMemory', () => {
     await memory.scan('huge', 'r', fs, runner([big(200_000)]))
     expect(memory.size).toEqual(before)
   })
+
+  describe('a walk under way', () => {
+    /** A runner whose first walk answers only when `finish` is called; later calls as `runner` answers them. */
+    const held = (first: Scan | string, later: Array<Scan | string> = []) => {
+      const rest = runner(later)
+      const calls: Array<readonly string[]> = []
+      let finish!: () => void
+      const answer = new Promise<Scan | string>((resolve) => (finish = () => resolve(first)))
+      const run = (starts: readonly string[], depth: 'all' | 'one') => {
+        calls.push(starts)
+        return calls.length > 1 ? rest(starts, depth) : answer
+      }
+      return { run, calls, finish }
+    }
+
+    it('is waited for and then checked as a remembered scan, so the tree is walked once and a change during it is seen', async () => {
+      const { memory, stamps, followed } = remembered()
+      const fs = fakeFs(stamps, followed)
+      // a changes while the walk runs: the call that waited reads it again.
+      const walk = held(coldScan(), [scan([dir('a', 1)], [{ name: 'a/l', target: { type: 'd', text: '/y' } }])])
+      const first = memory.scan('k', 'r', fs, walk.run)
+      const waiting = memory.scan('k', 'r', fs, walk.run, undefined, new AbortController().signal)
+      const alsoWaiting = memory.scan('k', 'r', fs, runner([]))
+      await Promise.resolve()
+      expect(walk.calls).toEqual([['.']])
+      stamps.set('/w/r/a', stamped(1))
+      walk.finish()
+      expect(((await first) as Scan).links).toEqual([{ name: 'a/l', target: { type: 'd', text: '/x' } }])
+      expect(((await waiting) as Scan).links).toEqual([{ name: 'a/l', target: { type: 'd', text: '/y' } }])
+      expect(walk.calls).toEqual([['.'], ['a']])
+      // The third call waited too, and found the scan the second kept: it stats, and walks nothing.
+      expect(((await alsoWaiting) as Scan).links).toEqual([{ name: 'a/l', target: { type: 'd', text: '/y' } }])
+      expect(fs.statted.filter((path) => path === '/w/r')).toHaveLength(2)
+    })
+
+    it('that fails leaves the waiting call to walk its own', async () => {
+      const { memory, stamps, followed } = remembered()
+      const walk = held('listing them failed (find exited 2)', [coldScan()])
+      const first = memory.scan('k', 'r', fakeFs(stamps, followed), walk.run)
+      const waiting = memory.scan('k', 'r', fakeFs(stamps, followed), walk.run)
+      walk.finish()
+      expect(await first).toBe('listing them failed (find exited 2)')
+      expect(((await waiting) as Scan).links).toHaveLength(1)
+      expect(walk.calls).toEqual([['.'], ['.']])
+      expect(memory.size.roots).toBe(1)
+    })
+
+    it("is waited for only until the waiting call's own signal aborts", async () => {
+      const { memory, stamps, followed } = remembered()
+      const fs = fakeFs(stamps, followed)
+      const walk = held(coldScan(), ['stopped', 'stopped'])
+      const first = memory.scan('k', 'r', fs, walk.run)
+      const stop = new AbortController()
+      const waiting = memory.scan('k', 'r', fs, walk.run, undefined, stop.signal)
+      stop.abort()
+      // Its own scan runs (and, with its signal aborted, stops at once), the walk under way untouched.
+      expect(await waiting).toBe('stopped')
+      expect(await memory.scan('k', 'r', fs, walk.run, undefined, AbortSignal.abort())).toBe('stopped')
+      walk.finish()
+      expect(((await first) as Scan).links).toHaveLength(1)
+      expect(walk.calls).toEqual([['.'], ['.'], ['.']])
+      expect(memory.size.roots).toBe(1)
+    })
+  })
 })
