@@ -350,10 +350,12 @@ export interface AccessPolicy {
  * What the search tools make ready in a workspace before its first search there, for a long-lived
  * process that knows where its calls will run (`ctx.get('searchWarmUp')`, optional; provided by
  * `tool-fs-search`): the content index that covers it (`SearchIndex.prepare`), then the link scan a
- * first search would walk (docs/design.md#a-warm-process-loads-its-index-first).
+ * first search would walk (docs/design.md#a-warm-process-loads-its-index-first). A host with its own
+ * provides it up front, among the services it loads the plugins with: `tool-fs-search` then keeps it,
+ * and a plugin loaded after it that provides one fails to load (`SERVICE_DUPLICATE`).
  */
 export interface SearchWarmUp {
-  /** Resolves when done; rejects only where the index's own `prepare` does. */
+  /** Resolves when done; rejects where the index's own `prepare` does, or on a fault in the code itself. */
   prepare(query: { dir: string; signal: AbortSignal }): Promise<void>
 }
 

@@ -19,7 +19,7 @@ export interface IndexedSearch {
 const NOTHING: IndexedSearch = { flags: [], release: async () => {} }
 
 /** The index a search consults: none with `index: "off"` or without the service. */
-function indexOf(ctx: SearchContext): SearchIndex | undefined {
+export function indexOf(ctx: SearchContext): SearchIndex | undefined {
   return ctx.config.index === 'auto' ? ctx.searchIndex?.() : undefined
 }
 

@@ -375,7 +375,14 @@ async function firstScan(
   if (memory === undefined || fs?.stampMany === undefined) return scanLinks(ctx, exec, root, ['.'])
   const withStamps = { ...fs, stampMany: fs.stampMany.bind(fs) }
   const key = `${exec.agent?.session.header.cwd ?? ''}\0${root}`
-  return memory.scan(key, root, withStamps, (starts, depth) => scanLinks(ctx, exec, root, starts, { dirs: true, depth }), quiet)
+  return memory.scan(
+    key,
+    root,
+    withStamps,
+    (starts, depth) => scanLinks(ctx, exec, root, starts, { dirs: true, depth }),
+    quiet,
+    exec.signal,
+  )
 }
 
 /**
@@ -432,6 +439,25 @@ async function scanLinks(
     readable &&= found.readable && found.dirs.length > 0
   }
   return { links, workdir, complete, ...(readable ? { dirs } : {}) }
+}
+
+/**
+ * Takes the first scan of `root` into the context's memory ahead of any search, as that search's
+ * first scan would (docs/design.md#a-warm-process-loads-its-index-first): nothing is judged or
+ * followed, and nothing is walked where scans are not remembered or the file system cannot stat many
+ * paths at once, since no memory would keep that walk.
+ */
+export async function rememberLinkScan(
+  ctx: SearchContext,
+  exec: ToolExecContext,
+  root: string,
+  fs: FileSystem | undefined,
+  quiet: QuietMark | undefined,
+): Promise<void> {
+  if (ctx.linkScans?.() === undefined || fs?.stampMany === undefined) return
+  if (!(await mayHoldLinks(fs, exec, root))) return
+  // A scan that cannot be kept (a string saying why) is left to the first search, which says so.
+  await firstScan(ctx, exec, root, fs, quiet)
 }
 
 /** Start points in runs whose script stays below the command-line cap. */
