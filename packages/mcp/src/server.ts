@@ -110,6 +110,8 @@ export function buildDshMcpServer(options: DshMcpOptions & DshMcpServerInternals
   // loaded meanwhile (docs/design.md#a-warm-process-loads-its-index-first).
   const preparing = new AbortController()
   const onCwd = (dir: string): void => prepareWorkspace(options, dir, preparing.signal)
+  // Closed before its session ends (a stdio probe the SDK discards for a 2025 client): nothing is prepared for it.
+  server.onclose = () => preparing.abort()
   if (options.era === 'modern') {
     // No handshake: the workspace every call without its own `_meta` runs in is prepared now.
     const ahead = options.preparesAhead === false ? undefined : workspaceAhead(options)

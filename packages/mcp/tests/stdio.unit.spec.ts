@@ -3,7 +3,7 @@ import { Client, type JSONRPCMessage } from '@modelcontextprotocol/client'
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { serveMcpStdio } from '@dsh/mcp'
-import { countBufferWork, deferringHarness, silentLogger, testHarness, waitUntil } from './fixtures.js'
+import { countBufferWork, deferringHarness, preparingIndex, silentLogger, testHarness, waitUntil } from './fixtures.js'
 
 /** Serves over in-memory pipes and connects the official client to the other ends. */
 async function served(signal?: AbortSignal) {
@@ -143,6 +143,48 @@ describe('serveMcpStdio, 2026-07-28 clients', () => {
     expect(logger.lines.filter((line) => line.includes('Parse error'))).toHaveLength(2)
     stdin.end()
     await serving
+  })
+
+  it("stops the discarded probe's preparing of the workspace when the SDK closes it, and prepares it again for the 2025 server", async () => {
+    const { searchIndex, dirs, signals } = preparingIndex()
+    const test = await testHarness({ searchIndex })
+    const stdin = new PassThrough()
+    const stdout = new PassThrough()
+    const received: JSONRPCMessage[] = []
+    stdout.on('data', (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n')) if (line !== '') received.push(JSON.parse(line) as JSONRPCMessage)
+    })
+    const serving = serveMcpStdio({
+      harness: test.harness,
+      cwd: '/chosen',
+      session: 'mcp',
+      name: 'dsh',
+      version: '9',
+      logger: silentLogger(),
+      stdin,
+      stdout,
+    })
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    }
+    stdin.write(request('discover', 'server/discover', { _meta: envelope }))
+    expect(await waitUntil(() => received.some((m) => 'id' in m && m.id === 'discover'), 10_000)).toBe(true)
+    // The probe is a 2026-07-28 server: it prepared its --cwd when built.
+    expect(dirs).toEqual(['/chosen'])
+    stdin.write(
+      request('init', 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } }),
+    )
+    stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+    expect(await waitUntil(() => dirs.length === 2, 10_000)).toBe(true)
+    expect(dirs).toEqual(['/chosen', '/chosen'])
+    // The probe closed while the session goes on: its prepare was stopped; the 2025 server's runs.
+    expect(await waitUntil(() => signals[0]!.aborted, 10_000)).toBe(true)
+    expect(signals[1]!.aborted).toBe(false)
+    stdin.end()
+    await serving
+    expect(signals[1]!.aborted).toBe(true)
   })
 })
 

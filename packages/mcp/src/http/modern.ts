@@ -43,15 +43,21 @@ export class ModernEndpoint {
   constructor(serverOptions: DshMcpOptions, settings: McpTransportSettings) {
     this.#serverOptions = serverOptions
     this.#settings = settings
-    // Once for the process, not per request: the workspace calls that name none of their own run in.
-    const ahead = workspaceAhead(serverOptions)
-    if (ahead !== undefined) prepareWorkspace(serverOptions, ahead, this.#preparing.signal)
     // 'reject': 2025-era traffic never reaches this handler; the sessionful transport serves it.
     this.#handler = createMcpHandler((ctx) => this.#build(ctx.requestInfo!), {
       legacy: 'reject',
       maxRequestBodySize: settings.messageMaxBytes,
       onerror: (error) => serverOptions.logger.info(`mcp: ${error.message}`),
     })
+  }
+
+  /**
+   * Prepares the workspace calls that name none of their own run in: once for the process, not per
+   * request, and once the endpoint listens (a server that never listened prepares nothing).
+   */
+  prepareAhead(): void {
+    const ahead = workspaceAhead(this.#serverOptions)
+    if (ahead !== undefined) prepareWorkspace(this.#serverOptions, ahead, this.#preparing.signal)
   }
 
   /** Answers one request whose body was read and parsed; a session past the bound is refused in JSON-RPC. */

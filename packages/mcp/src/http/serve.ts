@@ -68,6 +68,7 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<void> 
       }),
   )
   await listen(http, address)
+  endpoint.modern.prepareAhead()
   // 2025-era sessions each hear of upstream changes through their own server; 2026-07-28 listeners through the handler.
   const unsubscribe = serverOptions.toolChanges?.onToolsChanged(() => endpoint.modern.toolsChanged())
   onListening(endpointUrl(address.host, (http.address() as AddressInfo).port))

@@ -3,7 +3,7 @@ import { request } from 'node:http'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterEach, describe, expect, it } from 'vitest'
 import { parseListenAddress, serveMcpHttp, type ServeMcpHttpOptions } from '@dsh/mcp'
-import { deferringHarness, silentLogger, testHarness, waitUntil, type TestHarness } from '../fixtures.js'
+import { deferringHarness, preparingIndex, silentLogger, testHarness, waitUntil, type TestHarness } from '../fixtures.js'
 import { errorOf, INITIALIZE, postHeaders, rawRequest } from './raw-request.js'
 
 const TOKEN = 'test-token-0123456789'
@@ -268,9 +268,12 @@ describe('serveMcpHttp', () => {
     })
   })
 
-  it('rejects when the port is taken', async () => {
+  it('rejects when the port is taken, having prepared no workspace', async () => {
     const { url } = await serve()
-    await expect(serve({ address: address(`127.0.0.1:${new URL(url).port}`) })).rejects.toThrow(/EADDRINUSE/)
+    const { searchIndex, dirs } = preparingIndex()
+    const { harness } = await testHarness({ searchIndex })
+    await expect(serve({ harness, address: address(`127.0.0.1:${new URL(url).port}`) })).rejects.toThrow(/EADDRINUSE/)
+    expect(dirs).toEqual([])
   })
 
   it('on abort, cancels the calls still running and resolves only once they have settled', async () => {
