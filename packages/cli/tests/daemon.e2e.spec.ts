@@ -150,6 +150,7 @@ describe('a server started in an indexed tree', () => {
       const inProcess = walks()
       expect(inProcess).toBe(1)
       await serving(socketOf(xdg))
+      // Seen once it starts: a call that comes while it walks waits for it and walks nothing itself.
       expect(await waitUntil(() => walks() > inProcess, budgetMs(20_000))).toBe(true)
       const served = dsh(xdg, ['--spill-dir', spill, 'grep', 'needle'], { cwd: linked, env })
       expect(served.stdout).toContain('p/a.ts')
