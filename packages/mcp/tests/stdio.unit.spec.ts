@@ -108,22 +108,8 @@ describe('serveMcpStdio, 2026-07-28 clients', () => {
   })
 
   it('serves a 2025 client that probed with server/discover first, logging the probe once', async () => {
-    const test = await testHarness()
-    const stdin = new PassThrough()
-    const stdout = new PassThrough()
     const logger = silentLogger()
-    const received: JSONRPCMessage[] = []
-    stdout.on('data', (chunk: Buffer) => {
-      for (const line of chunk.toString().split('\n')) if (line !== '') received.push(JSON.parse(line) as JSONRPCMessage)
-    })
-    const serving = serveMcpStdio({ harness: test.harness, session: 'mcp', name: 'dsh', version: '9', logger, stdin, stdout })
-    const envelope = {
-      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-      'io.modelcontextprotocol/clientCapabilities': {},
-    }
-    stdin.write(request('discover', 'server/discover', { _meta: envelope }))
-    expect(await waitUntil(() => received.some((m) => 'id' in m && m.id === 'discover'), 10_000)).toBe(true)
+    const { stdin, received, serving } = await probed({ harness: (await testHarness()).harness, logger })
     stdin.write('not json\n')
     stdin.write(
       request('init', 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } }),
@@ -147,30 +133,8 @@ describe('serveMcpStdio, 2026-07-28 clients', () => {
 
   it("stops the discarded probe's preparing of the workspace when the SDK closes it, and prepares it again for the 2025 server", async () => {
     const { searchIndex, dirs, signals } = preparingIndex()
-    const test = await testHarness({ searchIndex })
-    const stdin = new PassThrough()
-    const stdout = new PassThrough()
-    const received: JSONRPCMessage[] = []
-    stdout.on('data', (chunk: Buffer) => {
-      for (const line of chunk.toString().split('\n')) if (line !== '') received.push(JSON.parse(line) as JSONRPCMessage)
-    })
-    const serving = serveMcpStdio({
-      harness: test.harness,
-      cwd: '/chosen',
-      session: 'mcp',
-      name: 'dsh',
-      version: '9',
-      logger: silentLogger(),
-      stdin,
-      stdout,
-    })
-    const envelope = {
-      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-      'io.modelcontextprotocol/clientCapabilities': {},
-    }
-    stdin.write(request('discover', 'server/discover', { _meta: envelope }))
-    expect(await waitUntil(() => received.some((m) => 'id' in m && m.id === 'discover'), 10_000)).toBe(true)
+    const { harness } = await testHarness({ searchIndex })
+    const { stdin, serving } = await probed({ harness, cwd: '/chosen', logger: silentLogger() })
     // The probe is a 2026-07-28 server: it prepared its --cwd when built.
     expect(dirs).toEqual(['/chosen'])
     stdin.write(
@@ -259,6 +223,28 @@ async function rawServed(options: { mcp?: Record<string, unknown>; roots?: boole
     await serving
   }
   return { write, answer, received, logger, end }
+}
+
+/**
+ * Serves over raw pipes, a client that sends `server/discover` first: resolves once it is answered,
+ * with every message the server wrote so far and after.
+ */
+async function probed(options: Pick<Parameters<typeof serveMcpStdio>[0], 'harness' | 'cwd' | 'logger'>) {
+  const stdin = new PassThrough()
+  const stdout = new PassThrough()
+  const received: JSONRPCMessage[] = []
+  stdout.on('data', (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n')) if (line !== '') received.push(JSON.parse(line) as JSONRPCMessage)
+  })
+  const serving = serveMcpStdio({ ...options, session: 'mcp', name: 'dsh', version: '9', stdin, stdout })
+  const envelope = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  }
+  stdin.write(request('discover', 'server/discover', { _meta: envelope }))
+  expect(await waitUntil(() => received.some((m) => 'id' in m && m.id === 'discover'), 10_000)).toBe(true)
+  return { stdin, received, serving }
 }
 
 const request = (id: unknown, method: string, params: unknown = {}) => `${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`
