@@ -1,9 +1,10 @@
 // Results of any size: a grep of 5,000,000 matches (over 200 MB of rg's output), glob `**/*` over
 // 100,000 and 1,000,000 files, and a broad grep on the npm tree. Each is timed against rg piped into a
 // reader that discards (the fair floor: someone must read the bytes), rg writing to /dev/null (the
-// physical limit) and, for grep, rg saving its output to a file (what keeping the result costs), all
-// started in a session of their own as dsh's shell is; beside the times, the dsh process's peak RSS
-// and the bytes it saved.
+// physical limit), for grep, rg saving its output to a file (what keeping the result costs) and, for
+// glob, rg's own newest-first listing (what ordering by time costs rg itself), all started in a
+// session of their own as dsh's shell is; beside the times, the dsh process's peak RSS and the bytes
+// it saved.
 import { spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs'
@@ -229,6 +230,8 @@ export interface AnySizeSearch {
    * the mtime helper and dd, as the glob script runs them (a baseline without mtimes cannot sort).
    */
   scriptCommand: string
+  /** For glob: rg's listing newest first (`--sortr=modified`), as a peer that sorts by time runs it. */
+  rgSortedCommand?: string
 }
 
 /** What the tool answered in the last measured round, besides its time. */
@@ -285,7 +288,15 @@ export async function anySizeCase(
         ]
       : []),
     ...(search.tool === 'glob'
-      ? [{ label: 'script | cat >/dev/null', run: () => timeInSession(`${search.scriptCommand} | cat >/dev/null`, search.root) }]
+      ? [
+          { label: 'script | cat >/dev/null', run: () => timeInSession(`${search.scriptCommand} | cat >/dev/null`, search.root) },
+          // rg's own newest-first listing (what a peer that sorts by time runs): it reads every file's
+          // time too, so it shows what the order costs rg itself.
+          {
+            label: 'rg --sortr=modified | cat',
+            run: () => timeInSession(`${search.rgSortedCommand} | cat >/dev/null`, search.root),
+          },
+        ]
       : []),
   ]
   const times = await runInterleaved(contenders, rounds)
@@ -317,12 +328,20 @@ export function anySizeTargets(cases: ReadonlyMap<string, { result: CaseResult; 
     const { outcome } = cases.get(name)!
     return outcome.outcome === 'ok' ? (outcome.peakRssMb ?? Number.POSITIVE_INFINITY) : Number.POSITIVE_INFINITY
   }
+  // The tool against its own script read by a Node reader that only counts: the tool's own work.
+  const ownWork = (name: string): number => {
+    const { result, outcome } = cases.get(name)!
+    const script = result.labels.indexOf('script | node count')
+    return outcome.outcome === 'ok' ? pairedRatio(result.times[0]!, result.times[script]!) : Number.POSITIVE_INFINITY
+  }
   return [
     { target: 'grep 5M matches: tool / rg | cat', measured: ratio('grep 5M matches'), limit: 1.3, unit: 'x' },
     { target: 'peak RSS, dsh grep 5M matches', measured: rss('grep 5M matches'), limit: 120, unit: 'MB' },
     { target: 'glob **/* 1M files: tool / rg --files | cat', measured: ratio('glob 1M files'), limit: 1.7, unit: 'x' },
     { target: 'peak RSS, dsh glob 1M files', measured: rss('glob 1M files'), limit: 150, unit: 'MB' },
     { target: 'glob **/* 100k files: tool / rg --files | cat', measured: ratio('glob 100k files'), limit: 1.7, unit: 'x' },
+    { target: 'glob **/* 1M files: tool / its script | node count', measured: ownWork('glob 1M files'), limit: 1.3, unit: 'x' },
+    { target: 'glob **/* 100k files: tool / its script | node count', measured: ownWork('glob 100k files'), limit: 1.3, unit: 'x' },
   ]
 }
 
@@ -342,10 +361,9 @@ export function anySizeSearches(
   // rg's records as the tool reads them: each path ends at a NUL (the same bytes as a `:` there).
   const grep = (pattern: string, flags: string[] = []): string =>
     rgCommand({ rg, flags: ['--null', '--no-heading', '--with-filename', '-n', ...flags], pattern, paths: ['.'] })
-  const glob = rgCommand({
-    rg,
-    flags: ['--files', '--no-ignore', '--hidden', '--null', '--glob=**/*', ...VCS_EXCLUDES.map((d) => `--glob=!${d}`)],
-  })
+  const listing = ['--files', '--no-ignore', '--hidden', '--null', '--glob=**/*', ...VCS_EXCLUDES.map((d) => `--glob=!${d}`)]
+  const glob = rgCommand({ rg, flags: listing })
+  const rgSortedCommand = rgCommand({ rg, flags: [...listing, '--sortr=modified'] })
   // The names' times read by the helper the tool's probe chooses on this machine, as in its script.
   const lister = probedMtimeLister()
   const dd = lister.dd === undefined ? '' : ` | ${ddCommand(lister.dd)}`
@@ -358,8 +376,24 @@ export function anySizeSearches(
   })
   return [
     { name: 'grep 5M matches', root: roots.hugeMatch, tool: 'grep', pattern: HUGE_MATCH.pattern, ...grepSearch(HUGE_MATCH.pattern) },
-    { name: 'glob 100k files', root: roots.files100k, tool: 'glob', pattern: '**/*', rgCommand: glob, scriptCommand: globScript },
-    { name: 'glob 1M files', root: roots.files1m, tool: 'glob', pattern: '**/*', rgCommand: glob, scriptCommand: globScript },
+    {
+      name: 'glob 100k files',
+      root: roots.files100k,
+      tool: 'glob',
+      pattern: '**/*',
+      rgCommand: glob,
+      scriptCommand: globScript,
+      rgSortedCommand,
+    },
+    {
+      name: 'glob 1M files',
+      root: roots.files1m,
+      tool: 'glob',
+      pattern: '**/*',
+      rgCommand: glob,
+      scriptCommand: globScript,
+      rgSortedCommand,
+    },
     ...(roots.npmTree === undefined
       ? []
       : [
