@@ -95,6 +95,19 @@ export function prepareWorkspace(options: DshMcpOptions, dir: string, signal: Ab
   void prepared?.catch((error: unknown) => options.logger.warn(`mcp: preparing the workspace ${dir} failed: ${errorMessage(error)}`))
 }
 
+/**
+ * Adds `handler` to what the server does when it closes, after the handler it has: the SDK's `Server`
+ * holds one `onclose`, and the one `buildDshMcpServer` sets (stopping the workspace's prepare) must
+ * survive the endpoint's own.
+ */
+export function addOnClose(server: Server, handler: () => void): void {
+  const before = server.onclose
+  server.onclose = () => {
+    before?.()
+    handler()
+  }
+}
+
 /** Builds the server with the hook `serveMcpStdio` needs to let no call outlive it. */
 export function buildDshMcpServer(options: DshMcpOptions & DshMcpServerInternals): DshMcpServerParts {
   // The low-level Server: McpServer would validate arguments against the schema itself, and its

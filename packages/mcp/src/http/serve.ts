@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net'
 import { escapeHiddenCharacters } from '@dsh/core'
 import { isInitializeRequest, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
 import { MCP_TRANSPORT_DEFAULTS, type McpTransportSettings } from '../plugin.js'
-import { buildDshMcpServer, type DshMcpOptions } from '../server.js'
+import { addOnClose, buildDshMcpServer, type DshMcpOptions } from '../server.js'
 import { bearerTokenCheck } from './bearer-token.js'
 import { endpointUrl, MCP_PATH, type ListenAddress } from './listen-address.js'
 import { jsonRpcErrorResponse, readBody, toWebRequest, writeWebResponse } from './node-bridge.js'
@@ -177,13 +177,13 @@ async function openSession(endpoint: Endpoint, req: IncomingMessage, res: Server
   const parts = buildDshMcpServer({ ...serverOptions, session: owner })
   let session: HttpSession | undefined
   const ended = new Promise<void>((resolve) => {
-    parts.server.onclose = () => {
+    addOnClose(parts.server, () => {
       if (session !== undefined) sessions.forget(session.id)
       void parts.callsSettled().then(() => {
         parts.release()
         resolve()
       })
-    }
+    })
   })
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: randomUUID,

@@ -334,6 +334,31 @@ describe('serveMcpHttp with clients that go away', () => {
 })
 
 describe('serveMcpHttp sessions', () => {
+  it("stops preparing a session's workspace when the session closes, before its calls have settled", async () => {
+    // What the running call had done when the prepare was told to stop: the session's release comes only after its calls.
+    let finishedAtAbort: boolean | undefined
+    const test = await testHarness({
+      searchIndex: {
+        plan: () => Promise.resolve({ kind: 'full-scan', reason: 'no-index', detail: 'none here' }),
+        prepare: ({ signal }) =>
+          new Promise<void>((resolve) =>
+            signal.addEventListener('abort', () => {
+              finishedAtAbort = test.waits[0]?.finished
+              resolve()
+            }),
+          ),
+      },
+    })
+    const { url } = await serve({ harness: test.harness, cwd: '/chosen' })
+    const connected = await client(url)
+    void connected.callTool({ name: 'wait', arguments: {} }).catch(() => undefined)
+    expect(await waitUntil(() => test.waits.length === 1, 10_000)).toBe(true)
+    await (connected.transport as StreamableHTTPClientTransport).terminateSession()
+    expect(await waitUntil(() => finishedAtAbort !== undefined, 10_000)).toBe(true)
+    expect(finishedAtAbort).toBe(false)
+    expect(await waitUntil(() => test.waits[0]!.finished, 10_000)).toBe(true)
+  })
+
   it('keeps what each session loaded to itself, and forgets it when the client ends the session', async () => {
     const harness = await deferringHarness()
     const { url } = await serve({ harness })
