@@ -68,6 +68,8 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<void> 
       }),
   )
   await listen(http, address)
+  // Stopped while the port was being bound: its abort has fired already, and nothing was served to prepare for.
+  if (signal.aborted) return void (await new Promise((resolve) => http.close(resolve)))
   endpoint.modern.prepareAhead()
   // 2025-era sessions each hear of upstream changes through their own server; 2026-07-28 listeners through the handler.
   const unsubscribe = serverOptions.toolChanges?.onToolsChanged(() => endpoint.modern.toolsChanged())

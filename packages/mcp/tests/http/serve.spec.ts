@@ -268,6 +268,29 @@ describe('serveMcpHttp', () => {
     })
   })
 
+  it('resolves, neither serving nor preparing, when the signal aborts while the port is being bound', async () => {
+    const { searchIndex, dirs } = preparingIndex()
+    const { harness } = await testHarness({ searchIndex })
+    const controller = new AbortController()
+    let resolved = false
+    void serveMcpHttp({
+      harness,
+      fallbackCwd: '/fallback',
+      session: 'mcp',
+      name: 'dsh',
+      version: '9.9.9',
+      logger: silentLogger(),
+      address: address('127.0.0.1:0'),
+      token: TOKEN,
+      signal: controller.signal,
+      onListening: () => expect.fail('it must not announce a server it stopped'),
+    }).then(() => (resolved = true))
+    // Listening completes in a later turn of the event loop: this abort comes while it is pending.
+    controller.abort()
+    expect(await waitUntil(() => resolved, 10_000)).toBe(true)
+    expect(dirs).toEqual([])
+  })
+
   it('rejects when the port is taken, having prepared no workspace', async () => {
     const { url } = await serve()
     const { searchIndex, dirs } = preparingIndex()
