@@ -287,18 +287,21 @@ describe('LinkScanMemory with a watch', () => {
     expect(late.closed).toBe(true)
   })
 
-  it('closes the watch of a scan that another search of the same root replaced', async () => {
+  it('leaves the scan it waited for, and its watch, to that search when its own signal aborts as it waits', async () => {
     const { memory, fs, run, watch } = await watched()
     let finish: (scan: Scan) => void = () => undefined
     const slowWalk: RunScan = () => new Promise((resolve) => (finish = resolve))
     // Two searches at once: one revalidates the remembered scan (and its watch); the other, whose
-    // signal aborted as it waited its turn, walks beside it (in a real search its walk stops at once).
+    // signal aborted as it waited its turn, walks alone (in a real search its walk stops at once).
     const warm = memory.scan('k', 'r', fs, run)
     const cold = memory.scan('k', 'r', fs, slowWalk, undefined, AbortSignal.abort())
     await warm
     finish(tree())
-    await cold
-    expect(watch.closed).toBe(true)
+    expect(await cold).toEqual(tree())
+    // Nothing of the stopped call's walk is kept: the revalidated scan stands, watched.
+    expect(watch.closed).toBe(false)
+    expect(memory.watchedRoots).toBe(1)
+    expect(memory.size.roots).toBe(1)
   })
 
   it('matches the watches to the directories once it is in place, after searches that could not use it', async () => {
