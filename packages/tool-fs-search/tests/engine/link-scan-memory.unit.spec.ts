@@ -317,17 +317,21 @@ describe('LinkScanMemory', () => {
   })
 
   describe('a walk under way', () => {
-    /** A runner whose first walk answers only when `finish` is called; later calls as `runner` answers them. */
+    /** A runner whose first walk answers only when `finish` is called (or rejects on `fail`); later calls as `runner` answers them. */
     const held = (first: Scan | string, later: Array<Scan | string> = []) => {
       const rest = runner(later)
       const calls: Array<readonly string[]> = []
       let finish!: () => void
-      const answer = new Promise<Scan | string>((resolve) => (finish = () => resolve(first)))
+      let fail!: (error: Error) => void
+      const answer = new Promise<Scan | string>((resolve, reject) => {
+        finish = () => resolve(first)
+        fail = reject
+      })
       const run = (starts: readonly string[], depth: 'all' | 'one') => {
         calls.push(starts)
         return calls.length > 1 ? rest(starts, depth) : answer
       }
-      return { run, calls, finish }
+      return { run, calls, finish, fail }
     }
 
     it('is waited for and then checked as a remembered scan, so the tree is walked once and a change during it is seen', async () => {
@@ -358,6 +362,19 @@ describe('LinkScanMemory', () => {
       walk.finish()
       expect(await first).toBe('listing them failed (find exited 2)')
       expect(((await waiting) as Scan).links).toHaveLength(1)
+      expect(walk.calls).toEqual([['.'], ['.']])
+      expect(memory.size.roots).toBe(1)
+    })
+
+    it('that rejects leaves the waiting call to walk its own, neither reusing it nor hanging', async () => {
+      const { memory, stamps, followed } = remembered()
+      const fs = fakeFs(stamps, followed)
+      const walk = held(coldScan(), [coldScan()])
+      const first = memory.scan('k', 'r', fs, walk.run)
+      const waiting = memory.scan('k', 'r', fs, walk.run)
+      walk.fail(new Error('find was killed'))
+      await expect(first).rejects.toThrow('find was killed')
+      expect(((await waiting) as Scan).links).toEqual([{ name: 'a/l', target: { type: 'd', text: '/x' } }])
       expect(walk.calls).toEqual([['.'], ['.']])
       expect(memory.size.roots).toBe(1)
     })
