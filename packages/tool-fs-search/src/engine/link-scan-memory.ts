@@ -168,8 +168,8 @@ export class LinkScanMemory {
     root: string,
     fs: FileSystem & Required<Pick<FileSystem, 'stampMany'>>,
     run: RunScan,
+    signal: AbortSignal,
     quiet?: QuietMark,
-    signal?: AbortSignal,
   ): Promise<Scan | string> {
     const before = this.scanning.get(key)
     const mine = (async () => {
@@ -177,7 +177,7 @@ export class LinkScanMemory {
         await settledOrAborted(before, signal)
         // Stopped waiting: the scan under way is not this call's to check or keep. Its own walk stops
         // at once on its signal, and the call says so as any stopped search does.
-        if (signal?.aborted === true) return run(['.'], 'all')
+        if (signal.aborted) return run(['.'], 'all')
       }
       return this.scanInTurn(key, root, fs, run, quiet)
     })()
@@ -568,9 +568,8 @@ function watchedChanges(last: Remembered, events: WatchedChanges, watching: Watc
 }
 
 /** Settles when `work` does, however it ends, or when `signal` aborts first. */
-async function settledOrAborted(work: Promise<unknown>, signal: AbortSignal | undefined): Promise<void> {
+async function settledOrAborted(work: Promise<unknown>, signal: AbortSignal): Promise<void> {
   const settled = work.then(noop, noop)
-  if (signal === undefined) return settled
   if (signal.aborted) return
   let stop!: () => void
   const aborted = new Promise<void>((resolve) => (stop = resolve))

@@ -380,8 +380,8 @@ async function firstScan(
     root,
     withStamps,
     (starts, depth) => scanLinks(ctx, exec, root, starts, { dirs: true, depth }),
-    quiet,
     exec.signal,
+    quiet,
   )
 }
 
