@@ -116,7 +116,12 @@ async function runServer(socket: string): Promise<void> {
         rmSync(tree, { recursive: true, force: true })
       }
       // After the warm-up, not in it: a call that comes meanwhile is served and waits for the same load.
-      void prepareIndex(startedIn, stop.signal, { linkScanMemory, probeCache: cache }).catch(() => undefined)
+      // A failure (a policy that fails to answer, a fault in the code) is one line on the server's stderr,
+      // as `fail` writes one, and the calls serve on. spawnServer gives it no stderr (stdio 'ignore'):
+      // the line shows where the server is run by hand, with DSH_DAEMON_SOCKET set.
+      void prepareIndex(startedIn, stop.signal, { linkScanMemory, probeCache: cache }).catch((error: unknown) =>
+        process.stderr.write(`dsh: warm server: preparing the workspace ${startedIn} failed: ${errorMessage(error)}\n`),
+      )
     },
   })
   process.exit(0)

@@ -150,7 +150,9 @@ describe('a server started in an indexed tree', () => {
       const inProcess = walks()
       expect(inProcess).toBe(1)
       await serving(socketOf(xdg))
-      // Seen once it starts: a call that comes while it walks waits for it and walks nothing itself.
+      // Seen once its walk starts. The served call then walks nothing itself: it finds the scan kept or,
+      // arriving while the walk still ran, waits for it. Which of the two is not pinned here (this tree is
+      // walked in milliseconds); the waiting is link-scan-memory.unit.spec.ts's 'a walk under way'.
       expect(await waitUntil(() => walks() > inProcess, budgetMs(20_000))).toBe(true)
       const served = dsh(xdg, ['--spill-dir', spill, 'grep', 'needle'], { cwd: linked, env })
       expect(served.stdout).toContain('p/a.ts')

@@ -355,7 +355,10 @@ export interface AccessPolicy {
  * and a plugin loaded after it that provides one fails to load (`SERVICE_DUPLICATE`).
  */
 export interface SearchWarmUp {
-  /** Resolves when done; rejects where the index's own `prepare` does, or on a fault in the code itself. */
+  /**
+   * Resolves when done; rejects where the index's own `prepare` does, where the access policy fails to
+   * answer (anything but an `AccessError`), or on a fault in the code itself.
+   */
   prepare(query: { dir: string; signal: AbortSignal }): Promise<void>
 }
 

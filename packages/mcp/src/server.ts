@@ -84,14 +84,28 @@ function fallbackOf(options: DshMcpOptions): string | undefined {
 }
 
 /**
- * Loads the content index covering `dir` and starts its watcher before the first call there
- * (docs/design.md#a-warm-process-loads-its-index-first); a failure is logged, never thrown.
+ * Makes `dir` ready before the first call there: its content index and watcher, then the search tools'
+ * link scan (docs/design.md#a-warm-process-loads-its-index-first); a failure is logged, never thrown.
  */
 export function prepareWorkspace(options: DshMcpOptions, dir: string, signal: AbortSignal): void {
   // The search tools' warm-up prepares the index and then their link scan; without them, the index alone.
   const prepared = (options.harness.get('searchWarmUp') ?? options.harness.get('searchIndex'))?.prepare?.({ dir, signal })
-  // The seam's prepare never rejects; a host's own index that does must not end the server.
-  void prepared?.catch((error: unknown) => options.logger.warn(`mcp: preparing the index of ${dir} failed: ${errorMessage(error)}`))
+  // The search warm-up rejects on a policy that fails to answer or a fault in the code, and a host's
+  // own index may reject too: either is logged, and the server serves on.
+  void prepared?.catch((error: unknown) => options.logger.warn(`mcp: preparing the workspace ${dir} failed: ${errorMessage(error)}`))
+}
+
+/**
+ * Adds `handler` to what the server does when it closes, after the handler it has: the SDK's `Server`
+ * holds one `onclose`, and the one `buildDshMcpServer` sets (stopping the workspace's prepare) must
+ * survive the endpoint's own.
+ */
+export function addOnClose(server: Server, handler: () => void): void {
+  const before = server.onclose
+  server.onclose = () => {
+    before?.()
+    handler()
+  }
 }
 
 /** Builds the server with the hook `serveMcpStdio` needs to let no call outlive it. */

@@ -9,6 +9,7 @@ import { createDshMcpServer } from '@dsh/mcp'
 import * as spillLocal from '@dsh/spill-local'
 import * as toolFsSearch from '@dsh/tool-fs-search'
 import { scratchDir } from '../../../test-support/temp-tree.js'
+import { addOnClose } from '../src/server.js'
 import { connect, silentLogger, testHarness } from './fixtures.js'
 
 describe('createDshMcpServer', () => {
@@ -23,6 +24,17 @@ describe('createDshMcpServer', () => {
     await clientSide.send({ jsonrpc: '2.0', id: 42, result: {} })
     expect(logger.lines).toEqual([expect.stringMatching(/^warn: mcp: Received a response for an unknown message ID/)])
     await server.close()
+  })
+})
+
+describe('addOnClose', () => {
+  it('runs the handler a server had when it closes, then the one added, and the added one alone where it had none', () => {
+    const server = new Server({ name: 'dsh', version: '1' }, { capabilities: {} })
+    const ran: string[] = []
+    addOnClose(server, () => ran.push('first'))
+    addOnClose(server, () => ran.push('second'))
+    server.onclose!()
+    expect(ran).toEqual(['first', 'second'])
   })
 })
 

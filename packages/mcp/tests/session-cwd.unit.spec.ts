@@ -132,7 +132,7 @@ describe('the content index, prepared where calls will run (docs/design.md#a-war
     const { harness } = await testHarness({ searchIndex })
     connection = await connect(harness, { cwd: '/chosen' })
     expect(await waitUntil(() => connection!.logger.lines.length > 0, budgetMs(5000))).toBe(true)
-    expect(connection.logger.lines).toEqual(['warn: mcp: preparing the index of /chosen failed: disk on fire'])
+    expect(connection.logger.lines).toEqual(['warn: mcp: preparing the workspace /chosen failed: disk on fire'])
     expect(await echoCwd(connection.client)).toBe('/chosen')
   })
 

@@ -2,7 +2,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server'
 import type { McpTransportSettings } from '../plugin.js'
-import { buildDshMcpServer, prepareWorkspace, workspaceAhead, type DshMcpOptions, type DshMcpServerParts } from '../server.js'
+import { addOnClose, buildDshMcpServer, prepareWorkspace, workspaceAhead, type DshMcpOptions, type DshMcpServerParts } from '../server.js'
 import { SpillLinks } from '../spill-links.js'
 
 /**
@@ -131,7 +131,7 @@ export class ModernEndpoint {
     const { toolChanges: _, ...options } = this.#serverOptions
     const parts = buildDshMcpServer({ ...options, session: plan.owner, links: plan.links, era: 'modern', preparesAhead: false })
     this.#live.add(parts)
-    parts.server.onclose = () => void parts.callsSettled().then(() => this.#live.delete(parts))
+    addOnClose(parts.server, () => void parts.callsSettled().then(() => this.#live.delete(parts)))
     return parts.server
   }
 

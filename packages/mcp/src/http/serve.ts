@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net'
 import { escapeHiddenCharacters } from '@dsh/core'
 import { isInitializeRequest, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
 import { MCP_TRANSPORT_DEFAULTS, type McpTransportSettings } from '../plugin.js'
-import { buildDshMcpServer, type DshMcpOptions } from '../server.js'
+import { addOnClose, buildDshMcpServer, type DshMcpOptions } from '../server.js'
 import { bearerTokenCheck } from './bearer-token.js'
 import { endpointUrl, MCP_PATH, type ListenAddress } from './listen-address.js'
 import { jsonRpcErrorResponse, readBody, toWebRequest, writeWebResponse } from './node-bridge.js'
@@ -68,6 +68,8 @@ export async function serveMcpHttp(options: ServeMcpHttpOptions): Promise<void> 
       }),
   )
   await listen(http, address)
+  // Stopped while the port was being bound: its abort has fired already, and nothing was served to prepare for.
+  if (signal.aborted) return void (await new Promise((resolve) => http.close(resolve)))
   endpoint.modern.prepareAhead()
   // 2025-era sessions each hear of upstream changes through their own server; 2026-07-28 listeners through the handler.
   const unsubscribe = serverOptions.toolChanges?.onToolsChanged(() => endpoint.modern.toolsChanged())
@@ -177,13 +179,13 @@ async function openSession(endpoint: Endpoint, req: IncomingMessage, res: Server
   const parts = buildDshMcpServer({ ...serverOptions, session: owner })
   let session: HttpSession | undefined
   const ended = new Promise<void>((resolve) => {
-    parts.server.onclose = () => {
+    addOnClose(parts.server, () => {
       if (session !== undefined) sessions.forget(session.id)
       void parts.callsSettled().then(() => {
         parts.release()
         resolve()
       })
-    }
+    })
   })
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: randomUUID,

@@ -268,6 +268,29 @@ describe('serveMcpHttp', () => {
     })
   })
 
+  it('resolves, neither serving nor preparing, when the signal aborts while the port is being bound', async () => {
+    const { searchIndex, dirs } = preparingIndex()
+    const { harness } = await testHarness({ searchIndex })
+    const controller = new AbortController()
+    let resolved = false
+    void serveMcpHttp({
+      harness,
+      fallbackCwd: '/fallback',
+      session: 'mcp',
+      name: 'dsh',
+      version: '9.9.9',
+      logger: silentLogger(),
+      address: address('127.0.0.1:0'),
+      token: TOKEN,
+      signal: controller.signal,
+      onListening: () => expect.fail('it must not announce a server it stopped'),
+    }).then(() => (resolved = true))
+    // Listening completes in a later turn of the event loop: this abort comes while it is pending.
+    controller.abort()
+    expect(await waitUntil(() => resolved, 10_000)).toBe(true)
+    expect(dirs).toEqual([])
+  })
+
   it('rejects when the port is taken, having prepared no workspace', async () => {
     const { url } = await serve()
     const { searchIndex, dirs } = preparingIndex()
@@ -334,6 +357,31 @@ describe('serveMcpHttp with clients that go away', () => {
 })
 
 describe('serveMcpHttp sessions', () => {
+  it("stops preparing a session's workspace when the session closes, before its calls have settled", async () => {
+    // What the running call had done when the prepare was told to stop: the session's release comes only after its calls.
+    let finishedAtAbort: boolean | undefined
+    const test = await testHarness({
+      searchIndex: {
+        plan: () => Promise.resolve({ kind: 'full-scan', reason: 'no-index', detail: 'none here' }),
+        prepare: ({ signal }) =>
+          new Promise<void>((resolve) =>
+            signal.addEventListener('abort', () => {
+              finishedAtAbort = test.waits[0]?.finished
+              resolve()
+            }),
+          ),
+      },
+    })
+    const { url } = await serve({ harness: test.harness, cwd: '/chosen' })
+    const connected = await client(url)
+    void connected.callTool({ name: 'wait', arguments: {} }).catch(() => undefined)
+    expect(await waitUntil(() => test.waits.length === 1, 10_000)).toBe(true)
+    await (connected.transport as StreamableHTTPClientTransport).terminateSession()
+    expect(await waitUntil(() => finishedAtAbort !== undefined, 10_000)).toBe(true)
+    expect(finishedAtAbort).toBe(false)
+    expect(await waitUntil(() => test.waits[0]!.finished, 10_000)).toBe(true)
+  })
+
   it('keeps what each session loaded to itself, and forgets it when the client ends the session', async () => {
     const harness = await deferringHarness()
     const { url } = await serve({ harness })

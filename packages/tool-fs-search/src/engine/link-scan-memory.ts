@@ -158,21 +158,27 @@ export class LinkScanMemory {
   /**
    * The links below `root` (as the model gave it), from the remembered scan of `key` when it still
    * holds, else from a walk, which is remembered when it read everything. The scans of one key take
-   * turns: a call that finds one under way (a warm-up's walk, another call's) waits for it, until its
-   * own `signal` aborts, and then checks what that one kept as it would any remembered scan, so a
-   * change made while it ran is seen and the tree is not walked twice at once.
+   * turns: a call that finds one under way (a warm-up's walk, another call's) waits for it, and then
+   * checks what that one kept as it would any remembered scan, so a change made while it ran is seen
+   * and the tree is not walked twice at once. A call whose `signal` aborts as it waits runs its own
+   * walk, which stops on that signal, and neither takes nor keeps the memory.
    */
   async scan(
     key: string,
     root: string,
     fs: FileSystem & Required<Pick<FileSystem, 'stampMany'>>,
     run: RunScan,
+    signal: AbortSignal,
     quiet?: QuietMark,
-    signal?: AbortSignal,
   ): Promise<Scan | string> {
     const before = this.scanning.get(key)
     const mine = (async () => {
-      if (before !== undefined) await settledOrAborted(before, signal)
+      if (before !== undefined) {
+        await settledOrAborted(before, signal)
+        // Stopped waiting: the scan under way is not this call's to check or keep. Its own walk stops
+        // at once on its signal, and the call says so as any stopped search does.
+        if (signal.aborted) return run(['.'], 'all')
+      }
       return this.scanInTurn(key, root, fs, run, quiet)
     })()
     // The turn ends when this scan and every one before it have: one that stopped waiting does not end another's.
@@ -245,9 +251,7 @@ export class LinkScanMemory {
 
   private keep(key: string, remembered: Remembered): void {
     if (remembered.size > MAX_ENTRIES) return this.unwatch(remembered)
-    // A call that stopped waiting for another's scan walked beside it: the later one's stands.
-    const other = this.take(key)
-    if (other !== undefined && other.watching !== remembered.watching) this.unwatch(other)
+    // The scans of a key take turns, and each took the key's out first: there is none here to replace.
     this.entries += remembered.size
     this.roots.set(key, remembered)
     for (const [oldest, kept] of this.roots) {
@@ -564,9 +568,8 @@ function watchedChanges(last: Remembered, events: WatchedChanges, watching: Watc
 }
 
 /** Settles when `work` does, however it ends, or when `signal` aborts first. */
-async function settledOrAborted(work: Promise<unknown>, signal: AbortSignal | undefined): Promise<void> {
+async function settledOrAborted(work: Promise<unknown>, signal: AbortSignal): Promise<void> {
   const settled = work.then(noop, noop)
-  if (signal === undefined) return settled
   if (signal.aborted) return
   let stop!: () => void
   const aborted = new Promise<void>((resolve) => (stop = resolve))

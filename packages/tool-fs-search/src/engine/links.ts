@@ -10,7 +10,7 @@ import { runSearchCommand } from './run.js'
 import { shellCommand } from './shell-quote.js'
 import { VCS_EXCLUDES } from './vcs.js'
 import type { SearchContext } from './context.js'
-import type { QuietMark, Scan, ScannedDir, ScannedLink, TargetInfo } from './link-scan-memory.js'
+import type { LinkScanMemory, QuietMark, Scan, ScannedDir, ScannedLink, TargetInfo } from './link-scan-memory.js'
 
 /** What a search does with symbolic links (docs/design.md#symbolic-links), in words every tool description uses. */
 export const LINKS =
@@ -361,6 +361,20 @@ function within(root: string, path_: string): boolean {
 }
 
 /**
+ * The memory that keeps the context's link scans and the file system that revalidates them, or
+ * undefined where a scan is walked every call: scans not remembered, or a file system that cannot
+ * stat many paths at once (docs/design.md#the-link-scan-is-remembered).
+ */
+function rememberingOf(
+  ctx: SearchContext,
+  fs: FileSystem | undefined,
+): { memory: LinkScanMemory; fs: FileSystem & Required<Pick<FileSystem, 'stampMany'>> } | undefined {
+  const memory = ctx.linkScans?.()
+  if (memory === undefined || fs?.stampMany === undefined) return undefined
+  return { memory, fs: { ...fs, stampMany: fs.stampMany.bind(fs) } }
+}
+
+/**
  * The first scan of a search: from the root's remembered scan when the context keeps them and the file
  * system can stat many paths at once (docs/design.md#the-link-scan-is-remembered), else a walk.
  */
@@ -371,17 +385,16 @@ async function firstScan(
   fs: FileSystem | undefined,
   quiet: QuietMark | undefined,
 ): Promise<Scan | string> {
-  const memory = ctx.linkScans?.()
-  if (memory === undefined || fs?.stampMany === undefined) return scanLinks(ctx, exec, root, ['.'])
-  const withStamps = { ...fs, stampMany: fs.stampMany.bind(fs) }
+  const remembering = rememberingOf(ctx, fs)
+  if (remembering === undefined) return scanLinks(ctx, exec, root, ['.'])
   const key = `${exec.agent?.session.header.cwd ?? ''}\0${root}`
-  return memory.scan(
+  return remembering.memory.scan(
     key,
     root,
-    withStamps,
+    remembering.fs,
     (starts, depth) => scanLinks(ctx, exec, root, starts, { dirs: true, depth }),
-    quiet,
     exec.signal,
+    quiet,
   )
 }
 
@@ -454,8 +467,9 @@ export async function rememberLinkScan(
   fs: FileSystem | undefined,
   quiet: QuietMark | undefined,
 ): Promise<void> {
-  if (ctx.linkScans?.() === undefined || fs?.stampMany === undefined) return
-  if (!(await mayHoldLinks(fs, exec, root))) return
+  const remembering = rememberingOf(ctx, fs)
+  if (remembering === undefined) return
+  if (!(await mayHoldLinks(remembering.fs, exec, root))) return
   // A scan that cannot be kept (a string saying why) is left to the first search, which says so.
   await firstScan(ctx, exec, root, fs, quiet)
 }

@@ -1,5 +1,5 @@
 // What a long-lived process makes ready in a workspace before its first search there (docs/design.md#a-warm-process-loads-its-index-first).
-import { HarnessError, type SearchWarmUp, type ToolExecContext } from '@dsh/core'
+import { AccessError, HarnessError, type SearchWarmUp, type ToolExecContext } from '@dsh/core'
 import { searchExclusions } from './access.js'
 import type { SearchContext } from './context.js'
 import { indexOf, quietMarkOf } from './index-plan.js'
@@ -10,7 +10,8 @@ import { rememberLinkScan } from './links.js'
  * unless the config turns the index off, then the link scan a search of `dir` as a whole would walk,
  * taken while the index's watcher vouches for the tree, so the first search finds it remembered and,
  * with nothing changed, checks nothing. Only where link scans are remembered; a directory the policy
- * refuses is not walked, and a scan that fails is left to the first search, which answers for it.
+ * refuses (an `AccessError`) is not walked, and a scan that fails is left to the first search, which
+ * answers for it. Any other rejection, the policy's own failure included, rejects.
  */
 export function createSearchWarmUp(ctx: SearchContext): SearchWarmUp {
   return {
@@ -19,14 +20,13 @@ export function createSearchWarmUp(ctx: SearchContext): SearchWarmUp {
       if (signal.aborted) return
       // As a call of the whole workspace is: its directory the session's, `.` its target.
       const exec: ToolExecContext = { signal, name: 'grep', callId: 'warm-up', agent: { session: { header: { id: '', cwd: dir } } } }
-      // The policy's word, whatever form it takes: a refused workspace's first search says so itself.
-      if (
-        !(await searchExclusions(ctx.access(), '.', exec).then(
-          () => true,
-          () => false,
-        ))
-      )
+      // A refused workspace's first search says so itself; a policy that fails to answer is a fault, not a refusal.
+      try {
+        await searchExclusions(ctx.access(), '.', exec)
+      } catch (error) {
+        if (!(error instanceof AccessError)) throw error
         return
+      }
       try {
         await rememberLinkScan(ctx, exec, '.', ctx.fs?.(), quietMarkOf(ctx, exec, '.'))
       } catch (error) {

@@ -12,7 +12,7 @@ import {
   type Scan,
   type ScannedDir,
 } from '../../src/engine/link-scan-memory.js'
-import { runner } from './scan-runner.js'
+import { runner, UNSTOPPED } from './scan-runner.js'
 
 const SETTLE_MS = 1000
 const NOW = 1_000_000
@@ -111,14 +111,14 @@ async function watched(options: { unwatchable?: string[]; answers?: Array<Scan |
   const fs = fakeFs(stamps, [watch])
   const run = runner([tree(), ...(options.answers ?? [])])
   const memory = new LinkScanMemory(SETTLE_MS, () => NOW)
-  await memory.scan('k', 'r', fs, run)
+  await memory.scan('k', 'r', fs, run, UNSTOPPED)
   expect(fs.starts).toBe(0)
-  await memory.scan('k', 'r', fs, run)
+  await memory.scan('k', 'r', fs, run, UNSTOPPED)
   await memory.watchesStarted()
   expect(fs.starts).toBe(1)
   expect(watch.added).toEqual(ALL)
   // The first search with the watch in place stats every directory once, proving each record current.
-  await memory.scan('k', 'r', fs, run)
+  await memory.scan('k', 'r', fs, run, UNSTOPPED)
   fs.statted.length = 0
   return { memory, fs, run, watch, stamps }
 }
@@ -126,7 +126,7 @@ async function watched(options: { unwatchable?: string[]; answers?: Array<Scan |
 describe('LinkScanMemory with a watch', () => {
   it('watches from the second search on, then stats only the root while no event came', async () => {
     const { memory, fs, run, watch } = await watched()
-    expect(await memory.scan('k', 'r', fs, run)).toEqual({
+    expect(await memory.scan('k', 'r', fs, run, UNSTOPPED)).toEqual({
       links: [{ name: 'a/l', target: { type: 'd', text: '/x' } }],
       workdir: '/w',
       complete: true,
@@ -141,11 +141,11 @@ describe('LinkScanMemory with a watch', () => {
       answers: [scan([dir('a', 0, 1), dir('a/c', 1)], [{ name: 'a/l2', target: { type: 'f', text: 'x' } }])],
     })
     watch.queue({ '/w/r/a': ['file.txt'] })
-    expect(((await memory.scan('k', 'r', fs, run)) as Scan).links.map((link) => link.name)).toEqual(['a/l2'])
+    expect(((await memory.scan('k', 'r', fs, run, UNSTOPPED)) as Scan).links.map((link) => link.name)).toEqual(['a/l2'])
     expect(run.calls.at(-1)).toEqual([['a'], 'one'])
     expect(fs.statted).toEqual([['/w/r']])
     // Read again under its watch: vouched for, not pending.
-    await memory.scan('k', 'r', fs, run)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED)
     expect(fs.statted.at(-1)).toEqual(['/w/r'])
   })
 
@@ -158,7 +158,9 @@ describe('LinkScanMemory with a watch', () => {
     })
     stamps.set('/w/r/a/n', stamped())
     watch.queue({ '/w/r': ['a', 'file'] })
-    expect(((await memory.scan('k', 'r', fs, run)) as Scan).links).toEqual([{ name: 'a/n/l', target: { type: 'd', text: '/y' } }])
+    expect(((await memory.scan('k', 'r', fs, run, UNSTOPPED)) as Scan).links).toEqual([
+      { name: 'a/n/l', target: { type: 'd', text: '/y' } },
+    ])
     expect(run.calls.slice(1)).toEqual([
       [['.'], 'one'],
       [['a'], 'all'],
@@ -166,7 +168,7 @@ describe('LinkScanMemory with a watch', () => {
     // a and a/c may be other inodes now: their watches go, and a and a/n are watched, pending.
     expect(watch.removed).toEqual(['/w/r/a', '/w/r/a/c'])
     expect(watch.added.slice(ALL.length)).toEqual(['/w/r/a', '/w/r/a/n'])
-    await memory.scan('k', 'r', fs, run)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED)
     expect(fs.statted.at(-1)).toEqual(['/w/r', '/w/r/a', '/w/r/a/n'])
   })
 
@@ -178,7 +180,7 @@ describe('LinkScanMemory with a watch', () => {
       answers: [scan([dir('.'), dir('a', 1), dir('b', 1)]), scan([dir('a'), dir('a/c', 1)]), scan([dir('b')])],
     })
     watch.queue(changes as Record<string, string[] | 'many'>)
-    await memory.scan('k', 'r', fs, run)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED)
     expect(run.calls[1]).toEqual([['.'], 'one'])
     expect(run.calls.slice(2).every(([, depth]) => depth === 'all')).toBe(true)
     expect(run.calls.slice(2).flatMap(([starts]) => starts)).toContain('a')
@@ -187,7 +189,7 @@ describe('LinkScanMemory with a watch', () => {
   it('ignores events of directories no longer watched or remembered', async () => {
     const { memory, fs, run, watch } = await watched()
     watch.queue({ '/w/r/gone': ['x'], '/w/r/a/c/d': ['y'] })
-    await memory.scan('k', 'r', fs, run)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED)
     expect(run.calls).toHaveLength(1)
   })
 
@@ -196,10 +198,10 @@ describe('LinkScanMemory with a watch', () => {
       unwatchable: ['/w/r/a'],
       answers: [scan([dir('a', 0, 1), dir('a/c', 1)]), scan([dir('a/c')])],
     })
-    await memory.scan('k', 'r', fs, run)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED)
     expect(fs.statted).toEqual([['/w/r', '/w/r/a']])
     stamps.set('/w/r/a', stamped(1))
-    await memory.scan('k', 'r', fs, run)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED)
     // Its subdirectory's watch vouched for nothing while a was unproven: walked whole.
     expect(run.calls.slice(1)).toEqual([
       [['a'], 'one'],
@@ -213,7 +215,7 @@ describe('LinkScanMemory with a watch', () => {
       answers: [scan([dir('.', 0, 1), dir('a', 1), dir('b', 1)])],
     })
     stamps.set('/w/r', stamped(1))
-    await memory.scan('k', 'r', fs, run)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED)
     expect(fs.statted).toEqual([['/w/r', '/w/r/b']])
     expect(run.calls.slice(1)).toEqual([[['.'], 'one']])
   })
@@ -223,7 +225,7 @@ describe('LinkScanMemory with a watch', () => {
     const second = fakeWatch()
     ;(fs as unknown as { watchDirectories: () => Promise<DirectoryWatch> }).watchDirectories = async () => (fs.starts++, second)
     watch.queue(undefined)
-    await memory.scan('k', 'r', fs, run)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED)
     expect(watch.closed).toBe(true)
     expect(fs.statted).toEqual([ALL])
     await memory.watchesStarted()
@@ -234,7 +236,7 @@ describe('LinkScanMemory with a watch', () => {
   it('walks again when the root is another directory, closing its watch', async () => {
     const { memory, fs, run, watch, stamps } = await watched({ answers: [tree()] })
     stamps.set('/w/r', stamped(0, '8'))
-    await memory.scan('k', 'r', fs, run)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED)
     expect(run.calls.at(-1)).toEqual([['.'], 'all'])
     expect(watch.closed).toBe(true)
   })
@@ -248,7 +250,7 @@ describe('LinkScanMemory with a watch', () => {
     ] as const) {
       const fs = fakeFs(known, [fakeWatch()])
       const run = runner([walk])
-      for (let i = 0; i < 3; i++) await memory.scan('k', 'r', fs, run)
+      for (let i = 0; i < 3; i++) await memory.scan('k', 'r', fs, run, UNSTOPPED)
       await memory.watchesStarted()
       expect(fs.starts).toBe(0)
     }
@@ -256,7 +258,7 @@ describe('LinkScanMemory with a watch', () => {
     const fs = fakeFs(stamps, [undefined, 'throw', undefined, fakeWatch()])
     const run = runner([tree()])
     for (let i = 0; i < 6; i++) {
-      await memory.scan('k', 'r', fs, run)
+      await memory.scan('k', 'r', fs, run, UNSTOPPED)
       await memory.watchesStarted()
     }
     expect(fs.starts).toBe(3)
@@ -265,7 +267,7 @@ describe('LinkScanMemory with a watch', () => {
 
   it("closes a root's watch when it is forgotten, walked again, or its starting watch comes too late", async () => {
     const { memory, fs, run, watch } = await watched({ answers: Array.from({ length: 16 }, () => scan([dir('.')])) })
-    for (let i = 0; i < 16; i++) await memory.scan(`other-${i}`, 'r', fs, run)
+    for (let i = 0; i < 16; i++) await memory.scan(`other-${i}`, 'r', fs, run, UNSTOPPED)
     expect(watch.closed).toBe(true)
 
     // A watch that starts only after its root was walked again is closed at once.
@@ -276,29 +278,32 @@ describe('LinkScanMemory with a watch', () => {
     slow.watchDirectories = () => new Promise((resolve) => (arrive = resolve))
     const again = new LinkScanMemory(SETTLE_MS, () => NOW)
     const walks = runner([tree(), tree()])
-    await again.scan('k', 'r', slow, walks)
-    await again.scan('k', 'r', slow, walks)
+    await again.scan('k', 'r', slow, walks, UNSTOPPED)
+    await again.scan('k', 'r', slow, walks, UNSTOPPED)
     stamps.set('/w/r', stamped(1))
     // The root's reading fails: the scan cannot be proven, so it walks.
     const third = runner(['find failed', tree()])
-    await again.scan('k', 'r', slow, third)
+    await again.scan('k', 'r', slow, third, UNSTOPPED)
     arrive(late)
     await again.watchesStarted()
     expect(late.closed).toBe(true)
   })
 
-  it('closes the watch of a scan that another search of the same root replaced', async () => {
+  it('leaves the scan it waited for, and its watch, to that search when its own signal aborts as it waits', async () => {
     const { memory, fs, run, watch } = await watched()
     let finish: (scan: Scan) => void = () => undefined
     const slowWalk: RunScan = () => new Promise((resolve) => (finish = resolve))
     // Two searches at once: one revalidates the remembered scan (and its watch); the other, whose
-    // signal aborted as it waited its turn, walks beside it (in a real search its walk stops at once).
-    const warm = memory.scan('k', 'r', fs, run)
-    const cold = memory.scan('k', 'r', fs, slowWalk, undefined, AbortSignal.abort())
+    // signal aborted as it waited its turn, walks alone (in a real search its walk stops at once).
+    const warm = memory.scan('k', 'r', fs, run, UNSTOPPED)
+    const cold = memory.scan('k', 'r', fs, slowWalk, AbortSignal.abort())
     await warm
     finish(tree())
-    await cold
-    expect(watch.closed).toBe(true)
+    expect(await cold).toEqual(tree())
+    // Nothing of the stopped call's walk is kept: the revalidated scan stands, watched.
+    expect(watch.closed).toBe(false)
+    expect(memory.watchedRoots).toBe(1)
+    expect(memory.size.roots).toBe(1)
   })
 
   it('matches the watches to the directories once it is in place, after searches that could not use it', async () => {
@@ -313,24 +318,24 @@ describe('LinkScanMemory with a watch', () => {
     const fs = fakeFs(stamps, [watch])
     const run = runner([tree(), scan([dir('.', 0, 1), dir('a', 1), dir('b', 1), dir('n', 1)]), scan([dir('n')])])
     const memory = new LinkScanMemory(SETTLE_MS, () => NOW)
-    await memory.scan('k', 'r', fs, run)
-    await memory.scan('k', 'r', fs, run)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED)
     // Not in place yet: this search stats as without a watch and finds a new directory n.
     stamps.set('/w/r', stamped(1))
     stamps.set('/w/r/n', stamped())
-    await memory.scan('k', 'r', fs, run)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED)
     release()
     await memory.watchesStarted()
     watch.add = add
-    await memory.scan('k', 'r', fs, run)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED)
     expect(watch.added).toEqual([...ALL, '/w/r/n'])
   })
 
   it("needs no look at its watch while the index's mark holds", async () => {
     const { memory, fs, run, watch } = await watched()
     const quiet = async () => 'm'
-    await memory.scan('k', 'r', fs, run, quiet)
-    await memory.scan('k', 'r', fs, run, quiet)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED, quiet)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED, quiet)
     expect(watch.looks).toBe(2)
     expect(fs.statted).toEqual([['/w/r'], []])
   })
@@ -342,13 +347,13 @@ describe('LinkScanMemory with a watch', () => {
     })
     stamps.delete('/w/r/a/c')
     watch.queue({ '/w/r/a': ['c'] })
-    await memory.scan('k', 'r', fs, run)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED)
     // Gone: no longer statted.
-    await memory.scan('k', 'r', fs, run)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED)
     expect(fs.statted.at(-1)).toEqual(['/w/r'])
     stamps.set('/w/r/a/c', stamped(3))
     watch.queue({ '/w/r/a': ['c'] })
-    await memory.scan('k', 'r', fs, run)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED)
     expect(run.calls.at(-1)).toEqual([['a/c'], 'all'])
   })
 
@@ -365,14 +370,14 @@ describe('LinkScanMemory with a watch', () => {
     const fs = fakeFs(stamps, [watch])
     const run = runner([tree(), scan([dir('.', 0, 1), dir('a', 1)])])
     const memory = new LinkScanMemory(SETTLE_MS, () => NOW)
-    await memory.scan('k', 'r', fs, run)
-    await memory.scan('k', 'r', fs, run)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED)
     stamps.set('/w/r', stamped(1))
     stamps.delete('/w/r/b')
-    await memory.scan('k', 'r', fs, run)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED)
     release()
     await memory.watchesStarted()
-    await memory.scan('k', 'r', fs, run)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED)
     expect(fs.statted.at(-1)).toEqual(['/w/r', '/w/r/a', '/w/r/a/c'])
     expect(watch.removed).toEqual(['/w/r/b'])
   })
@@ -383,10 +388,10 @@ describe('LinkScanMemory with a watch', () => {
     })
     stamps.set('/w/r/mnt', stamped(0, '7', '2'))
     watch.queue({ '/w/r': ['mnt'] })
-    await memory.scan('k', 'r', fs, run)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED)
     expect(watch.closed).toBe(true)
     expect(watch.added).not.toContain('/w/r/mnt')
-    await memory.scan('k', 'r', fs, run)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED)
     await memory.watchesStarted()
     // Every directory statted, as without a watch, and no other watch started while the mount is there.
     expect(fs.statted.at(-1)!.sort()).toEqual([...ALL, '/w/r/mnt'])
@@ -401,7 +406,7 @@ describe('LinkScanMemory with a watch', () => {
     const stopped: RunScan = async () => {
       throw new Error('the search was stopped')
     }
-    await expect(memory.scan('k', 'r', fs, stopped)).rejects.toThrow('stopped')
+    await expect(memory.scan('k', 'r', fs, stopped, UNSTOPPED)).rejects.toThrow('stopped')
     expect(watch.closed).toBe(true)
     expect(memory.size.roots).toBe(0)
   })

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import type { FileSystem, PathStamp } from '@dsh/core'
 import { LinkScanMemory, stampOf, type Scan, type ScannedDir } from '../../src/engine/link-scan-memory.js'
-import { runner } from './scan-runner.js'
+import { runner, UNSTOPPED } from './scan-runner.js'
 
 const SETTLE_MS = 1000
 // The fake clock: scans begin here, and a directory changed long before it is settled.
@@ -90,14 +90,14 @@ describe('LinkScanMemory', () => {
     const { memory, stamps, followed } = remembered()
     const fs = fakeFs(stamps, followed)
     const run = runner([coldScan()])
-    expect(await memory.scan('k', 'r', fs, run)).toEqual({
+    expect(await memory.scan('k', 'r', fs, run, UNSTOPPED)).toEqual({
       links: [{ name: 'a/l', target: { type: 'd', text: '/x' } }],
       workdir: '/w',
       complete: true,
     })
     expect(memory.size).toEqual({ roots: 1, entries: 4 })
     followed.set('/w/r/a/l', 'missing')
-    expect(await memory.scan('k', 'r', fs, run)).toEqual({
+    expect(await memory.scan('k', 'r', fs, run, UNSTOPPED)).toEqual({
       links: [{ name: 'a/l', target: { type: 'N', text: '/x' } }],
       workdir: '/w',
       complete: true,
@@ -112,10 +112,10 @@ describe('LinkScanMemory', () => {
     let mark: string | undefined = 'm1'
     const quiet = async () => mark
     const all = ['/w/r', '/w/r/a', '/w/r/b']
-    await memory.scan('k', 'r', fs, run, quiet)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED, quiet)
     // The same mark: no directory is statted, and where the link leads is judged anew.
     followed.set('/w/r/a/l', 'missing')
-    expect(await memory.scan('k', 'r', fs, run, quiet)).toEqual({
+    expect(await memory.scan('k', 'r', fs, run, UNSTOPPED, quiet)).toEqual({
       links: [{ name: 'a/l', target: { type: 'N', text: '/x' } }],
       workdir: '/w',
       complete: true,
@@ -123,14 +123,14 @@ describe('LinkScanMemory', () => {
     expect(fs.statted).toEqual([])
     // Another mark, or none: every directory is statted; the mark kept is the one taken this call.
     mark = 'm2'
-    await memory.scan('k', 'r', fs, run, quiet)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED, quiet)
     expect(fs.statted).toEqual(all)
     mark = undefined
-    await memory.scan('k', 'r', fs, run, quiet)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED, quiet)
     mark = 'm2'
-    await memory.scan('k', 'r', fs, run, quiet)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED, quiet)
     expect(fs.statted).toEqual([...all, ...all, ...all])
-    await memory.scan('k', 'r', fs, run, quiet)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED, quiet)
     expect(fs.statted).toHaveLength(9)
     expect(run.calls).toHaveLength(1)
   })
@@ -141,8 +141,8 @@ describe('LinkScanMemory', () => {
     const memory = new LinkScanMemory(SETTLE_MS, () => NOW)
     const fs = fakeFs(stamps, new Map())
     const run = runner([scan([dir('.'), ...names.map((name) => dir(name, 0, 1))])])
-    await memory.scan('k', 'r', fs, run)
-    expect(await memory.scan('k', 'r', fs, run)).toEqual({ links: [], workdir: '/w', complete: true })
+    await memory.scan('k', 'r', fs, run, UNSTOPPED)
+    expect(await memory.scan('k', 'r', fs, run, UNSTOPPED)).toEqual({ links: [], workdir: '/w', complete: true })
     expect(run.calls).toHaveLength(1)
   })
 
@@ -156,9 +156,9 @@ describe('LinkScanMemory', () => {
   ] as const)('takes a link to %j for a directory without a stat only when the walk proved one is there', async (text, type, stats) => {
     const { memory, stamps } = remembered()
     const fs = fakeFs(stamps, new Map())
-    await memory.scan('k', 'r', fs, runner([walkWith(text)]))
+    await memory.scan('k', 'r', fs, runner([walkWith(text)]), UNSTOPPED)
     const calls = fs.calls
-    expect((await memory.scan('k', 'r', fs, runner([]))) as Scan).toMatchObject({ links: [{ target: { type, text } }] })
+    expect((await memory.scan('k', 'r', fs, runner([]), UNSTOPPED)) as Scan).toMatchObject({ links: [{ target: { type, text } }] })
     // One stamp of the directories, and one of the links when a link is left to the file system.
     expect(fs.calls - calls).toBe(1 + stats)
   })
@@ -174,9 +174,9 @@ describe('LinkScanMemory', () => {
   ] as const)('spells a target that is %s as find would (%s)', async (kind, type) => {
     const { memory, stamps, followed } = remembered()
     const run = runner([coldScan()])
-    await memory.scan('k', 'r', fakeFs(stamps, followed), run)
+    await memory.scan('k', 'r', fakeFs(stamps, followed), run, UNSTOPPED)
     followed.set('/w/r/a/l', kind)
-    expect((await memory.scan('k', 'r', fakeFs(stamps, followed), run)) as Scan).toMatchObject({ links: [{ target: { type } }] })
+    expect((await memory.scan('k', 'r', fakeFs(stamps, followed), run, UNSTOPPED)) as Scan).toMatchObject({ links: [{ target: { type } }] })
   })
 
   it('reads again one level of each directory whose stamp moved, and walks a directory new since', async () => {
@@ -194,9 +194,9 @@ describe('LinkScanMemory', () => {
       ),
       scan([dir('a/n'), dir('a/n/m', 0, 1)], [{ name: 'a/n/m/z', target: { type: 'L', text: 'z' } }]),
     ])
-    await memory.scan('k', 'r', fs, run)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED)
     stamps.set('/w/r/a', stamped(1))
-    const warm = (await memory.scan('k', 'r', fs, run)) as Scan
+    const warm = (await memory.scan('k', 'r', fs, run, UNSTOPPED)) as Scan
     expect(run.calls.slice(1)).toEqual([
       [['a'], 'one'],
       [['a/n'], 'all'],
@@ -209,7 +209,7 @@ describe('LinkScanMemory', () => {
     // Each directory read this time is remembered; the next call reads none of them.
     stamps.set('/w/r/a/n', stamped(0))
     stamps.set('/w/r/a/n/m', stamped(0))
-    expect(((await memory.scan('k', 'r', fs, run)) as Scan).links.map((link) => link.name)).toEqual(['a/k', 'a/l', 'a/n/m/z'])
+    expect(((await memory.scan('k', 'r', fs, run, UNSTOPPED)) as Scan).links.map((link) => link.name)).toEqual(['a/k', 'a/l', 'a/n/m/z'])
     expect(run.calls).toHaveLength(3)
   })
 
@@ -222,9 +222,9 @@ describe('LinkScanMemory', () => {
       scan([dir('b', 0, 0, RECENT)]),
     ])
     const fs = fakeFs(stamps, followed)
-    await memory.scan('k', 'r', fs, run)
-    await memory.scan('k', 'r', fs, run)
-    await memory.scan('k', 'r', fs, run)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED)
     expect(run.calls.slice(1)).toEqual([
       [['b'], 'one'],
       [['b'], 'one'],
@@ -240,11 +240,13 @@ describe('LinkScanMemory', () => {
     ])
     stamps.set('/w/r/b/c', stamped(0))
     const fs = fakeFs(stamps, followed)
-    await memory.scan('k', 'r', fs, run)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED)
     stamps.set('/w/r', stamped(1))
     stamps.delete('/w/r/a')
     stamps.set('/w/r/b', { kind: 'link' })
-    expect(((await memory.scan('k', 'r', fs, run)) as Scan).links).toEqual([{ name: 'b', target: { type: 'd', text: 'elsewhere' } }])
+    expect(((await memory.scan('k', 'r', fs, run, UNSTOPPED)) as Scan).links).toEqual([
+      { name: 'b', target: { type: 'd', text: 'elsewhere' } },
+    ])
     expect(memory.size).toEqual({ roots: 1, entries: 2 })
   })
 
@@ -278,56 +280,60 @@ describe('LinkScanMemory', () => {
     const real = new Map<string, string>()
     const fs = fakeFs(stamps, followed, real)
     const run = runner([coldScan(), ...answers, coldScan()])
-    await memory.scan('k', 'r', fs, run)
+    await memory.scan('k', 'r', fs, run, UNSTOPPED)
     change(real, stamps)
-    expect(((await memory.scan('k', 'r', fs, run)) as Scan).links).toHaveLength(1)
+    expect(((await memory.scan('k', 'r', fs, run, UNSTOPPED)) as Scan).links).toHaveLength(1)
     expect(run.calls.at(-1)).toEqual([['.'], 'all'])
   })
 
   it('remembers no walk that failed, missed a directory, listed none, or whose root does not resolve', async () => {
     const memory = new LinkScanMemory(SETTLE_MS, () => NOW)
     const fs = fakeFs(new Map(), new Map(), new Map([['/w/gone', 'fail']]))
-    expect(await memory.scan('k', 'r', fs, runner(['no find']))).toBe('no find')
+    expect(await memory.scan('k', 'r', fs, runner(['no find']), UNSTOPPED)).toBe('no find')
     const incomplete = scan([dir('.')], [], false)
-    expect(await memory.scan('k', 'r', fs, runner([incomplete]))).toBe(incomplete)
+    expect(await memory.scan('k', 'r', fs, runner([incomplete]), UNSTOPPED)).toBe(incomplete)
     const names = scan(undefined, [{ name: 'x' }])
-    expect(await memory.scan('k', 'r', fs, runner([names]))).toBe(names)
-    await memory.scan('k', 'gone', fs, runner([scan([dir('.')])]))
-    await memory.scan('k', 'r', fs, runner([scan([dir('a')])]))
+    expect(await memory.scan('k', 'r', fs, runner([names]), UNSTOPPED)).toBe(names)
+    await memory.scan('k', 'gone', fs, runner([scan([dir('.')])]), UNSTOPPED)
+    await memory.scan('k', 'r', fs, runner([scan([dir('a')])]), UNSTOPPED)
     expect(memory.size).toEqual({ roots: 0, entries: 0 })
   })
 
   it('keeps at most 16 roots and 200,000 entries, forgetting the least recently searched first', async () => {
     const memory = new LinkScanMemory(SETTLE_MS, () => NOW)
     const fs = fakeFs(new Map([['/w/r', stamped(0)]]), new Map())
-    for (let i = 0; i < 18; i++) await memory.scan(`k${i}`, 'r', fs, runner([scan([dir('.')])]))
+    for (let i = 0; i < 18; i++) await memory.scan(`k${i}`, 'r', fs, runner([scan([dir('.')])]), UNSTOPPED)
     expect(memory.size).toEqual({ roots: 16, entries: 16 })
     // k2 searched again: the oldest kept is k3 now.
-    await memory.scan('k2', 'r', fs, runner([]))
+    await memory.scan('k2', 'r', fs, runner([]), UNSTOPPED)
     const big = (count: number) => scan([dir('.'), ...Array.from({ length: count }, (_, i) => dir(`d${i}`, 0, 1))])
-    await memory.scan('big', 'r', fs, runner([big(199_990)]))
+    await memory.scan('big', 'r', fs, runner([big(199_990)]), UNSTOPPED)
     expect(memory.size.roots).toBeLessThan(16)
     expect(memory.size.entries).toBeLessThanOrEqual(200_000)
-    await memory.scan('k2', 'r', fs, runner([]))
-    await memory.scan('huge', 'r', fs, runner([big(200_000)]))
+    await memory.scan('k2', 'r', fs, runner([]), UNSTOPPED)
+    await memory.scan('huge', 'r', fs, runner([big(200_000)]), UNSTOPPED)
     expect(memory.size.entries).toBeLessThanOrEqual(200_000)
     const before = memory.size
-    await memory.scan('huge', 'r', fs, runner([big(200_000)]))
+    await memory.scan('huge', 'r', fs, runner([big(200_000)]), UNSTOPPED)
     expect(memory.size).toEqual(before)
   })
 
   describe('a walk under way', () => {
-    /** A runner whose first walk answers only when `finish` is called; later calls as `runner` answers them. */
+    /** A runner whose first walk answers only when `finish` is called (or rejects on `fail`); later calls as `runner` answers them. */
     const held = (first: Scan | string, later: Array<Scan | string> = []) => {
       const rest = runner(later)
       const calls: Array<readonly string[]> = []
       let finish!: () => void
-      const answer = new Promise<Scan | string>((resolve) => (finish = () => resolve(first)))
+      let fail!: (error: Error) => void
+      const answer = new Promise<Scan | string>((resolve, reject) => {
+        finish = () => resolve(first)
+        fail = reject
+      })
       const run = (starts: readonly string[], depth: 'all' | 'one') => {
         calls.push(starts)
         return calls.length > 1 ? rest(starts, depth) : answer
       }
-      return { run, calls, finish }
+      return { run, calls, finish, fail }
     }
 
     it('is waited for and then checked as a remembered scan, so the tree is walked once and a change during it is seen', async () => {
@@ -335,9 +341,9 @@ describe('LinkScanMemory', () => {
       const fs = fakeFs(stamps, followed)
       // a changes while the walk runs: the call that waited reads it again.
       const walk = held(coldScan(), [scan([dir('a', 1)], [{ name: 'a/l', target: { type: 'd', text: '/y' } }])])
-      const first = memory.scan('k', 'r', fs, walk.run)
-      const waiting = memory.scan('k', 'r', fs, walk.run, undefined, new AbortController().signal)
-      const alsoWaiting = memory.scan('k', 'r', fs, runner([]))
+      const first = memory.scan('k', 'r', fs, walk.run, UNSTOPPED)
+      const waiting = memory.scan('k', 'r', fs, walk.run, UNSTOPPED)
+      const alsoWaiting = memory.scan('k', 'r', fs, runner([]), UNSTOPPED)
       await Promise.resolve()
       expect(walk.calls).toEqual([['.']])
       stamps.set('/w/r/a', stamped(1))
@@ -353,11 +359,24 @@ describe('LinkScanMemory', () => {
     it('that fails leaves the waiting call to walk its own', async () => {
       const { memory, stamps, followed } = remembered()
       const walk = held('listing them failed (find exited 2)', [coldScan()])
-      const first = memory.scan('k', 'r', fakeFs(stamps, followed), walk.run)
-      const waiting = memory.scan('k', 'r', fakeFs(stamps, followed), walk.run)
+      const first = memory.scan('k', 'r', fakeFs(stamps, followed), walk.run, UNSTOPPED)
+      const waiting = memory.scan('k', 'r', fakeFs(stamps, followed), walk.run, UNSTOPPED)
       walk.finish()
       expect(await first).toBe('listing them failed (find exited 2)')
       expect(((await waiting) as Scan).links).toHaveLength(1)
+      expect(walk.calls).toEqual([['.'], ['.']])
+      expect(memory.size.roots).toBe(1)
+    })
+
+    it('that rejects leaves the waiting call to walk its own, neither reusing it nor hanging', async () => {
+      const { memory, stamps, followed } = remembered()
+      const fs = fakeFs(stamps, followed)
+      const walk = held(coldScan(), [coldScan()])
+      const first = memory.scan('k', 'r', fs, walk.run, UNSTOPPED)
+      const waiting = memory.scan('k', 'r', fs, walk.run, UNSTOPPED)
+      walk.fail(new Error('find was killed'))
+      await expect(first).rejects.toThrow('find was killed')
+      expect(((await waiting) as Scan).links).toEqual([{ name: 'a/l', target: { type: 'd', text: '/x' } }])
       expect(walk.calls).toEqual([['.'], ['.']])
       expect(memory.size.roots).toBe(1)
     })
@@ -366,13 +385,13 @@ describe('LinkScanMemory', () => {
       const { memory, stamps, followed } = remembered()
       const fs = fakeFs(stamps, followed)
       const walk = held(coldScan(), ['stopped', 'stopped'])
-      const first = memory.scan('k', 'r', fs, walk.run)
+      const first = memory.scan('k', 'r', fs, walk.run, UNSTOPPED)
       const stop = new AbortController()
-      const waiting = memory.scan('k', 'r', fs, walk.run, undefined, stop.signal)
+      const waiting = memory.scan('k', 'r', fs, walk.run, stop.signal)
       stop.abort()
       // Its own scan runs (and, with its signal aborted, stops at once), the walk under way untouched.
       expect(await waiting).toBe('stopped')
-      expect(await memory.scan('k', 'r', fs, walk.run, undefined, AbortSignal.abort())).toBe('stopped')
+      expect(await memory.scan('k', 'r', fs, walk.run, AbortSignal.abort())).toBe('stopped')
       walk.finish()
       expect(((await first) as Scan).links).toHaveLength(1)
       expect(walk.calls).toEqual([['.'], ['.'], ['.']])

@@ -12,3 +12,6 @@ export function runner(answers: Array<Scan | string>): RunScan & { calls: Array<
   }
   return Object.assign(run, { calls })
 }
+
+/** The signal of a call nobody stops: what a scan gets unless a test stops it. */
+export const UNSTOPPED = new AbortController().signal

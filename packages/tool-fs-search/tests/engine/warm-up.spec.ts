@@ -122,15 +122,15 @@ describe('searchWarmUp', () => {
 
   it('leaves a refused or missing workspace to its first search, rejects as the index prepare does, and yields to a host warm-up', async () => {
     const work = linkedTree('warm-refused')
-    for (const check of [
-      () => Promise.reject(new AccessError('ACCESS_OUTSIDE_ROOTS', 'outside the roots')),
-      // A host policy's own failure is its word too.
-      () => Promise.reject(new Error('policy store offline')),
-    ]) {
-      const refused = await counting(undefined, { access: { check } })
-      await expect(prepare(refused.harness, work)).resolves.toBeUndefined()
-      expect(refused.walks()).toBe(0)
-    }
+    const refused = await counting(undefined, {
+      access: { check: () => Promise.reject(new AccessError('ACCESS_OUTSIDE_ROOTS', 'outside the roots')) },
+    })
+    await expect(prepare(refused.harness, work)).resolves.toBeUndefined()
+    expect(refused.walks()).toBe(0)
+    // A host policy that fails to answer has refused nothing: its failure is the warm-up's, and nothing is walked.
+    const offline = await counting(undefined, { access: { check: () => Promise.reject(new Error('policy store offline')) } })
+    await expect(prepare(offline.harness, work)).rejects.toThrow('policy store offline')
+    expect(offline.walks()).toBe(0)
     const missing = await counting()
     await expect(prepare(missing.harness, join(work, 'gone'))).resolves.toBeUndefined()
     expect(missing.walks()).toBe(0)
