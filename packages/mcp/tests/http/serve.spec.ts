@@ -4,6 +4,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterEach, describe, expect, it } from 'vitest'
 import { parseListenAddress, serveMcpHttp, type ServeMcpHttpOptions } from '@dsh/mcp'
 import type { Harness } from '@dsh/core'
+import { budgetMs } from '../../../../test-support/budget.js'
 import { deferringHarness, preparingIndex, serverOptions, silentLogger, testHarness, waitUntil, type TestHarness } from '../fixtures.js'
 import { errorOf, INITIALIZE, postHeaders, rawRequest } from './raw-request.js'
 
@@ -260,7 +261,7 @@ describe('serveMcpHttp', () => {
     ).then(() => (resolved = true))
     // Listening completes in a later turn of the event loop: this abort comes while it is pending.
     controller.abort()
-    expect(await waitUntil(() => resolved, 10_000)).toBe(true)
+    expect(await waitUntil(() => resolved, budgetMs(10_000))).toBe(true)
     expect(dirs).toEqual([])
   })
 
