@@ -189,18 +189,15 @@ export interface ClientSetup {
   onToolsChanged?: (tools: Tool[]) => void
 }
 
+/** The options a test server runs with: calls run in /fallback, session `mcp`, dsh 9.9.9; `overrides` replace any. */
+export function serverOptions(harness: Harness, overrides: Partial<DshMcpOptions> = {}): DshMcpOptions {
+  return { harness, fallbackCwd: '/fallback', session: 'mcp', name: 'dsh', version: '9.9.9', logger: silentLogger(), ...overrides }
+}
+
 /** Connects the official client to a fresh server over linked in-memory transports. */
 export async function connect(harness: Harness, options: Partial<DshMcpOptions> = {}, setup: ClientSetup = {}): Promise<Connection> {
   const logger = silentLogger()
-  const server = createDshMcpServer({
-    harness,
-    fallbackCwd: '/fallback',
-    session: 'mcp',
-    name: 'dsh',
-    version: '9.9.9',
-    logger,
-    ...options,
-  })
+  const server = createDshMcpServer(serverOptions(harness, { logger, ...options }))
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   const sent: JSONRPCMessage[] = []
   const send = serverSide.send.bind(serverSide)
@@ -238,14 +235,7 @@ export interface RawSession {
 
 /** Connects a fresh server over linked in-memory transports and initializes it by hand. */
 export async function rawSession(harness: Harness): Promise<RawSession> {
-  const server = createDshMcpServer({
-    harness,
-    fallbackCwd: '/fallback',
-    session: 'mcp',
-    name: 'dsh',
-    version: '9.9.9',
-    logger: silentLogger(),
-  })
+  const server = createDshMcpServer(serverOptions(harness))
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   const waiting = new Map<unknown, (message: JSONRPCMessage) => void>()
   clientSide.onmessage = (message) => {

@@ -3,7 +3,9 @@ import { request } from 'node:http'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterEach, describe, expect, it } from 'vitest'
 import { parseListenAddress, serveMcpHttp, type ServeMcpHttpOptions } from '@dsh/mcp'
-import { deferringHarness, preparingIndex, silentLogger, testHarness, waitUntil, type TestHarness } from '../fixtures.js'
+import type { Harness } from '@dsh/core'
+import { budgetMs } from '../../../../test-support/budget.js'
+import { deferringHarness, preparingIndex, serverOptions, silentLogger, testHarness, waitUntil, type TestHarness } from '../fixtures.js'
 import { errorOf, INITIALIZE, postHeaders, rawRequest } from './raw-request.js'
 
 const TOKEN = 'test-token-0123456789'
@@ -29,19 +31,7 @@ async function serve(options: Partial<ServeMcpHttpOptions> & { mcp?: Record<stri
   const controller = new AbortController()
   let listening!: (url: string) => void
   const listened = new Promise<string>((resolve) => (listening = resolve))
-  const stopped = serveMcpHttp({
-    harness: test.harness,
-    fallbackCwd: '/fallback',
-    session: 'mcp',
-    name: 'dsh',
-    version: '9.9.9',
-    logger,
-    address: address('127.0.0.1:0'),
-    token: TOKEN,
-    signal: controller.signal,
-    onListening: listening,
-    ...rest,
-  })
+  const stopped = serveMcpHttp(serveOptions(test.harness, { logger, signal: controller.signal, onListening: listening, ...rest }))
   const url = await Promise.race([listened, stopped.then(() => Promise.reject(new Error('stopped before listening')))])
   const serving = {
     url,
@@ -55,6 +45,21 @@ async function serve(options: Partial<ServeMcpHttpOptions> & { mcp?: Record<stri
   }
   servers.push(serving)
   return serving
+}
+
+/**
+ * The options every test serves with: the test server's (fixtures.ts) on 127.0.0.1, a free port, with
+ * the token, a signal nobody aborts, and a listener that fails the test; `overrides` replace any.
+ */
+function serveOptions(harness: Harness, overrides: Partial<ServeMcpHttpOptions> = {}): ServeMcpHttpOptions {
+  return {
+    ...serverOptions(harness),
+    address: address('127.0.0.1:0'),
+    token: TOKEN,
+    signal: new AbortController().signal,
+    onListening: () => expect.fail('it must not listen'),
+    ...overrides,
+  }
 }
 
 function address(text: string) {
@@ -230,18 +235,7 @@ describe('serveMcpHttp', () => {
 
   it('refuses to serve an address other machines can reach without a token', async () => {
     const test = await testHarness()
-    const serving = serveMcpHttp({
-      harness: test.harness,
-      fallbackCwd: '/fallback',
-      session: 'mcp',
-      name: 'dsh',
-      version: '9.9.9',
-      logger: silentLogger(),
-      address: address('0.0.0.0:0'),
-      token: undefined,
-      signal: new AbortController().signal,
-      onListening: () => expect.fail('it must not listen'),
-    })
+    const serving = serveMcpHttp(serveOptions(test.harness, { address: address('0.0.0.0:0'), token: undefined }))
     await expect(serving).rejects.toThrow('serving MCP on 0.0.0.0, which other machines can reach, needs a bearer token')
   })
 
@@ -254,18 +248,7 @@ describe('serveMcpHttp', () => {
 
   it('returns at once, never listening, when the signal is already aborted', async () => {
     const test = await testHarness()
-    await serveMcpHttp({
-      harness: test.harness,
-      fallbackCwd: '/fallback',
-      session: 'mcp',
-      name: 'dsh',
-      version: '9.9.9',
-      logger: silentLogger(),
-      address: address('127.0.0.1:0'),
-      token: TOKEN,
-      signal: AbortSignal.abort(),
-      onListening: () => expect.fail('it must not listen'),
-    })
+    await serveMcpHttp(serveOptions(test.harness, { signal: AbortSignal.abort() }))
   })
 
   it('resolves, neither serving nor preparing, when the signal aborts while the port is being bound', async () => {
@@ -273,21 +256,12 @@ describe('serveMcpHttp', () => {
     const { harness } = await testHarness({ searchIndex })
     const controller = new AbortController()
     let resolved = false
-    void serveMcpHttp({
-      harness,
-      fallbackCwd: '/fallback',
-      session: 'mcp',
-      name: 'dsh',
-      version: '9.9.9',
-      logger: silentLogger(),
-      address: address('127.0.0.1:0'),
-      token: TOKEN,
-      signal: controller.signal,
-      onListening: () => expect.fail('it must not announce a server it stopped'),
-    }).then(() => (resolved = true))
+    void serveMcpHttp(
+      serveOptions(harness, { signal: controller.signal, onListening: () => expect.fail('it must not announce a server it stopped') }),
+    ).then(() => (resolved = true))
     // Listening completes in a later turn of the event loop: this abort comes while it is pending.
     controller.abort()
-    expect(await waitUntil(() => resolved, 10_000)).toBe(true)
+    expect(await waitUntil(() => resolved, budgetMs(10_000))).toBe(true)
     expect(dirs).toEqual([])
   })
 
