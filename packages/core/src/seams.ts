@@ -377,6 +377,12 @@ export interface IndexQuery {
    * link, so everything rg reaches through one is read. @default []
    */
   followedLinks?: ReadonlyArray<{ path: string; directory: boolean }>
+  /**
+   * Given when the caller knows, from rg's own file list taken with the search's flags and still
+   * valid, which files below `dir` rg's walk reaches: for a path from `dir` the path rg prints for
+   * it, or undefined when rg's walk does not reach it.
+   */
+  walked?: (local: string) => string | undefined
   signal: AbortSignal
 }
 
@@ -391,8 +397,11 @@ export type IndexFallback = 'no-index' | 'refused' | 'unreducible' | 'broad' | '
 export type IndexAnswer =
   | {
       kind: 'candidates'
-      /** An absolute path for rg's `--ignore-file`; valid until `release()`. */
-      ignoreFile: string
+      /** An absolute path for rg's `--ignore-file`; valid until `release()`. Undefined when nothing is left to walk. */
+      ignoreFile: string | undefined
+      /** An absolute path of a file of NUL-terminated paths rg searches by name; valid until `release()`. */
+      namedFile: string | undefined
+      named: number
       /** Files the index holds under `dir`. */
       indexedFiles: number
       /** Indexed files whose contents may match. */

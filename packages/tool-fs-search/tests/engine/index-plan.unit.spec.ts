@@ -30,6 +30,7 @@ const search = {
   caseInsensitive: true,
   multiline: false,
   links: { ...NO_LINKS, followed: [{ path: 'l', directory: true }] },
+  fileList: 'LIST',
 }
 
 describe('planIndexedSearch', () => {
@@ -38,13 +39,15 @@ describe('planIndexedSearch', () => {
     const { ctx, queries } = context({
       kind: 'candidates',
       ignoreFile: '/i/f',
+      namedFile: undefined,
+      named: 0,
       indexedFiles: 9,
       candidates: 2,
       changed: 1,
       release: async () => void (released = true),
     })
     const planned = await planIndexedSearch(ctx, exec('/w'), search)
-    expect(planned.flags).toEqual(['--ignore-file=/i/f'])
+    expect(planned.route).toEqual({ ignoreFile: '/i/f' })
     expect(planned.use).toEqual({ used: true, indexedFiles: 9, candidates: 2, changed: 1 })
     expect(queries[0]).toMatchObject({
       dir: '/w/src',
@@ -61,7 +64,7 @@ describe('planIndexedSearch', () => {
   it('reports a full scan and why, adding nothing to the command', async () => {
     const { ctx } = context({ kind: 'full-scan', reason: 'unreducible', detail: 'no literal' })
     const planned = await planIndexedSearch(ctx, exec('/w'), search)
-    expect(planned.flags).toEqual([])
+    expect(planned.route).toEqual({})
     expect(planned.use).toEqual({ used: false, reason: 'unreducible', detail: 'no literal' })
     await planned.release()
   })
