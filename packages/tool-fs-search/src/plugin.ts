@@ -4,7 +4,7 @@ import type { SearchConfig } from './config.js'
 import { createGlobTool } from './dsh/glob/tool.js'
 import { createGrepTool } from './dsh/grep/tool.js'
 import { LinkScanMemory } from './engine/link-scan-memory.js'
-import { RgFileLists } from './engine/rg-file-lists.js'
+import { PROCESS_FILE_LISTS } from './engine/rg-file-lists.js'
 import { createSearchWarmUp } from './engine/warm-up.js'
 import type { ProbeCache } from './engine/probe/cache.js'
 import { probeExecutor } from './engine/probe/executor.js'
@@ -56,7 +56,6 @@ export async function apply(ctx: SearchPluginContext, config: SearchConfig): Pro
     : shared?.settleMs === config.linkScanSettleMs && shared.watchTrees === config.watchLinkScans
       ? shared
       : new LinkScanMemory(config.linkScanSettleMs, Date.now, config.watchLinkScans)
-  const rgFileLists = new RgFileLists()
   const search = {
     bash: ctx.bash,
     rg: rg.chosen,
@@ -66,7 +65,7 @@ export async function apply(ctx: SearchPluginContext, config: SearchConfig): Pro
     fs: () => ctx.get('fs'),
     searchIndex: () => ctx.get('searchIndex'),
     linkScans: () => linkScans,
-    rgFileLists: () => rgFileLists,
+    rgFileLists: () => PROCESS_FILE_LISTS,
   }
   // A host's own warm-up stands.
   if (ctx.get('searchWarmUp') === undefined) ctx.provide('searchWarmUp', createSearchWarmUp(search))

@@ -35,7 +35,6 @@ export class RgFileLists {
   private readonly kept = new Map<string, Kept>()
   private taking: Promise<void> = Promise.resolve()
   private readonly pending = new Set<string>()
-  private readonly stop = new AbortController()
 
   /** `max`: lists kept at once (each holds a tree's paths); the oldest used goes first. */
   constructor(private readonly max = 4) {}
@@ -55,7 +54,8 @@ export class RgFileLists {
     this.pending.add(key)
     this.taking = this.taking.then(async () => {
       try {
-        const kept = await takeList(how, this.stop.signal)
+        // The walk's own time limit (the configured one) is what stops it: no search waits for it.
+        const kept = await takeList(how, new AbortController().signal)
         if (kept === undefined) this.kept.delete(key)
         else this.keep(key, kept)
       } catch {
@@ -71,12 +71,6 @@ export class RgFileLists {
   /** Resolves when every walk queued so far is done (tests, and a process about to exit). */
   settled(): Promise<void> {
     return this.taking
-  }
-
-  /** Stops a walk under way and forgets every list. */
-  close(): void {
-    this.stop.abort()
-    this.kept.clear()
   }
 
   private keep(key: string, kept: Kept): void {
@@ -106,7 +100,8 @@ async function takeList(how: ListTaking, signal: AbortSignal): Promise<Kept | un
  */
 export function parseList(output: Buffer): { locals: ReadonlySet<string>; prefix: string } {
   const text = output.toString('latin1')
-  const paths = text === '' ? [] : text.slice(0, text.endsWith('\0') ? -1 : undefined).split('\0')
+  // Each path ends in a NUL, so the last piece is empty.
+  const paths = text.split('\0').slice(0, -1)
   const prefix = paths[0]?.startsWith('./') === true ? './' : ''
   const locals = new Set<string>()
   for (const printed of paths) {
@@ -127,22 +122,27 @@ export async function outsideStamps(dir: string, env: NodeJS.ProcessEnv = proces
   for (let at = path.dirname(dir), last = dir; at !== last; last = at, at = path.dirname(at)) {
     for (const name of ['.gitignore', '.ignore', '.rgignore', '.git', '.git/info/exclude']) paths.push(path.join(at, name))
   }
-  const home = env['HOME'] ?? ''
-  const config = env['XDG_CONFIG_HOME'] || path.join(home, '.config')
-  const configs = [path.join(home, '.gitconfig'), path.join(config, 'git', 'config')]
-  paths.push(...configs, path.join(config, 'git', 'ignore'))
+  // Without HOME (and XDG_CONFIG_HOME) git has no global configuration to read.
+  const home = env['HOME'] || undefined
+  const config = env['XDG_CONFIG_HOME'] || (home === undefined ? undefined : path.join(home, '.config'))
+  const configs = [
+    ...(home === undefined ? [] : [path.join(home, '.gitconfig')]),
+    ...(config === undefined ? [] : [path.join(config, 'git', 'config')]),
+  ]
+  if (config !== undefined) paths.push(path.join(config, 'git', 'ignore'))
+  paths.push(...configs)
   for (const file of configs) paths.push(...(await excludesFilesOf(file, home)))
   const stamps = await Promise.all(paths.map(stampOf))
   return stamps.join('\n')
 }
 
 /** The `excludesFile` values a git configuration file names (any section: a stale list costs a walk, a missed one a wrong answer). */
-async function excludesFilesOf(file: string, home: string): Promise<string[]> {
+async function excludesFilesOf(file: string, home: string | undefined): Promise<string[]> {
   const text = await readFile(file, 'utf8').catch(() => '')
   const files: string[] = []
   for (const [, value] of text.matchAll(/^\s*excludesfile\s*=\s*(.*?)\s*$/gim)) {
     const unquoted = value!.replace(/^"(.*)"$/, '$1')
-    files.push(unquoted.startsWith('~/') ? path.join(home, unquoted.slice(2)) : unquoted)
+    files.push(unquoted.startsWith('~/') && home !== undefined ? path.join(home, unquoted.slice(2)) : unquoted)
   }
   return files
 }
@@ -151,3 +151,9 @@ async function stampOf(file: string): Promise<string> {
   const info = await lstat(file, { bigint: true }).catch(() => undefined)
   return info === undefined ? `${file} -` : `${file} ${info.ino} ${info.size} ${info.mtimeNs} ${info.ctimeNs}`
 }
+
+/**
+ * The process's lists, as the index's watchers are one for the process (the warm server builds a
+ * harness a call): a list is used only under the quiet mark of this machine's index.
+ */
+export const PROCESS_FILE_LISTS = new RgFileLists()
