@@ -60,12 +60,15 @@ describe('RgFileLists', () => {
     const gate = new Promise<void>((resolve) => (release = resolve))
     const slow = { ...taking(list('./a')), walk: async () => (await gate, list('./a')) }
     const first = lists.take('a', slow)
-    const again = lists.take('a', taking(list('./other')))
+    const other = taking(list('./other'))
+    const again = lists.take('a', other)
     const second = lists.take('b', taking(list('b/x')))
-    expect(again).toBe(first === again ? first : again)
     release()
     await lists.settled()
-    await Promise.all([first, second])
+    await Promise.all([first, again, second])
+    // 'a' was queued already: the second request walked nothing.
+    expect(other.walks).toBe(0)
+    expect(lists.walked('a', 'm', 's')!('other')).toBeUndefined()
     expect(lists.walked('a', 'm', 's')!('a')).toBe('./a')
     expect(lists.walked('b', 'm', 's')!('b/x')).toBe('b/x')
     // 'b' was used last: a third list drops 'a'.
