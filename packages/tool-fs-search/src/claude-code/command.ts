@@ -58,7 +58,9 @@ export function buildClaudeGrepCommand(options: ClaudeGrepCommandOptions): strin
 }
 
 /** The script that lists what this Grep's walk reaches, for the index to name its candidates (docs/design.md#named-candidates). */
-export function claudeGrepFileListCommand(options: Pick<ClaudeGrepCommandOptions, 'rg' | 'target' | 'plan' | 'excludes' | 'links' | 'type'>): string {
+export function claudeGrepFileListCommand(
+  options: Pick<ClaudeGrepCommandOptions, 'rg' | 'target' | 'plan' | 'excludes' | 'links' | 'type'>,
+): string {
   return fileListCommand(options.rg, claudeGrepSelection(options), claudeGrepPrelude(options))
 }
 
@@ -66,7 +68,13 @@ function claudeGrepSelection({ links = NO_LINKS, type }: Pick<ClaudeGrepCommandO
   return grepSelection(links, type === undefined ? [] : [`--type=${type}`])
 }
 
-function claudeGrepPrelude({ target, plan, excludes, links = NO_LINKS, type }: Pick<ClaudeGrepCommandOptions, 'target' | 'plan' | 'excludes' | 'links' | 'type'>): string[] {
+function claudeGrepPrelude({
+  target,
+  plan,
+  excludes,
+  links = NO_LINKS,
+  type,
+}: Pick<ClaudeGrepCommandOptions, 'target' | 'plan' | 'excludes' | 'links' | 'type'>): string[] {
   const filtered = plan.args.length > 0 || plan.subdir !== undefined || type !== undefined
   return targetPrelude(target, plan, searchExclusionArgs(excludes, links), filtered)
 }

@@ -105,7 +105,14 @@ describe('planIndexedSearch with the lists of rg walks', () => {
       run: async (spec: { stdoutSink: (chunk: Uint8Array) => void } & Record<string, unknown>) => {
         specs.push(spec)
         spec.stdoutSink(Buffer.from(printed, 'latin1'))
-        return { exitCode, stop, signal: null, durationMs: 1, stdout: { text: '', truncated: false, totalBytes: 0 }, stderr: { text: '', truncated: false, totalBytes: 0 } }
+        return {
+          exitCode,
+          stop,
+          signal: null,
+          durationMs: 1,
+          stdout: { text: '', truncated: false, totalBytes: 0 },
+          stderr: { text: '', truncated: false, totalBytes: 0 },
+        }
       },
     }
     const lists = new RgFileLists()

@@ -89,7 +89,12 @@ export function buildGrepCommand({
 }
 
 /** The prelude of dsh's grep script: also the prelude of its file list. */
-export function grepPrelude({ target, plan, excludes = [], links = NO_LINKS }: Pick<GrepCommandOptions, 'target' | 'plan' | 'excludes' | 'links'>): string[] {
+export function grepPrelude({
+  target,
+  plan,
+  excludes = [],
+  links = NO_LINKS,
+}: Pick<GrepCommandOptions, 'target' | 'plan' | 'excludes' | 'links'>): string[] {
   const filtered = plan.args.length > 0 || plan.subdir !== undefined
   return targetPrelude(target, plan, searchExclusionArgs(excludes, links), filtered)
 }

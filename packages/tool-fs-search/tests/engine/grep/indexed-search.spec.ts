@@ -49,7 +49,8 @@ describe('the indexed rg of a grep script', () => {
     '-dash.txt': 'hit\n',
     'line\nbreak.txt': 'hit\n',
   })
-  const search = (route: IndexRoute) => indexedSearch({ rg: rgPath, selection: grepSelection(NO_LINKS), output: OUTPUT, pattern: 'hit' }, route)
+  const search = (route: IndexRoute) =>
+    indexedSearch({ rg: rgPath, selection: grepSelection(NO_LINKS), output: OUTPUT, pattern: 'hit' }, route)
 
   it('searches the named files by name and walks the rest, each once, whatever their names', () => {
     const namedFile = names(dir, 'both', ['./a.txt', './b.txt', './-dash.txt', './line\nbreak.txt'])
@@ -73,7 +74,9 @@ describe('the indexed rg of a grep script', () => {
   })
 
   it('keeps rg statuses: none found is 1, and a named file that cannot be read makes it 2 with its message', () => {
-    expect(run(dir, search({ namedFile: names(dir, 'none', ['./b.txt']), ignoreFile: ignores(dir, 'none', ['!/sub/', '!/sub/d.txt']) })).status).toBe(1)
+    expect(
+      run(dir, search({ namedFile: names(dir, 'none', ['./b.txt']), ignoreFile: ignores(dir, 'none', ['!/sub/', '!/sub/d.txt']) })).status,
+    ).toBe(1)
     const gone = run(dir, search({ namedFile: names(dir, 'gone', ['./a.txt', './gone.txt']), ignoreFile: ignores(dir, 'gone', []) }))
     expect(gone.status).toBe(2)
     expect(gone.err).toMatch(/\.\/gone\.txt: No such file or directory/)
@@ -83,7 +86,10 @@ describe('the indexed rg of a grep script', () => {
     mkdirSync(locked, { recursive: true })
     chmodSync(locked, 0)
     try {
-      const walked = run(dir, search({ namedFile: names(dir, 'lock', ['./a.txt']), ignoreFile: ignores(dir, 'lock', ['!/locked/', '!/locked/**']) }))
+      const walked = run(
+        dir,
+        search({ namedFile: names(dir, 'lock', ['./a.txt']), ignoreFile: ignores(dir, 'lock', ['!/locked/', '!/locked/**']) }),
+      )
       expect(walked.status).toBe(process.getuid?.() === 0 ? 1 : 2)
       expect(counts(walked.out)).toEqual(['./a.txt 2'])
     } finally {
@@ -114,8 +120,7 @@ describe("the grep script's file list", () => {
     '.hidden/b.txt': '',
     'ignored/c.txt': '',
   })
-  const list = (env?: NodeJS.ProcessEnv) =>
-    run(dir, fileListCommand(rgPath, grepSelection(NO_LINKS), ["printf 'D\\0'"]), env)
+  const list = (env?: NodeJS.ProcessEnv) => run(dir, fileListCommand(rgPath, grepSelection(NO_LINKS), ["printf 'D\\0'"]), env)
 
   it("is rg's walk with the search's selection: hidden files, not ignored ones nor the VCS directory", () => {
     const ran = list()
