@@ -24,6 +24,9 @@ import { buildIndex, createLocalSearchIndex, IndexError, resolveIndexOptions } f
 import {
   decodeIndex,
   encodeIndex,
+  FILE_ALWAYS,
+  FILE_INDEXED,
+  FILE_INDEXED_NUL,
   findKey,
   INDEX_FORMAT_VERSION,
   loadIndexFile,
@@ -380,7 +383,7 @@ describe('the index file', () => {
     expect(findKey(data.keys, 7)).toBe(0)
     expect(findKey(Uint32Array.from([1, 3, 5]), 4)).toBe(-1)
     expect(findKey(Uint32Array.from([1, 3, 5]), 5)).toBe(2)
-    expect(INDEX_FORMAT_VERSION).toBe(3)
+    expect(INDEX_FORMAT_VERSION).toBe(4)
     // No times given: none read.
     expect([...data.fileTimes.seconds]).toEqual([Number.NaN])
   })
@@ -617,6 +620,21 @@ describe('options and builds', () => {
     const answer = await index.plan({ dir: root, pattern: 'nowhere', caseInsensitive: false, multiline: false, signal })
     if (answer.kind !== 'candidates') throw new Error(reason(answer))
     expect(readFileSync(answer.ignoreFile, 'utf8').split('\n').sort()).toEqual(['', '!/big.txt', '!/utf16be.txt', '!/utf16le.txt', '*'])
+    await answer.release()
+  })
+
+  it('flags a keyed file that holds a NUL byte apart, and still chooses it by its trigrams', async () => {
+    const root = join(base, 'nul')
+    writeTree(root, { 'text.txt': 'needle\n', 'nul.bin': Buffer.from('needle\0after\n'), 'utf16.txt': Buffer.from([0xff, 0xfe, 0, 0]) })
+    const index = createLocalSearchIndex({ dir: join(base, 'index'), broadFraction: 1, bash })
+    expect(await buildIndex(index.settings, root)).toMatchObject({ files: 3, alwaysRead: 1 })
+    const data = openIndexFile(join(treeDir(index.settings.dir, root), INDEX_FILE))
+    const flags = Object.fromEntries(Array.from({ length: data.files.length }, (_, id) => [data.files.at(id), data.fileFlags[id]]))
+    data.close()
+    expect(flags).toEqual({ 'text.txt': FILE_INDEXED, 'nul.bin': FILE_INDEXED_NUL, 'utf16.txt': FILE_ALWAYS })
+    const answer = await index.plan({ dir: root, pattern: 'after', caseInsensitive: false, multiline: false, signal })
+    if (answer.kind !== 'candidates') throw new Error(reason(answer))
+    expect(readFileSync(answer.ignoreFile, 'utf8').split('\n').sort()).toEqual(['', '!/nul.bin', '!/utf16.txt', '*'])
     await answer.release()
   })
 
