@@ -72,9 +72,9 @@ describe('plan', () => {
     const answer = await plan('alpha')
     expect(answer).toMatchObject({ kind: 'candidates', indexedFiles: 3, candidates: 1, changed: 0 })
     if (answer.kind !== 'candidates') throw new Error('no candidates')
-    expect(readFileSync(answer.ignoreFile, 'utf8')).toBe('*\n!/a.txt\n')
+    expect(readFileSync(answer.ignoreFile!, 'utf8')).toBe('*\n!/a.txt\n')
     await answer.release()
-    expect(() => readFileSync(answer.ignoreFile)).toThrow()
+    expect(() => readFileSync(answer.ignoreFile!)).toThrow()
   })
 
   it('answers an alternation with every file either side names, a file in both once', async () => {
@@ -87,7 +87,7 @@ describe('plan', () => {
       const answer = await plan(pattern)
       if (answer.kind !== 'candidates') throw new Error(reason(answer))
       expect(answer.candidates).toBe(4)
-      expect(readFileSync(answer.ignoreFile, 'utf8')).toBe('*\n!/a.txt\n!/b.txt\n!/c.txt\n!/d.txt\n')
+      expect(readFileSync(answer.ignoreFile!, 'utf8')).toBe('*\n!/a.txt\n!/b.txt\n!/c.txt\n!/d.txt\n')
       await answer.release()
     }
   })
@@ -109,7 +109,7 @@ describe('plan', () => {
     const lines = async (pattern: string, extra: Record<string, unknown> = {}) => {
       const answer = await plan(pattern, extra)
       if (answer.kind !== 'candidates') throw new Error(reason(answer))
-      const text = readFileSync(answer.ignoreFile, 'utf8')
+      const text = readFileSync(answer.ignoreFile!, 'utf8')
       await answer.release()
       return text.trim().split('\n').slice(1)
     }
@@ -136,7 +136,7 @@ describe('plan', () => {
     const lines = async (pattern: string) => {
       const answer = await plan(pattern)
       if (answer.kind !== 'candidates') throw new Error(reason(answer))
-      const text = readFileSync(answer.ignoreFile, 'utf8')
+      const text = readFileSync(answer.ignoreFile!, 'utf8')
       await answer.release()
       return text.trim().split('\n').slice(1)
     }
@@ -154,7 +154,7 @@ describe('plan', () => {
     const lines = async (pattern: string, dir = root) => {
       const answer = await plan(pattern, {}, dir)
       if (answer.kind !== 'candidates') throw new Error(reason(answer))
-      const text = readFileSync(answer.ignoreFile, 'utf8')
+      const text = readFileSync(answer.ignoreFile!, 'utf8')
       await answer.release()
       return text.trim().split('\n').slice(1)
     }
@@ -227,7 +227,7 @@ describe('plan', () => {
       ],
     })
     if (answer.kind !== 'candidates') throw new Error(reason(answer))
-    const lines = readFileSync(answer.ignoreFile, 'utf8').split('\n')
+    const lines = readFileSync(answer.ignoreFile!, 'utf8').split('\n')
     expect(lines).toEqual(
       expect.arrayContaining(['!/a.txt', '!/lnk/**', '!/f\\*le', '!/*', '!/sub/*', '!/fresh/**', '!/sub/new.txt', '!/lnk']),
     )
@@ -239,7 +239,7 @@ describe('plan', () => {
     const { root, plan } = await setup({ ...FILES, 'src/deep/d.txt': 'delta\n', 'src/deep/e.txt': 'delta too\n', 'other/x/y.txt': 'y\n' })
     const answer = await plan('delta')
     if (answer.kind !== 'candidates') throw new Error(reason(answer))
-    expect(readFileSync(answer.ignoreFile, 'utf8')).toBe('*\n!/src/\n!/src/deep/\n!/src/deep/d.txt\n!/src/deep/e.txt\n')
+    expect(readFileSync(answer.ignoreFile!, 'utf8')).toBe('*\n!/src/\n!/src/deep/\n!/src/deep/d.txt\n!/src/deep/e.txt\n')
     // rg names each entry it ignores: `other` is one, and nothing below it is ever looked at.
     const run = spawnSync(rgPath, ['--no-config', '--debug', '--files', `--ignore-file=${answer.ignoreFile}`], {
       cwd: root,
@@ -282,13 +282,13 @@ describe('plan', () => {
     // kmm, in y alone, is read first and leaves y.
     const answer = await plan('kkkmmm')
     if (answer.kind !== 'candidates') throw new Error(reason(answer))
-    expect(readFileSync(answer.ignoreFile, 'utf8')).toBe('*\n!/y.txt\n')
+    expect(readFileSync(answer.ignoreFile!, 'utf8')).toBe('*\n!/y.txt\n')
     await answer.release()
     // kkk holds x and y; mmm, in every file but x, is a list of 31 bytes for 32 files: not read, though
     // it would have removed x. rg rejects x.
     const both = await plan('kkk.*mmm')
     if (both.kind !== 'candidates') throw new Error(reason(both))
-    expect(readFileSync(both.ignoreFile, 'utf8')).toBe('*\n!/x.txt\n!/y.txt\n')
+    expect(readFileSync(both.ignoreFile!, 'utf8')).toBe('*\n!/x.txt\n!/y.txt\n')
     const found = execFileSync(rgPath, ['--no-config', '-l', `--ignore-file=${both.ignoreFile}`, 'kkk.*mmm', '.'], {
       cwd: root,
       encoding: 'utf8',
@@ -339,7 +339,7 @@ describe('plan', () => {
     // Unread directories outside the search do not matter to it.
     const inSrc = await plan('alpha', {}, join(root, 'src'))
     if (inSrc.kind !== 'candidates') throw new Error(reason(inSrc))
-    expect(readFileSync(inSrc.ignoreFile, 'utf8')).toBe('*\n')
+    expect(readFileSync(inSrc.ignoreFile!, 'utf8')).toBe('*\n')
     await inSrc.release()
     // A search of the unread directory itself, or of one the index never saw, reads it all.
     mkdirSync(join(root, 'locked'))
@@ -587,7 +587,7 @@ describe('options and builds', () => {
     const needle = files['f200.txt']!.subarray(5000, 5012).toString()
     const answer = await index.plan({ dir: root, pattern: needle, caseInsensitive: false, multiline: false, signal })
     if (answer.kind !== 'candidates') throw new Error(reason(answer))
-    expect(readFileSync(answer.ignoreFile, 'utf8')).toContain('!/f200.txt\n')
+    expect(readFileSync(answer.ignoreFile!, 'utf8')).toContain('!/f200.txt\n')
     await answer.release()
   })
 
@@ -619,7 +619,7 @@ describe('options and builds', () => {
     const index = createLocalSearchIndex({ dir: join(base, 'index'), fileMaxBytes: 50, broadFraction: 1, bash })
     const answer = await index.plan({ dir: root, pattern: 'nowhere', caseInsensitive: false, multiline: false, signal })
     if (answer.kind !== 'candidates') throw new Error(reason(answer))
-    expect(readFileSync(answer.ignoreFile, 'utf8').split('\n').sort()).toEqual(['', '!/big.txt', '!/utf16be.txt', '!/utf16le.txt', '*'])
+    expect(readFileSync(answer.ignoreFile!, 'utf8').split('\n').sort()).toEqual(['', '!/big.txt', '!/utf16be.txt', '!/utf16le.txt', '*'])
     await answer.release()
   })
 
@@ -634,7 +634,7 @@ describe('options and builds', () => {
     expect(flags).toEqual({ 'text.txt': FILE_INDEXED, 'nul.bin': FILE_INDEXED_NUL, 'utf16.txt': FILE_ALWAYS })
     const answer = await index.plan({ dir: root, pattern: 'after', caseInsensitive: false, multiline: false, signal })
     if (answer.kind !== 'candidates') throw new Error(reason(answer))
-    expect(readFileSync(answer.ignoreFile, 'utf8').split('\n').sort()).toEqual(['', '!/nul.bin', '!/utf16.txt', '*'])
+    expect(readFileSync(answer.ignoreFile!, 'utf8').split('\n').sort()).toEqual(['', '!/nul.bin', '!/utf16.txt', '*'])
     await answer.release()
   })
 
@@ -645,7 +645,7 @@ describe('options and builds', () => {
     expect(await buildIndex(index.settings, root)).toMatchObject({ files: 2, alwaysRead: 0 })
     const answer = await index.plan({ dir: root, pattern: 'needle at the end', caseInsensitive: false, multiline: false, signal })
     if (answer.kind !== 'candidates') throw new Error(reason(answer))
-    expect(readFileSync(answer.ignoreFile, 'utf8')).toBe('*\n!/big.txt\n')
+    expect(readFileSync(answer.ignoreFile!, 'utf8')).toBe('*\n!/big.txt\n')
     await answer.release()
   })
 })

@@ -50,7 +50,7 @@ function reason(answer: IndexAnswer): string {
 async function planned(index: ReturnType<typeof createLocalSearchIndex>, dir: string, pattern: string) {
   const answer = await index.plan({ dir, pattern, caseInsensitive: false, multiline: false, signal })
   if (answer.kind !== 'candidates') throw new Error(reason(answer))
-  const lines = readFileSync(answer.ignoreFile, 'utf8').trim().split('\n').slice(1).sort()
+  const lines = readFileSync(answer.ignoreFile!, 'utf8').trim().split('\n').slice(1).sort()
   await answer.release()
   return { lines, changed: answer.changed }
 }

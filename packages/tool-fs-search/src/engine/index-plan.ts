@@ -73,7 +73,7 @@ export async function planIndexedSearch(
   if (answer.kind === 'full-scan' && answer.reason === 'no-index') return NOTHING
   if (answer.kind === 'full-scan') return { ...NOTHING, use: { used: false, reason: answer.reason, detail: answer.detail } }
   return {
-    flags: [`--ignore-file=${answer.ignoreFile}`],
+    flags: answer.ignoreFile === undefined ? [] : [`--ignore-file=${answer.ignoreFile}`],
     use: { used: true, indexedFiles: answer.indexedFiles, candidates: answer.candidates, changed: answer.changed },
     release: () => answer.release(),
   }

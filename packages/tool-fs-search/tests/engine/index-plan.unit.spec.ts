@@ -38,6 +38,8 @@ describe('planIndexedSearch', () => {
     const { ctx, queries } = context({
       kind: 'candidates',
       ignoreFile: '/i/f',
+      namedFile: undefined,
+      named: 0,
       indexedFiles: 9,
       candidates: 2,
       changed: 1,
@@ -56,6 +58,22 @@ describe('planIndexedSearch', () => {
     expect(queries[0]!.signal).toBe(signal)
     await planned.release()
     expect(released).toBe(true)
+  })
+
+  it('adds no ignore file when a candidates answer leaves nothing to walk', async () => {
+    const answer: IndexAnswer = {
+      kind: 'candidates',
+      ignoreFile: undefined,
+      namedFile: '/i/n',
+      named: 2,
+      indexedFiles: 9,
+      candidates: 2,
+      changed: 0,
+      release: () => Promise.resolve(),
+    }
+    const planned = await planIndexedSearch(context(answer).ctx, exec('/w'), search)
+    expect(planned.flags).toEqual([])
+    expect(planned.use).toEqual({ used: true, indexedFiles: 9, candidates: 2, changed: 0 })
   })
 
   it('reports a full scan and why, adding nothing to the command', async () => {
