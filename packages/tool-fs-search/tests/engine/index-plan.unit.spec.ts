@@ -62,6 +62,22 @@ describe('planIndexedSearch', () => {
     expect(released).toBe(true)
   })
 
+  it('gives the named file and no ignore file when a candidates answer leaves nothing to walk', async () => {
+    const answer: IndexAnswer = {
+      kind: 'candidates',
+      ignoreFile: undefined,
+      namedFile: '/i/n',
+      named: 2,
+      indexedFiles: 9,
+      candidates: 2,
+      changed: 0,
+      release: () => Promise.resolve(),
+    }
+    const planned = await planIndexedSearch(context(answer).ctx, exec('/w'), search)
+    expect(planned.route).toEqual({ namedFile: '/i/n' })
+    expect(planned.use).toEqual({ used: true, indexedFiles: 9, candidates: 2, changed: 0 })
+  })
+
   it('reports a full scan and why, adding nothing to the command', async () => {
     const { ctx } = context({ kind: 'full-scan', reason: 'unreducible', detail: 'no literal' })
     const planned = await planIndexedSearch(ctx, exec('/w'), search)
