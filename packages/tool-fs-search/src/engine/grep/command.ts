@@ -100,8 +100,10 @@ export function grepPrelude({
 }
 
 /** The script that lists what dsh's grep walk reaches, for the index to name its candidates (docs/design.md#named-candidates). */
-export function grepFileListCommand(options: Pick<GrepCommandOptions, 'rg' | 'target' | 'plan' | 'excludes' | 'links'>): string {
-  return fileListCommand(options.rg, grepSelection(options.links ?? NO_LINKS), grepPrelude(options))
+export function grepFileListCommand(
+  options: Pick<GrepCommandOptions, 'rg' | 'target' | 'plan' | 'excludes'> & { links: LinkPlan },
+): string {
+  return fileListCommand(options.rg, grepSelection(options.links), grepPrelude(options))
 }
 
 /** The selection flags every grep script gives rg, with `extra` (a type) before the VCS exclusions. */
