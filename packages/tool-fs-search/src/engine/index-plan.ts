@@ -6,7 +6,7 @@ import type { TimeOf } from './glob/stamps.js'
 import type { QuietMark } from './link-scan-memory.js'
 import type { IndexRoute } from './grep/command.js'
 import type { LinkPlan } from './links.js'
-import { outsideStamps, type ListTaking, type Walked } from './rg-file-lists.js'
+import { outsideStamps, type ListTaking, type StampingFs, type Walked } from './rg-file-lists.js'
 
 /** What a search gives its script for the index, and how the index took part. */
 export interface IndexedSearch {
@@ -66,12 +66,14 @@ export async function planIndexedSearch(
   const dir = searchDir(exec, target)
   // Without a working directory a relative path cannot be placed, so no index can be found for it.
   if (index === undefined || dir === undefined) return NOTHING
-  const lists = index.unchangedMark === undefined ? undefined : ctx.rgFileLists?.()
+  const fs = ctx.fs?.()
+  // Naming needs the index's quiet mark and the seam's stamps (docs/design.md#named-candidates).
+  const lists = index.unchangedMark === undefined || fs?.stampMany === undefined ? undefined : ctx.rgFileLists?.()
   const key = `${dir}\0${fileList}`
   let walked: Walked | undefined
   if (lists !== undefined) {
     const mark = await index.unchangedMark!({ dir, signal: exec.signal })
-    if (mark !== undefined) walked = lists.walked(key, mark, await outsideStamps(dir))
+    if (mark !== undefined) walked = lists.walked(key, mark, await outsideStamps(dir, fs as StampingFs))
   }
   const answer = await index.plan({
     dir,
@@ -94,17 +96,22 @@ export async function planIndexedSearch(
     release: async () => {
       await answer.release()
       // Taken after the search, so its walk does not slow this one: the next search may name.
-      if (lists !== undefined && walked === undefined) void lists.take(key, listTaking(ctx, exec, index, dir, fileList))
+      if (lists !== undefined && walked === undefined)
+        void lists.take(key, listTaking(ctx, exec, { index, fs: fs as StampingFs, dir, fileList }))
     },
   }
 }
 
 /** How the list of a search's walk is taken: the index's quiet mark, the stamps outside the tree, and the list script run through the seam. */
-function listTaking(ctx: SearchContext, exec: ToolExecContext, index: SearchIndex, dir: string, fileList: string): ListTaking {
+function listTaking(
+  ctx: SearchContext,
+  exec: ToolExecContext,
+  { index, fs, dir, fileList }: { index: SearchIndex; fs: StampingFs; dir: string; fileList: string },
+): ListTaking {
   const cwd = exec.agent?.session.header.cwd
   return {
     mark: (signal) => index.unchangedMark!({ dir, signal }),
-    stamps: () => outsideStamps(dir),
+    stamps: () => outsideStamps(dir, fs),
     walk: async (signal) => {
       const chunks: Buffer[] = []
       const spec = await ctx.bash.resolve({

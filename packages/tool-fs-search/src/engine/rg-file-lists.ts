@@ -1,6 +1,9 @@
 // rg's own list of the files a grep script's walk reaches, kept while nothing it depends on changed (docs/design.md#named-candidates).
-import { lstat, readFile } from 'node:fs/promises'
 import path from 'node:path'
+import type { FileSystem } from '@dsh/core'
+
+/** The file system seam with the stamps a list's outside inputs are read with. */
+export type StampingFs = FileSystem & Required<Pick<FileSystem, 'stampMany'>>
 
 /** For a path from the search directory, the path rg printed for it on its walk; undefined when the walk did not reach it. */
 export type Walked = (local: string) => string | undefined
@@ -116,8 +119,9 @@ export function parseList(output: Buffer): { locals: ReadonlySet<string>; prefix
  * that changes when any of them does: the ignore files and `.git` of every directory above `dir`
  * (rg reads its parents' ignore files, and `.gitignore` only inside a git repository), each
  * repository's `info/exclude`, and git's global excludes file with the configuration that names it.
+ * Read through the file system seam: its stamps (inode, times) and its lines.
  */
-export async function outsideStamps(dir: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export async function outsideStamps(dir: string, fs: StampingFs, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const paths: string[] = []
   for (let at = path.dirname(dir), last = dir; at !== last; last = at, at = path.dirname(at)) {
     for (const name of ['.gitignore', '.ignore', '.rgignore', '.git', '.git/info/exclude']) paths.push(path.join(at, name))
@@ -131,25 +135,24 @@ export async function outsideStamps(dir: string, env: NodeJS.ProcessEnv = proces
   ]
   if (config !== undefined) paths.push(path.join(config, 'git', 'ignore'))
   paths.push(...configs)
-  for (const file of configs) paths.push(...(await excludesFilesOf(file, home)))
-  const stamps = await Promise.all(paths.map(stampOf))
-  return stamps.join('\n')
+  for (const file of configs) paths.push(...(await excludesFilesOf(fs, file, home)))
+  const stamps = await fs.stampMany(paths, { follow: false })
+  return paths.map((file, i) => `${file} ${JSON.stringify(stamps[i])}`).join('\n')
 }
 
 /** The `excludesFile` values a git configuration file names (any section: a stale list costs a walk, a missed one a wrong answer). */
-async function excludesFilesOf(file: string, home: string | undefined): Promise<string[]> {
-  const text = await readFile(file, 'utf8').catch(() => '')
+async function excludesFilesOf(fs: FileSystem, file: string, home: string | undefined): Promise<string[]> {
+  const read = await fs
+    .readLines({ path: file, offset: 1, limit: 100_000, maxLineBytes: 4_096, maxBytes: 1 << 20, binarySniffBytes: 0 })
+    .catch(() => undefined)
   const files: string[] = []
-  for (const [, value] of text.matchAll(/^\s*excludesfile\s*=\s*(.*?)\s*$/gim)) {
-    const unquoted = value!.replace(/^"(.*)"$/, '$1')
+  for (const { text } of read?.lines ?? []) {
+    const value = /^\s*excludesfile\s*=\s*(.*?)\s*$/i.exec(text)?.[1]
+    if (value === undefined) continue
+    const unquoted = value.replace(/^"(.*)"$/, '$1')
     files.push(unquoted.startsWith('~/') && home !== undefined ? path.join(home, unquoted.slice(2)) : unquoted)
   }
   return files
-}
-
-async function stampOf(file: string): Promise<string> {
-  const info = await lstat(file, { bigint: true }).catch(() => undefined)
-  return info === undefined ? `${file} -` : `${file} ${info.ino} ${info.size} ${info.mtimeNs} ${info.ctimeNs}`
 }
 
 /**

@@ -132,7 +132,11 @@ describe('planIndexedSearch with the lists of rg walks', () => {
       },
     }
     const lists = new RgFileLists()
-    const full = { ...ctx, bash, rgFileLists: () => lists } as unknown as SearchContext
+    const fs = {
+      stampMany: async (paths: readonly string[]) => paths.map(() => ({ kind: 'missing' })),
+      readLines: () => Promise.reject(new Error('no such file')),
+    }
+    const full = { ...ctx, bash, fs: () => fs, rgFileLists: () => lists } as unknown as SearchContext
     return { ctx: full, queries, lists, specs }
   }
 
@@ -164,6 +168,16 @@ describe('planIndexedSearch with the lists of rg walks', () => {
         expect(queries[1]!.walked).toBeUndefined()
       }
     }
+  })
+
+  it('names nothing without stamps from the file system seam', async () => {
+    const { ctx, queries, lists, specs } = withLists('D\0./a\0')
+    const bare = { ...ctx, fs: () => ({}) } as SearchContext
+    await (await planIndexedSearch(bare, exec('/w'), search)).release()
+    await lists.settled()
+    await planIndexedSearch(bare, exec('/w'), search)
+    expect(specs).toEqual([])
+    expect(queries[1]!.walked).toBeUndefined()
   })
 
   it('asks for no walk when the tree has no quiet mark, and runs one from the executor’s own directory without a session cwd', async () => {

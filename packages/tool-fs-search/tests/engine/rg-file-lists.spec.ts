@@ -2,7 +2,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { outsideStamps, parseList, RgFileLists, type ListTaking } from '../../src/engine/rg-file-lists.js'
+import { createLocalFileSystem } from '@dsh/fs-local'
+import { outsideStamps, parseList, RgFileLists, type ListTaking, type StampingFs } from '../../src/engine/rg-file-lists.js'
 import { scratchDir } from '../../../../test-support/temp-tree.js'
 
 const list = (...paths: string[]) => Buffer.from(paths.map((p) => `${p}\0`).join(''), 'latin1')
@@ -95,36 +96,37 @@ describe('outsideStamps', () => {
   mkdirSync(dir, { recursive: true })
   mkdirSync(join(home, '.config', 'git'), { recursive: true })
   const env = { HOME: home }
+  const fs = createLocalFileSystem() as StampingFs
 
   it('changes when an ignore file above the tree, a .git, or git’s global excludes change', async () => {
-    const before = await outsideStamps(dir, env)
-    expect(await outsideStamps(dir, env)).toBe(before)
+    const before = await outsideStamps(dir, fs, env)
+    expect(await outsideStamps(dir, fs, env)).toBe(before)
     writeFileSync(join(root, 'repo', '.gitignore'), '*.log\n')
-    const ignored = await outsideStamps(dir, env)
+    const ignored = await outsideStamps(dir, fs, env)
     expect(ignored).not.toBe(before)
     mkdirSync(join(root, 'repo', '.git', 'info'), { recursive: true })
-    const repo = await outsideStamps(dir, env)
+    const repo = await outsideStamps(dir, fs, env)
     expect(repo).not.toBe(ignored)
     writeFileSync(join(root, 'repo', '.git', 'info', 'exclude'), 'x\n')
-    const excluded = await outsideStamps(dir, env)
+    const excluded = await outsideStamps(dir, fs, env)
     expect(excluded).not.toBe(repo)
     writeFileSync(join(home, '.config', 'git', 'ignore'), 'y\n')
-    const global = await outsideStamps(dir, env)
+    const global = await outsideStamps(dir, fs, env)
     expect(global).not.toBe(excluded)
     // A configured excludes file, named with ~ and quoted, is stamped too.
     writeFileSync(join(home, '.gitconfig'), '[core]\n\texcludesFile = "~/my-excludes"\n')
-    const configured = await outsideStamps(dir, env)
+    const configured = await outsideStamps(dir, fs, env)
     writeFileSync(join(home, 'my-excludes'), 'z\n')
-    expect(await outsideStamps(dir, env)).not.toBe(configured)
+    expect(await outsideStamps(dir, fs, env)).not.toBe(configured)
     const xdg = join(root, 'xdg')
     mkdirSync(join(xdg, 'git'), { recursive: true })
     writeFileSync(join(xdg, 'git', 'config'), '[core]\nexcludesfile = /abs/excludes\n')
-    expect(await outsideStamps(dir, { ...env, XDG_CONFIG_HOME: xdg })).toContain('/abs/excludes -')
+    expect(await outsideStamps(dir, fs, { ...env, XDG_CONFIG_HOME: xdg })).toContain('/abs/excludes {"kind":"missing"}')
     // Without HOME git reads no global configuration: only the files above the tree are stamped.
-    expect(await outsideStamps(dir, {})).not.toContain('gitconfig')
-    expect(await outsideStamps(dir, { XDG_CONFIG_HOME: xdg })).toContain(`${xdg}/git/config`)
+    expect(await outsideStamps(dir, fs, {})).not.toContain('gitconfig')
+    expect(await outsideStamps(dir, fs, { XDG_CONFIG_HOME: xdg })).toContain(`${xdg}/git/config`)
     // An excludes file with ~ and no HOME is stamped as written.
     writeFileSync(join(xdg, 'git', 'config'), '[core]\nexcludesfile = ~/e\n')
-    expect(await outsideStamps(dir, { XDG_CONFIG_HOME: xdg })).toContain('~/e -')
+    expect(await outsideStamps(dir, fs, { XDG_CONFIG_HOME: xdg })).toMatch(/\n~\/e \{/)
   })
 })
