@@ -17,8 +17,11 @@ import { ensureIndexTree } from './index-corpus.js'
 import { median, pairedRatio, runInterleaved } from './measure.js'
 // The index's change walk, timed alone as the floor of an update.
 import { freshnessCommand } from '../packages/index-local/src/freshness.js'
-// The tool's own rg builder and VCS excludes, so the baseline runs rg as grep does.
+// The tool's own rg builder, selection flags and named route, so the baselines run rg as grep does.
+import { grepSelection, indexedSearch } from '../packages/tool-fs-search/src/engine/grep/command.js'
+import { NO_LINKS } from '../packages/tool-fs-search/src/engine/links.js'
 import { rgArgv } from '../packages/tool-fs-search/src/engine/rg-command.js'
+import { parseList } from '../packages/tool-fs-search/src/engine/rg-file-lists.js'
 import { VCS_EXCLUDES } from '../packages/tool-fs-search/src/engine/vcs.js'
 
 const args = process.argv.slice(2)
@@ -31,26 +34,28 @@ const GENERATED_FILES = option('--generated-files', 100_000)
 const CACHE = path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'dsh-bench')
 const RG = (await import('@vscode/ripgrep')).rgPath
 
+// The flags dsh's grep gives rg (docs/design.md#grep-reads-rgs-null-line-output): what it prints, and which files it reads.
+const GREP_OUTPUT = [
+  '--null',
+  '--line-number',
+  '--with-filename',
+  '--no-heading',
+  '--color=never',
+  '--max-columns=2000',
+  '--max-columns-preview',
+]
+const GREP_SELECTION = grepSelection(NO_LINKS)
+
 /** A raw rg pass as grep runs it, output drained: the floor a full scan cannot beat. */
 function rgPass(cwd: string, pattern: string, extra: readonly string[] = []): Promise<number> {
-  const argv = rgArgv({
-    rg: RG,
-    flags: [
-      '--null',
-      '--line-number',
-      '--with-filename',
-      '--no-heading',
-      '--color=never',
-      '--hidden',
-      '--max-columns=2000',
-      '--max-columns-preview',
-      ...VCS_EXCLUDES.map((v) => `--glob=!${v}`),
-      ...extra,
-    ],
-    pattern,
-    paths: ['.'],
-  })
-  return drained(argv, cwd)
+  return drained(rgArgv({ rg: RG, flags: [...GREP_OUTPUT, ...GREP_SELECTION, ...extra], pattern, paths: ['.'] }), cwd)
+}
+
+/** rg's own list of what grep's walk of `root` reaches, as a warm server keeps it after a search (docs/design.md#named-candidates). */
+function walkedOf(root: string): (local: string) => string | undefined {
+  const argv = rgArgv({ rg: RG, flags: ['--files', '--null', ...GREP_SELECTION], paths: ['.'] })
+  const { locals, prefix } = parseList(execFileSync(argv[0]!, argv.slice(1), { cwd: root, maxBuffer: 2 ** 31 }))
+  return (local) => (locals.has(local) ? prefix + local : undefined)
 }
 
 /** How long `argv` takes in `cwd`, its output read and dropped. */
@@ -128,8 +133,15 @@ async function startMcp(root: string, configFile: string, spillRoot: string) {
 }
 
 /** A case-sensitive, single-line grep's plan, as the tool asks for it. */
-function planOf(index: indexLocal.LocalSearchIndex, dir: string, pattern: string) {
-  return index.plan({ dir, pattern, caseInsensitive: false, multiline: false, signal: new AbortController().signal })
+function planOf(index: indexLocal.LocalSearchIndex, dir: string, pattern: string, walked?: (local: string) => string | undefined) {
+  return index.plan({
+    dir,
+    pattern,
+    caseInsensitive: false,
+    multiline: false,
+    ...(walked === undefined ? {} : { walked }),
+    signal: new AbortController().signal,
+  })
 }
 
 function percentile(values: readonly number[], p: number): number {
@@ -168,15 +180,23 @@ async function benchCorpus(name: string, root: string, cases: Case[], sweep: str
   const offConfig = path.join(work, 'config-off.json')
   writeFileSync(offConfig, JSON.stringify({ 'index-local': { dir: indexDir }, 'tool-fs-search': { index: 'off' } }))
   const mcpOff = await startMcp(root, offConfig, path.join(work, 'spill-off'))
-  // The same plan in this process (its own watcher), so rg with the plan's ignore file can be timed
-  // alone: what dsh mcp adds to it is the tool side.
+  // The same plan in this process (its own watcher), so the rg part of grep's script (the candidates
+  // named, the rest walked with the ignore file) can be timed alone: what dsh mcp adds to it is the
+  // tool side. While the tree is as built, the plan names from rg's own list, as the warm server does.
   const planner = indexLocal.createLocalSearchIndex({ dir: indexDir, watch: true, bash: bashLocal.createLocalBash({}) })
+  let walked: ((local: string) => string | undefined) | undefined = walkedOf(root)
   const rgIndexed = async (pattern: string): Promise<number> => {
-    const answer = await planOf(planner, root, pattern)
+    const answer = await planOf(planner, root, pattern, walked)
+    if (answer.kind !== 'candidates') return rgPass(root, pattern)
     try {
-      return await rgPass(root, pattern, answer.kind === 'candidates' ? [`--ignore-file=${answer.ignoreFile}`] : [])
+      const route = {
+        ...(answer.ignoreFile === undefined ? {} : { ignoreFile: answer.ignoreFile }),
+        ...(answer.namedFile === undefined ? {} : { namedFile: answer.namedFile }),
+      }
+      const script = indexedSearch({ rg: RG, selection: GREP_SELECTION, output: GREP_OUTPUT, pattern }, route)
+      return await drained(['sh', '-c', `set -- -- .\n${script}`], root)
     } finally {
-      if (answer.kind === 'candidates') await answer.release()
+      await answer.release()
     }
   }
   let changed: string[] = []
@@ -232,6 +252,8 @@ async function benchCorpus(name: string, root: string, cases: Case[], sweep: str
       .filter(Boolean)
     changed = Array.from({ length: 100 }, (_, i) => list[Math.floor((i * list.length) / 100)]!)
     for (const file of changed) chmodSync(path.join(root, file), statSync(path.join(root, file)).mode & 0o7777)
+    // A change since the build leaves the warm server no quiet mark, so no list to name from.
+    walked = undefined
     const after: IndexNote[] = []
     const afterMs = await mcp.grep(cases[0]!.pattern, after)
     console.log(`\nfirst call after 100 files changed (the watcher's events, no walk): ${afterMs.toFixed(0)} ms, ${how(after[0])}`)
@@ -259,7 +281,7 @@ async function benchCorpus(name: string, root: string, cases: Case[], sweep: str
               const started = process.hrtime.bigint()
               const answer = await planOf(index, root, pattern)
               if (answer.kind !== 'candidates') throw new Error(`${pattern}: ${answer.reason} ${answer.detail}`)
-              await rgPass(root, pattern, [`--ignore-file=${answer.ignoreFile}`])
+              await rgPass(root, pattern, [`--ignore-file=${answer.ignoreFile!}`])
               await answer.release()
               share = `${answer.candidates} | ${((answer.candidates / answer.indexedFiles) * 100).toFixed(1)}%`
               return Number(process.hrtime.bigint() - started) / 1e6

@@ -377,6 +377,16 @@ export interface IndexQuery {
    * link, so everything rg reaches through one is read. @default []
    */
   followedLinks?: ReadonlyArray<{ path: string; directory: boolean }>
+  /**
+   * Given when the caller knows, from rg's own file list (`rg --files`) taken with the search's flags
+   * and still valid, which files below `dir` rg's walk reaches: for a path from `dir` ('/'-separated,
+   * raw bytes as a latin1 string, exactly as the index holds names) the path rg prints for it (and
+   * would be given as an argument), or undefined when rg's walk does not reach it. Without it no file
+   * is named (`namedFile` undefined): rg skips, for a path it is given, the ignore rules and globs its
+   * walk obeys, so only the caller can say which files its walk would search
+   * (docs/design.md#a-plan-names-what-rgs-walk-would-search). @default undefined
+   */
+  walked?: (local: string) => string | undefined
   signal: AbortSignal
 }
 
@@ -384,15 +394,27 @@ export interface IndexQuery {
 export type IndexFallback = 'no-index' | 'refused' | 'unreducible' | 'broad' | 'changed' | 'names' | 'freshness'
 
 /**
- * An index's answer. `candidates`: rg searches `dir` with `ignoreFile` added as its lowest-precedence
- * ignore file, which keeps it from every file the index proved cannot match and unchanged since it
- * was built; every other file is searched as in a full scan. `full-scan`: no such proof.
+ * An index's answer. `candidates`: rg searches the files named in `namedFile` by name, and walks `dir`
+ * with `ignoreFile` added as its lowest-precedence ignore file, which keeps it from every file the
+ * index proved cannot match and unchanged since it was built, and from every file named; every other
+ * file is searched as in a full scan. `full-scan`: no such proof.
  */
 export type IndexAnswer =
   | {
       kind: 'candidates'
-      /** An absolute path for rg's `--ignore-file`; valid until `release()`. */
-      ignoreFile: string
+      /**
+       * An absolute path for rg's `--ignore-file`; valid until `release()`. Undefined when nothing is
+       * left for rg to walk: every candidate is named, and no changed entry, followed link or unread
+       * directory is to be read (only ever when the query gave `walked`).
+       */
+      ignoreFile: string | undefined
+      /**
+       * An absolute path of a file of NUL-terminated paths, each as `walked` returned it, that rg
+       * searches by name; valid until `release()`. Undefined when none is named.
+       */
+      namedFile: string | undefined
+      /** How many paths `namedFile` holds (0 without one). */
+      named: number
       /** Files the index holds under `dir`. */
       indexedFiles: number
       /** Indexed files whose contents may match. */

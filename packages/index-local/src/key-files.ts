@@ -3,7 +3,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs'
 // A type only: erased, so a worker still loads nothing of @dsh/core.
 import type { FileTime } from '@dsh/core'
-import { FILE_ALWAYS, FILE_INDEXED } from './file-flags.js'
+import { FILE_ALWAYS, FILE_INDEXED, FILE_INDEXED_NUL } from './file-flags.js'
 import { PostingsBuilder, type Segment } from './postings.js'
 import { TrigramCollector } from './trigrams.js'
 
@@ -158,7 +158,7 @@ export class ChunkKeyer {
         flags[i] = FILE_ALWAYS
         continue
       }
-      flags[i] = FILE_INDEXED
+      flags[i] = bytes.includes(0) ? FILE_INDEXED_NUL : FILE_INDEXED
       contentBytes += bytes.length
       const { collector } = this
       // Collected first: a file with more keys than the last grows the arrays `keys` and `positions` return.

@@ -17,6 +17,7 @@ import { resolveIndexOptions, type LocalIndexOptions, type LocalIndexSettings } 
 import { IndexError } from './errors.js'
 import {
   FILE_ALWAYS,
+  FILE_INDEXED,
   findKey,
   loadIndexFile,
   openIndexFile,
@@ -435,6 +436,29 @@ class IgnoreLines {
   }
 }
 
+/**
+ * What a plan leaves to rg's walk although `walked` names it (docs/design.md#a-plan-names-what-rgs-walk-would-search):
+ * each entry from the search directory whose file rg must find by its walk, because what the index
+ * says of it may be stale or the index holds no path for it.
+ */
+class Walked {
+  /** Files changed since the build. */
+  readonly files = new Set<string>()
+  /** Directories whose own entries changed: their files are read. */
+  readonly own = new Set<string>()
+  /** Entries read whole, with all below them: new or replaced directories, unread ones, followed links, entries an event named. */
+  readonly whole = new Set<string>()
+
+  /** Whether the file at `local` (from the search directory) is one of these, or lies in or below one. */
+  has(local: string): boolean {
+    if (this.files.has(local) || this.whole.has(local)) return true
+    let slash = local.lastIndexOf('/')
+    if (this.own.has(local.slice(0, Math.max(0, slash)))) return true
+    for (; slash > 0; slash = local.lastIndexOf('/', slash - 1)) if (this.whole.has(local.slice(0, slash))) return true
+    return false
+  }
+}
+
 /** Creates the local index: `plan` for searches, `settings` for `dsh index`. */
 export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalSearchIndex {
   const { bash, statfsType = (path: string) => statfsSync(path).type, ...rest } = options
@@ -739,6 +763,10 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     const ignore = new IgnoreLines()
     const indexedFiles = filesUnder(loaded, prefix)
     let candidates = 0
+    // With rg's own list, a candidate keyed without a NUL byte may be named to rg instead of walked to
+    // (docs/design.md#a-plan-names-what-rgs-walk-would-search): held until the changes are known.
+    const naming = query.walked !== undefined
+    const nameable: string[] = []
     // The index's candidates but those the update keyed again, then the update's.
     const sources = [{ index: data, ids: union(ids, loaded.always), skip: update?.keyed }]
     if (update !== undefined) sources.push({ index: update.data, ids: union(updated, update.always), skip: undefined })
@@ -747,7 +775,9 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
         const rel = index.files.at(id)
         if (!under(rel) || skip?.has(rel) === true) continue
         candidates++
-        if (!ignore.add(rel.slice(prefix.length))) return fullScan('names', 'a candidate file has a name an ignore file cannot hold')
+        const local = rel.slice(prefix.length)
+        if (naming && index.fileFlags[id] === FILE_INDEXED) nameable.push(local)
+        else if (!ignore.add(local)) return fullScan('names', 'a candidate file has a name an ignore file cannot hold')
       }
     }
     if (candidates > indexedFiles * settings.broadFraction) {
@@ -778,8 +808,10 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     const changedCount = changed.length + named.size
     const past = pastChanged(root, changedCount, changesFrom === 'watcher')
     if (past !== undefined) return past
+    const walkedTo = new Walked()
     // What rg reaches through a link it follows has no path in the index: read it all.
     for (const link of query.followedLinks ?? []) {
+      walkedTo.whole.add(link.path)
       // The link itself (rg follows it as the directory it leads to), then what lies below it.
       if (!ignore.add(link.path) || (link.directory && !ignore.add(link.path, '/**')))
         return fullScan('names', 'a followed link has a name an ignore file cannot hold')
@@ -787,6 +819,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     // A directory the build could not read is searched whole, every time.
     for (const rel of unread) {
       if (!under(`${rel}/`)) continue
+      walkedTo.whole.add(rel.slice(prefix.length))
       if (!ignore.add(rel.slice(prefix.length), '/**'))
         return fullScan('names', 'an unread directory has a name an ignore file cannot hold')
     }
@@ -795,6 +828,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       if (rel !== dirRel && !rel.startsWith(prefix)) continue
       const local = rel === dirRel ? '' : rel.slice(prefix.length)
       if (type !== 'd') {
+        walkedTo.files.add(local)
         if (!ignore.add(local)) return fullScan('names', 'a changed file has a name an ignore file cannot hold')
         continue
       }
@@ -804,24 +838,51 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       /* v8 ignore next 2 -- replaced between the inode check above and the walk: a race no test can order */
       if (local === '' && whole)
         return fullScan('changed', 'the search directory is not the one indexed (new, replaced, or unreadable at the build)')
+      ;(whole ? walkedTo.whole : walkedTo.own).add(local)
       if (!ignore.add(local, whole ? '/**' : '/*')) return fullScan('names', 'a changed directory has a name an ignore file cannot hold')
     }
     // An entry an event named may be a file or a directory, old or new: both are searched.
     for (const rel of named) {
       if (!rel.startsWith(prefix)) continue
       const local = rel.slice(prefix.length)
+      walkedTo.whole.add(local)
       if (!ignore.add(local) || !ignore.add(local, '/**')) return fullScan('names', 'a changed entry has a name an ignore file cannot hold')
     }
-    const ignoreFile = join(treeDir(settings.dir, root), `query-${process.pid}-${randomBytes(6).toString('hex')}.ignore`)
-    await writeFile(ignoreFile, Buffer.from(`${ignore.lines.join('\n')}\n`, 'latin1'), { mode: 0o600, flag: 'wx' })
+    // A file named needs no ignore line, so a name no line can hold no longer sends the search whole.
+    const names: string[] = []
+    for (const local of nameable) {
+      const path = walkedTo.has(local) ? undefined : query.walked?.(local)
+      if (path !== undefined) names.push(path)
+      else if (!ignore.add(local)) return fullScan('names', 'a candidate file has a name an ignore file cannot hold')
+    }
+    const stem = join(treeDir(settings.dir, root), `query-${process.pid}-${randomBytes(6).toString('hex')}`)
+    // Nothing left to walk (only `*`): only a caller that names files can search without the ignore file.
+    const ignoreFile = naming && ignore.lines.length === 1 ? undefined : `${stem}.ignore`
+    const namedFile = names.length === 0 ? undefined : `${stem}.named`
+    const writes = new Map<string, Buffer>()
+    if (ignoreFile !== undefined) writes.set(ignoreFile, Buffer.from(`${ignore.lines.join('\n')}\n`, 'latin1'))
+    // rg's `--files-from`-style list: each path as rg prints it, ended by a NUL (a name may hold a newline).
+    if (namedFile !== undefined) writes.set(namedFile, Buffer.from(names.map((n) => `${n}\0`).join(''), 'latin1'))
+    const release = async (): Promise<void> => {
+      await Promise.all([...writes.keys()].map((file) => rm(file, { force: true })))
+    }
+    const written = await Promise.allSettled([...writes].map(([file, bytes]) => writeFile(file, bytes, { mode: 0o600, flag: 'wx' })))
+    const failed = written.find((w) => w.status === 'rejected')
+    /* v8 ignore next 4 -- a write that fails beside one that did not (the disk filled between two small writes): no test can order it */
+    if (failed !== undefined) {
+      await release()
+      throw failed.reason
+    }
     return {
       kind: 'candidates',
       ignoreFile,
+      namedFile,
+      named: names.length,
       indexedFiles,
       candidates,
       changed: changedCount,
       changesFrom,
-      release: () => rm(ignoreFile, { force: true }),
+      release,
     }
   }
 

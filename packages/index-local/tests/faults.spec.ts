@@ -200,6 +200,16 @@ describe('an index that cannot be trusted is refused', () => {
     await expectRefused(on, off, root, /format 0/)
   })
 
+  it('refuses format 3, which did not flag a file that holds a NUL byte', async () => {
+    const { root, indexDir, on, off, settings } = await setup('format-3')
+    await indexLocal.buildIndex(settings, root)
+    const file = indexFileOf(indexDir)
+    const bytes = readFileSync(file)
+    bytes.writeUInt32LE(3, 8)
+    writeFileSync(file, bytes)
+    await expectRefused(on, off, root, /index format 3, this dsh reads format 4/)
+  })
+
   it('refuses a file that is not an index', async () => {
     const { root, indexDir, on, off, settings } = await setup('foreign-file')
     await indexLocal.buildIndex(settings, root)

@@ -24,6 +24,9 @@ import { buildIndex, createLocalSearchIndex, IndexError, resolveIndexOptions } f
 import {
   decodeIndex,
   encodeIndex,
+  FILE_ALWAYS,
+  FILE_INDEXED,
+  FILE_INDEXED_NUL,
   findKey,
   INDEX_FORMAT_VERSION,
   loadIndexFile,
@@ -69,9 +72,9 @@ describe('plan', () => {
     const answer = await plan('alpha')
     expect(answer).toMatchObject({ kind: 'candidates', indexedFiles: 3, candidates: 1, changed: 0 })
     if (answer.kind !== 'candidates') throw new Error('no candidates')
-    expect(readFileSync(answer.ignoreFile, 'utf8')).toBe('*\n!/a.txt\n')
+    expect(readFileSync(answer.ignoreFile!, 'utf8')).toBe('*\n!/a.txt\n')
     await answer.release()
-    expect(() => readFileSync(answer.ignoreFile)).toThrow()
+    expect(() => readFileSync(answer.ignoreFile!)).toThrow()
   })
 
   it('answers an alternation with every file either side names, a file in both once', async () => {
@@ -84,7 +87,7 @@ describe('plan', () => {
       const answer = await plan(pattern)
       if (answer.kind !== 'candidates') throw new Error(reason(answer))
       expect(answer.candidates).toBe(4)
-      expect(readFileSync(answer.ignoreFile, 'utf8')).toBe('*\n!/a.txt\n!/b.txt\n!/c.txt\n!/d.txt\n')
+      expect(readFileSync(answer.ignoreFile!, 'utf8')).toBe('*\n!/a.txt\n!/b.txt\n!/c.txt\n!/d.txt\n')
       await answer.release()
     }
   })
@@ -106,7 +109,7 @@ describe('plan', () => {
     const lines = async (pattern: string, extra: Record<string, unknown> = {}) => {
       const answer = await plan(pattern, extra)
       if (answer.kind !== 'candidates') throw new Error(reason(answer))
-      const text = readFileSync(answer.ignoreFile, 'utf8')
+      const text = readFileSync(answer.ignoreFile!, 'utf8')
       await answer.release()
       return text.trim().split('\n').slice(1)
     }
@@ -133,7 +136,7 @@ describe('plan', () => {
     const lines = async (pattern: string) => {
       const answer = await plan(pattern)
       if (answer.kind !== 'candidates') throw new Error(reason(answer))
-      const text = readFileSync(answer.ignoreFile, 'utf8')
+      const text = readFileSync(answer.ignoreFile!, 'utf8')
       await answer.release()
       return text.trim().split('\n').slice(1)
     }
@@ -151,7 +154,7 @@ describe('plan', () => {
     const lines = async (pattern: string, dir = root) => {
       const answer = await plan(pattern, {}, dir)
       if (answer.kind !== 'candidates') throw new Error(reason(answer))
-      const text = readFileSync(answer.ignoreFile, 'utf8')
+      const text = readFileSync(answer.ignoreFile!, 'utf8')
       await answer.release()
       return text.trim().split('\n').slice(1)
     }
@@ -224,7 +227,7 @@ describe('plan', () => {
       ],
     })
     if (answer.kind !== 'candidates') throw new Error(reason(answer))
-    const lines = readFileSync(answer.ignoreFile, 'utf8').split('\n')
+    const lines = readFileSync(answer.ignoreFile!, 'utf8').split('\n')
     expect(lines).toEqual(
       expect.arrayContaining(['!/a.txt', '!/lnk/**', '!/f\\*le', '!/*', '!/sub/*', '!/fresh/**', '!/sub/new.txt', '!/lnk']),
     )
@@ -236,7 +239,7 @@ describe('plan', () => {
     const { root, plan } = await setup({ ...FILES, 'src/deep/d.txt': 'delta\n', 'src/deep/e.txt': 'delta too\n', 'other/x/y.txt': 'y\n' })
     const answer = await plan('delta')
     if (answer.kind !== 'candidates') throw new Error(reason(answer))
-    expect(readFileSync(answer.ignoreFile, 'utf8')).toBe('*\n!/src/\n!/src/deep/\n!/src/deep/d.txt\n!/src/deep/e.txt\n')
+    expect(readFileSync(answer.ignoreFile!, 'utf8')).toBe('*\n!/src/\n!/src/deep/\n!/src/deep/d.txt\n!/src/deep/e.txt\n')
     // rg names each entry it ignores: `other` is one, and nothing below it is ever looked at.
     const run = spawnSync(rgPath, ['--no-config', '--debug', '--files', `--ignore-file=${answer.ignoreFile}`], {
       cwd: root,
@@ -279,13 +282,13 @@ describe('plan', () => {
     // kmm, in y alone, is read first and leaves y.
     const answer = await plan('kkkmmm')
     if (answer.kind !== 'candidates') throw new Error(reason(answer))
-    expect(readFileSync(answer.ignoreFile, 'utf8')).toBe('*\n!/y.txt\n')
+    expect(readFileSync(answer.ignoreFile!, 'utf8')).toBe('*\n!/y.txt\n')
     await answer.release()
     // kkk holds x and y; mmm, in every file but x, is a list of 31 bytes for 32 files: not read, though
     // it would have removed x. rg rejects x.
     const both = await plan('kkk.*mmm')
     if (both.kind !== 'candidates') throw new Error(reason(both))
-    expect(readFileSync(both.ignoreFile, 'utf8')).toBe('*\n!/x.txt\n!/y.txt\n')
+    expect(readFileSync(both.ignoreFile!, 'utf8')).toBe('*\n!/x.txt\n!/y.txt\n')
     const found = execFileSync(rgPath, ['--no-config', '-l', `--ignore-file=${both.ignoreFile}`, 'kkk.*mmm', '.'], {
       cwd: root,
       encoding: 'utf8',
@@ -336,7 +339,7 @@ describe('plan', () => {
     // Unread directories outside the search do not matter to it.
     const inSrc = await plan('alpha', {}, join(root, 'src'))
     if (inSrc.kind !== 'candidates') throw new Error(reason(inSrc))
-    expect(readFileSync(inSrc.ignoreFile, 'utf8')).toBe('*\n')
+    expect(readFileSync(inSrc.ignoreFile!, 'utf8')).toBe('*\n')
     await inSrc.release()
     // A search of the unread directory itself, or of one the index never saw, reads it all.
     mkdirSync(join(root, 'locked'))
@@ -380,7 +383,7 @@ describe('the index file', () => {
     expect(findKey(data.keys, 7)).toBe(0)
     expect(findKey(Uint32Array.from([1, 3, 5]), 4)).toBe(-1)
     expect(findKey(Uint32Array.from([1, 3, 5]), 5)).toBe(2)
-    expect(INDEX_FORMAT_VERSION).toBe(3)
+    expect(INDEX_FORMAT_VERSION).toBe(4)
     // No times given: none read.
     expect([...data.fileTimes.seconds]).toEqual([Number.NaN])
   })
@@ -584,7 +587,7 @@ describe('options and builds', () => {
     const needle = files['f200.txt']!.subarray(5000, 5012).toString()
     const answer = await index.plan({ dir: root, pattern: needle, caseInsensitive: false, multiline: false, signal })
     if (answer.kind !== 'candidates') throw new Error(reason(answer))
-    expect(readFileSync(answer.ignoreFile, 'utf8')).toContain('!/f200.txt\n')
+    expect(readFileSync(answer.ignoreFile!, 'utf8')).toContain('!/f200.txt\n')
     await answer.release()
   })
 
@@ -616,7 +619,22 @@ describe('options and builds', () => {
     const index = createLocalSearchIndex({ dir: join(base, 'index'), fileMaxBytes: 50, broadFraction: 1, bash })
     const answer = await index.plan({ dir: root, pattern: 'nowhere', caseInsensitive: false, multiline: false, signal })
     if (answer.kind !== 'candidates') throw new Error(reason(answer))
-    expect(readFileSync(answer.ignoreFile, 'utf8').split('\n').sort()).toEqual(['', '!/big.txt', '!/utf16be.txt', '!/utf16le.txt', '*'])
+    expect(readFileSync(answer.ignoreFile!, 'utf8').split('\n').sort()).toEqual(['', '!/big.txt', '!/utf16be.txt', '!/utf16le.txt', '*'])
+    await answer.release()
+  })
+
+  it('flags a keyed file that holds a NUL byte apart, and still chooses it by its trigrams', async () => {
+    const root = join(base, 'nul')
+    writeTree(root, { 'text.txt': 'needle\n', 'nul.bin': Buffer.from('needle\0after\n'), 'utf16.txt': Buffer.from([0xff, 0xfe, 0, 0]) })
+    const index = createLocalSearchIndex({ dir: join(base, 'index'), broadFraction: 1, bash })
+    expect(await buildIndex(index.settings, root)).toMatchObject({ files: 3, alwaysRead: 1 })
+    const data = openIndexFile(join(treeDir(index.settings.dir, root), INDEX_FILE))
+    const flags = Object.fromEntries(Array.from({ length: data.files.length }, (_, id) => [data.files.at(id), data.fileFlags[id]]))
+    data.close()
+    expect(flags).toEqual({ 'text.txt': FILE_INDEXED, 'nul.bin': FILE_INDEXED_NUL, 'utf16.txt': FILE_ALWAYS })
+    const answer = await index.plan({ dir: root, pattern: 'after', caseInsensitive: false, multiline: false, signal })
+    if (answer.kind !== 'candidates') throw new Error(reason(answer))
+    expect(readFileSync(answer.ignoreFile!, 'utf8').split('\n').sort()).toEqual(['', '!/nul.bin', '!/utf16.txt', '*'])
     await answer.release()
   })
 
@@ -627,7 +645,7 @@ describe('options and builds', () => {
     expect(await buildIndex(index.settings, root)).toMatchObject({ files: 2, alwaysRead: 0 })
     const answer = await index.plan({ dir: root, pattern: 'needle at the end', caseInsensitive: false, multiline: false, signal })
     if (answer.kind !== 'candidates') throw new Error(reason(answer))
-    expect(readFileSync(answer.ignoreFile, 'utf8')).toBe('*\n!/big.txt\n')
+    expect(readFileSync(answer.ignoreFile!, 'utf8')).toBe('*\n!/big.txt\n')
     await answer.release()
   })
 })

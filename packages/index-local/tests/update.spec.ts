@@ -16,7 +16,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { BashExecutor, IndexAnswer } from '@dsh/core'
 import { createLocalBash } from '@dsh/bash-local'
 import { buildIndex, closeIndexWatchers, createLocalSearchIndex, updateIndex, type IndexReport } from '../src/index.js'
-import { encodeIndex, openIndexFile } from '../src/format.js'
+import { encodeIndex, FILE_INDEXED, FILE_INDEXED_NUL, openIndexFile } from '../src/format.js'
 import { INDEX_FILE, treeDir, UPDATE_FILE } from '../src/location.js'
 import { failingBash } from '../../../test-support/failing-bash.js'
 import { scratchDir, writeTree } from '../../../test-support/temp-tree.js'
@@ -50,7 +50,7 @@ function reason(answer: IndexAnswer): string {
 async function planned(index: ReturnType<typeof createLocalSearchIndex>, dir: string, pattern: string) {
   const answer = await index.plan({ dir, pattern, caseInsensitive: false, multiline: false, signal })
   if (answer.kind !== 'candidates') throw new Error(reason(answer))
-  const lines = readFileSync(answer.ignoreFile, 'utf8').trim().split('\n').slice(1).sort()
+  const lines = readFileSync(answer.ignoreFile!, 'utf8').trim().split('\n').slice(1).sort()
   await answer.release()
   return { lines, changed: answer.changed }
 }
@@ -290,6 +290,19 @@ describe('a changed directory listed for an update', () => {
       },
     }
   }
+
+  it('flags a file it keys that holds a NUL byte apart', async () => {
+    const { root, update } = await setup({ 'a.txt': 'alpha\n' })
+    writeFileSync(join(root, 'nul.bin'), Buffer.from('alpha\0omega\n'))
+    writeFileSync(join(root, 'b.txt'), 'alpha beta\n')
+    const report = await update()
+    if (report.kind !== 'update') throw new Error(kindOf(report))
+    expect(report.alwaysRead).toBe(0)
+    const data = openIndexFile(report.indexPath)
+    const flags = Object.fromEntries(Array.from({ length: data.files.length }, (_, id) => [data.files.at(id), data.fileFlags[id]]))
+    data.close()
+    expect(flags).toEqual({ 'a.txt': FILE_INDEXED, 'b.txt': FILE_INDEXED, 'nul.bin': FILE_INDEXED_NUL })
+  })
 
   it('is listed whole when replaced after the walk, and read whole by every search when gone', async () => {
     const { root, index, update } = await setup({

@@ -42,7 +42,7 @@ function reason(answer: IndexAnswer): string {
 
 async function lines(answer: LocalIndexAnswer): Promise<string[]> {
   if (answer.kind !== 'candidates') throw new Error(reason(answer))
-  const text = readFileSync(answer.ignoreFile, 'utf8')
+  const text = readFileSync(answer.ignoreFile!, 'utf8')
   await answer.release()
   return text.split('\n').filter(Boolean)
 }

@@ -4,6 +4,7 @@ import type { SearchConfig } from './config.js'
 import { createGlobTool } from './dsh/glob/tool.js'
 import { createGrepTool } from './dsh/grep/tool.js'
 import { LinkScanMemory } from './engine/link-scan-memory.js'
+import { PROCESS_FILE_LISTS } from './engine/rg-file-lists.js'
 import { createSearchWarmUp } from './engine/warm-up.js'
 import type { ProbeCache } from './engine/probe/cache.js'
 import { probeExecutor } from './engine/probe/executor.js'
@@ -64,6 +65,7 @@ export async function apply(ctx: SearchPluginContext, config: SearchConfig): Pro
     fs: () => ctx.get('fs'),
     searchIndex: () => ctx.get('searchIndex'),
     linkScans: () => linkScans,
+    rgFileLists: () => PROCESS_FILE_LISTS,
   }
   // A host's own warm-up stands.
   if (ctx.get('searchWarmUp') === undefined) ctx.provide('searchWarmUp', createSearchWarmUp(search))

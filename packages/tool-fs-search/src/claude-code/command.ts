@@ -1,10 +1,8 @@
 // The Grep script of Claude Code's surface: the dsh grep script with the mode's rg flags, and mtimes for a file list.
 import { mtimePipeline, type MtimeLister } from '../engine/glob/command.js'
-import { targetPrelude } from '../engine/grep/command.js'
+import { fileListCommand, grepSelection, indexedSearch, targetPrelude, type IndexRoute } from '../engine/grep/command.js'
 import type { IncludePlan } from '../engine/grep/include.js'
-import { followArgs, NO_LINKS, searchExclusionArgs, type LinkPlan } from '../engine/links.js'
-import { rgCommand } from '../engine/rg-command.js'
-import { VCS_EXCLUDES } from '../engine/vcs.js'
+import { NO_LINKS, searchExclusionArgs, type LinkPlan } from '../engine/links.js'
 
 /** What one Grep script searches, and how rg prints what it finds. */
 export interface ClaudeGrepCommandOptions {
@@ -25,8 +23,8 @@ export interface ClaudeGrepCommandOptions {
   caseInsensitive: boolean
   multiline: boolean
   type: string | undefined
-  /** What the content index adds: its `--ignore-file=…` (docs/design.md#an-index-chooses-files-rg-decides-matches). @default [] */
-  indexFlags?: readonly string[]
+  /** The files the content index chose (docs/design.md#an-index-chooses-files-rg-decides-matches). @default a full scan */
+  index?: IndexRoute
 }
 
 /**
@@ -37,27 +35,46 @@ export interface ClaudeGrepCommandOptions {
  * names go through the mtime helper as glob's do, its status and rg's collected the same way.
  */
 export function buildClaudeGrepCommand(options: ClaudeGrepCommandOptions): string {
-  const { rg, pattern, target, plan, excludes, links = NO_LINKS, caseInsensitive, multiline, type } = options
-  const search = rgCommand({
-    rg,
-    flags: [
-      '--null',
-      '--with-filename',
-      '--color=never',
-      '--hidden',
-      ...options.modeFlags,
-      ...(caseInsensitive ? ['--ignore-case'] : []),
-      ...(multiline ? ['--multiline', '--multiline-dotall'] : []),
-      ...(type === undefined ? [] : [`--type=${type}`]),
-      ...followArgs(links),
-      ...VCS_EXCLUDES.map((vcs) => `--glob=!${vcs}`),
-      ...(options.indexFlags ?? []),
-    ],
-    pattern,
-    paths: 'script',
-  })
-  const filtered = plan.args.length > 0 || plan.subdir !== undefined || type !== undefined
-  const prelude = targetPrelude(target, plan, searchExclusionArgs(excludes, links), filtered)
+  const { rg, pattern, caseInsensitive, multiline } = options
+  const search = indexedSearch(
+    {
+      rg,
+      selection: claudeGrepSelection(options),
+      output: [
+        '--null',
+        '--with-filename',
+        '--color=never',
+        ...options.modeFlags,
+        ...(caseInsensitive ? ['--ignore-case'] : []),
+        ...(multiline ? ['--multiline', '--multiline-dotall'] : []),
+      ],
+      pattern,
+    },
+    options.index,
+  )
+  const prelude = claudeGrepPrelude(options)
   if (!options.listsMtimes) return [...prelude, search].join('\n')
   return [...prelude, ...mtimePipeline(search, options.lister)].join('\n')
+}
+
+/** The script that lists what this Grep's walk reaches, for the index to name its candidates (docs/design.md#named-candidates). */
+export function claudeGrepFileListCommand(
+  options: Pick<ClaudeGrepCommandOptions, 'rg' | 'target' | 'plan' | 'excludes' | 'links' | 'type'>,
+): string {
+  return fileListCommand(options.rg, claudeGrepSelection(options), claudeGrepPrelude(options))
+}
+
+function claudeGrepSelection({ links = NO_LINKS, type }: Pick<ClaudeGrepCommandOptions, 'links' | 'type'>): string[] {
+  return grepSelection(links, type === undefined ? [] : [`--type=${type}`])
+}
+
+function claudeGrepPrelude({
+  target,
+  plan,
+  excludes,
+  links = NO_LINKS,
+  type,
+}: Pick<ClaudeGrepCommandOptions, 'target' | 'plan' | 'excludes' | 'links' | 'type'>): string[] {
+  const filtered = plan.args.length > 0 || plan.subdir !== undefined || type !== undefined
+  return targetPrelude(target, plan, searchExclusionArgs(excludes, links), filtered)
 }

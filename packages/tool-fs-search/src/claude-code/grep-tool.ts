@@ -21,7 +21,7 @@ import { saveFormattedResult, type SpillOutcome } from '../engine/spill.js'
 import { incompleteEntries, timeoutNote, type TimedOut } from '../engine/timeout.js'
 import { ClaudeGrepArgs, type OutputMode } from './args.js'
 import { assertClaudeGrepRan, claudeGrepGaps, unknownType, type ClaudeGrepCall } from './classify.js'
-import { buildClaudeGrepCommand } from './command.js'
+import { buildClaudeGrepCommand, claudeGrepFileListCommand } from './command.js'
 import { pageRecords } from './content.js'
 import { grepModeOf } from './modes.js'
 import type { ModeResult, ModeStream } from './modes/mode.js'
@@ -62,21 +62,18 @@ export async function executeClaudeGrep(ctx: ListingContext, args: ClaudeGrepArg
   const links = await planLinks(ctx, exec, target, ctx.fs?.(), ctx.access(), quietMarkOf(ctx, exec, target), excludes)
   const caseInsensitive = args['-i'] === true
   const multiline = args.multiline === true
-  const indexed = await planIndexedSearch(ctx, exec, { target, pattern: args.pattern, caseInsensitive, multiline, links })
+  const searched = { rg: ctx.rg, target, plan, excludes, links, type: args.type }
+  const fileList = claudeGrepFileListCommand(searched)
+  const indexed = await planIndexedSearch(ctx, exec, { target, pattern: args.pattern, caseInsensitive, multiline, links, fileList })
   const command = buildClaudeGrepCommand({
-    rg: ctx.rg,
+    ...searched,
     lister: ctx.lister,
     modeFlags: grepMode.rgFlags(args, config),
     listsMtimes: grepMode.listsMtimes,
     pattern: args.pattern,
-    target,
-    plan,
-    excludes,
-    links,
     caseInsensitive,
     multiline,
-    type: args.type,
-    indexFlags: indexed.flags,
+    index: indexed.route,
   })
   const request = pageRequest(args)
   // A result past what memory holds goes to a scratch file, in every mode, when the store gives one

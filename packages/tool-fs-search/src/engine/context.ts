@@ -3,6 +3,7 @@ import type { AccessPolicy, BashExecutor, FileSystem, SearchIndex, SpillStore } 
 import type { SearchConfig } from '../config.js'
 import type { MtimeLister } from './glob/command.js'
 import type { LinkScanMemory } from './link-scan-memory.js'
+import type { RgFileLists } from './rg-file-lists.js'
 
 /** What both tools share at run time. */
 export interface SearchContext {
@@ -20,6 +21,8 @@ export interface SearchContext {
   searchIndex?(): SearchIndex | undefined
   /** Optional: each root's last link scan, revalidated rather than walked again (docs/design.md#the-link-scan-is-remembered). */
   linkScans?(): LinkScanMemory | undefined
+  /** Optional: the lists of grep's walks, which say which candidates the index may name to rg (docs/design.md#named-candidates). */
+  rgFileLists?(): RgFileLists | undefined
 }
 
 /** A context whose searches can also list files with their mtimes: dsh's glob, Claude Code's Glob and Grep. */

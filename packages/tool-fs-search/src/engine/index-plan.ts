@@ -4,19 +4,21 @@ import type { SearchIndex, SearchIndexUse, ToolExecContext } from '@dsh/core'
 import type { ListingContext, SearchContext } from './context.js'
 import type { TimeOf } from './glob/stamps.js'
 import type { QuietMark } from './link-scan-memory.js'
+import type { IndexRoute } from './grep/command.js'
 import type { LinkPlan } from './links.js'
+import { outsideStamps, type ListTaking, type StampingFs, type Walked } from './rg-file-lists.js'
 
-/** What a search adds to its rg command for the index, and how the index took part. */
+/** What a search gives its script for the index, and how the index took part. */
 export interface IndexedSearch {
-  /** `--ignore-file=…` when the index chose the files; none otherwise. */
-  flags: string[]
+  /** The files the index chose, named and walked; none for a full scan. */
+  route: IndexRoute
   /** Undefined when no index took part (`index: "off"`, no index service, or none covers the tree). */
   use?: SearchIndexUse
   /** Deletes what the index wrote for this search; call once rg is done. */
   release: () => Promise<void>
 }
 
-const NOTHING: IndexedSearch = { flags: [], release: async () => {} }
+const NOTHING: IndexedSearch = { route: {}, release: async () => {} }
 
 /** The index a search consults: none with `index: "off"` or without the service. */
 export function indexOf(ctx: SearchContext): SearchIndex | undefined {
@@ -41,10 +43,12 @@ export function quietMarkOf(ctx: SearchContext, exec: ToolExecContext, target: s
 }
 
 /**
- * Consults the index for a search of `target` (as the model gave it) with `pattern`. The index only
- * adds an ignore file of the lowest precedence, so rg, with the command it would run anyway, decides
- * every match; what rg reaches through a link it follows is read whole, since the index holds no
- * path through a link.
+ * Consults the index for a search of `target` (as the model gave it) with `pattern`. The index adds
+ * an ignore file of the lowest precedence, and names to rg the candidates its walk would reach
+ * (docs/design.md#named-candidates), so rg, with the flags it would run with anyway, decides every
+ * match; what rg reaches through a link it follows is read whole, since the index holds no path
+ * through a link. `fileList` is the script that lists what the search's walk reaches: its list, kept
+ * while the index proves the tree quiet, says which candidates may be named.
  */
 export async function planIndexedSearch(
   ctx: SearchContext,
@@ -55,27 +59,76 @@ export async function planIndexedSearch(
     caseInsensitive,
     multiline,
     links,
-  }: { target: string; pattern: string; caseInsensitive: boolean; multiline: boolean; links: LinkPlan },
+    fileList,
+  }: { target: string; pattern: string; caseInsensitive: boolean; multiline: boolean; links: LinkPlan; fileList: string },
 ): Promise<IndexedSearch> {
   const index = indexOf(ctx)
   const dir = searchDir(exec, target)
   // Without a working directory a relative path cannot be placed, so no index can be found for it.
   if (index === undefined || dir === undefined) return NOTHING
+  const fs = ctx.fs?.()
+  // Naming needs the index's quiet mark and the seam's stamps (docs/design.md#named-candidates).
+  const lists = index.unchangedMark === undefined || fs?.stampMany === undefined ? undefined : ctx.rgFileLists?.()
+  const key = `${dir}\0${fileList}`
+  let walked: Walked | undefined
+  if (lists !== undefined) {
+    const mark = await index.unchangedMark!({ dir, signal: exec.signal })
+    if (mark !== undefined) walked = lists.walked(key, mark, await outsideStamps(dir, fs as StampingFs))
+  }
   const answer = await index.plan({
     dir,
     pattern,
     caseInsensitive,
     multiline,
     followedLinks: links.followed,
+    ...(walked === undefined ? {} : { walked }),
     signal: exec.signal,
   })
   // No index for this tree: nothing took part, so the result says nothing (as with `index: "off"`).
   if (answer.kind === 'full-scan' && answer.reason === 'no-index') return NOTHING
   if (answer.kind === 'full-scan') return { ...NOTHING, use: { used: false, reason: answer.reason, detail: answer.detail } }
   return {
-    flags: [`--ignore-file=${answer.ignoreFile}`],
+    route: {
+      ...(answer.ignoreFile === undefined ? {} : { ignoreFile: answer.ignoreFile }),
+      ...(answer.namedFile === undefined ? {} : { namedFile: answer.namedFile }),
+    },
     use: { used: true, indexedFiles: answer.indexedFiles, candidates: answer.candidates, changed: answer.changed },
-    release: () => answer.release(),
+    release: async () => {
+      await answer.release()
+      // Taken after the search, so its walk does not slow this one: the next search may name.
+      if (lists !== undefined && walked === undefined)
+        void lists.take(key, listTaking(ctx, exec, { index, fs: fs as StampingFs, dir, fileList }))
+    },
+  }
+}
+
+/** How the list of a search's walk is taken: the index's quiet mark, the stamps outside the tree, and the list script run through the seam. */
+function listTaking(
+  ctx: SearchContext,
+  exec: ToolExecContext,
+  { index, fs, dir, fileList }: { index: SearchIndex; fs: StampingFs; dir: string; fileList: string },
+): ListTaking {
+  const cwd = exec.agent?.session.header.cwd
+  return {
+    mark: (signal) => index.unchangedMark!({ dir, signal }),
+    stamps: () => outsideStamps(dir, fs),
+    walk: async (signal) => {
+      const chunks: Buffer[] = []
+      const spec = await ctx.bash.resolve({
+        command: fileList,
+        ...(cwd === undefined ? {} : { workdir: cwd }),
+        timeoutMs: ctx.config.timeoutMs,
+        stdoutMaxBytes: Number.MAX_SAFE_INTEGER,
+        stderrMaxBytes: 4_096,
+        signal,
+        stdoutSink: (chunk) => chunks.push(Buffer.from(chunk)),
+      })
+      const run = await ctx.bash.run(spec)
+      const output = Buffer.concat(chunks)
+      // A directory searched (`D`), every entry listed: a file target, a missing xargs or an unreadable directory keeps none.
+      if (run.stop !== 'exit' || run.exitCode !== 0 || output.subarray(0, 2).toString('latin1') !== 'D\0') return undefined
+      return output.subarray(2)
+    },
   }
 }
 

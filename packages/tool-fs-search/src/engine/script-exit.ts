@@ -14,6 +14,8 @@ export const EXIT_NOT_DIRECTORY = 5
 export const EXIT_INCLUDE_ON_FILE = 6
 /** glob's mtime helper could not stat some names rg listed; its messages are on stderr. */
 export const EXIT_MTIME_PARTIAL = 7
+/** grep's file list for the index: the executor has no `xargs -0` to name files with (docs/design.md#named-candidates). */
+export const EXIT_NO_XARGS = 9
 /** glob's mtime helper could not run at all (the shell's 126 or 127, or a signal). */
 export const EXIT_MTIME_UNAVAILABLE = 125
 

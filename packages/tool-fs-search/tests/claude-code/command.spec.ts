@@ -20,14 +20,14 @@ describe('buildClaudeGrepCommand', () => {
   it("runs rg with the mode's flags, the pattern after -e, and the prelude's target after it", () => {
     const script = buildClaudeGrepCommand(base)
     expect(script.split('\n').at(-1)).toBe(
-      "/opt/rg --no-config --null --with-filename '--color=never' --hidden --count '--glob=!.git' '--glob=!.svn' '--glob=!.hg' '--glob=!.bzr' '--glob=!.jj' '--glob=!.sl' -e -e \"$@\" </dev/null",
+      "/opt/rg --no-config --null --with-filename '--color=never' --count --hidden '--glob=!.git' '--glob=!.svn' '--glob=!.hg' '--glob=!.bzr' '--glob=!.jj' '--glob=!.sl' -e -e \"$@\" </dev/null",
     )
     expect(script).toMatch(/^if \[ -d \.\/src \]; then cd -- \.\/src/)
   })
 
   it('adds -i, multiline and the type as single words', () => {
     const line = rgLine(buildClaudeGrepCommand({ ...base, caseInsensitive: true, multiline: true, type: '--pre' }))
-    expect(line).toContain(" --count --ignore-case --multiline --multiline-dotall '--type=--pre' ")
+    expect(line).toContain(" --count --ignore-case --multiline --multiline-dotall --hidden '--type=--pre' ")
   })
 
   it('sends a file list through the mtime helper', () => {

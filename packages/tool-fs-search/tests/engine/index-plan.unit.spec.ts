@@ -5,6 +5,7 @@ import type { ListingContext, SearchContext } from '../../src/engine/context.js'
 import type { MtimeLister } from '../../src/engine/glob/command.js'
 import { planIndexedListing, planIndexedSearch, quietMarkOf } from '../../src/engine/index-plan.js'
 import { NO_LINKS } from '../../src/engine/links.js'
+import { RgFileLists } from '../../src/engine/rg-file-lists.js'
 
 function context(answer: IndexAnswer, index: 'auto' | 'off' = 'auto'): { ctx: SearchContext; queries: IndexQuery[] } {
   const queries: IndexQuery[] = []
@@ -30,6 +31,7 @@ const search = {
   caseInsensitive: true,
   multiline: false,
   links: { ...NO_LINKS, followed: [{ path: 'l', directory: true }] },
+  fileList: 'LIST',
 }
 
 describe('planIndexedSearch', () => {
@@ -38,13 +40,15 @@ describe('planIndexedSearch', () => {
     const { ctx, queries } = context({
       kind: 'candidates',
       ignoreFile: '/i/f',
+      namedFile: undefined,
+      named: 0,
       indexedFiles: 9,
       candidates: 2,
       changed: 1,
       release: async () => void (released = true),
     })
     const planned = await planIndexedSearch(ctx, exec('/w'), search)
-    expect(planned.flags).toEqual(['--ignore-file=/i/f'])
+    expect(planned.route).toEqual({ ignoreFile: '/i/f' })
     expect(planned.use).toEqual({ used: true, indexedFiles: 9, candidates: 2, changed: 1 })
     expect(queries[0]).toMatchObject({
       dir: '/w/src',
@@ -58,10 +62,26 @@ describe('planIndexedSearch', () => {
     expect(released).toBe(true)
   })
 
+  it('gives the named file and no ignore file when a candidates answer leaves nothing to walk', async () => {
+    const answer: IndexAnswer = {
+      kind: 'candidates',
+      ignoreFile: undefined,
+      namedFile: '/i/n',
+      named: 2,
+      indexedFiles: 9,
+      candidates: 2,
+      changed: 0,
+      release: () => Promise.resolve(),
+    }
+    const planned = await planIndexedSearch(context(answer).ctx, exec('/w'), search)
+    expect(planned.route).toEqual({ namedFile: '/i/n' })
+    expect(planned.use).toEqual({ used: true, indexedFiles: 9, candidates: 2, changed: 0 })
+  })
+
   it('reports a full scan and why, adding nothing to the command', async () => {
     const { ctx } = context({ kind: 'full-scan', reason: 'unreducible', detail: 'no literal' })
     const planned = await planIndexedSearch(ctx, exec('/w'), search)
-    expect(planned.flags).toEqual([])
+    expect(planned.route).toEqual({})
     expect(planned.use).toEqual({ used: false, reason: 'unreducible', detail: 'no literal' })
     await planned.release()
   })
@@ -75,6 +95,100 @@ describe('planIndexedSearch', () => {
     expect(noCwd.queries).toEqual([])
     expect((await planIndexedSearch(noCwd.ctx, exec(), { ...search, target: '/abs' })).use).toBeUndefined()
     expect(noCwd.queries[0]!.dir).toBe('/abs')
+  })
+})
+
+describe('planIndexedSearch with the lists of rg walks', () => {
+  const CANDIDATES: IndexAnswer = {
+    kind: 'candidates',
+    ignoreFile: undefined,
+    namedFile: '/i/named',
+    named: 3,
+    indexedFiles: 9,
+    candidates: 3,
+    changed: 0,
+    release: async () => {},
+  }
+
+  /** A context whose index gives `marks` in turn and whose executor prints `printed` with `exitCode`. */
+  function withLists(printed: string, { exitCode = 0, stop = 'exit', marks = ['m', 'm', 'm', 'm'] as Array<string | undefined> } = {}) {
+    const { ctx, queries } = context(CANDIDATES)
+    const index = (ctx.searchIndex as () => SearchIndex)()
+    index.unchangedMark = async () => marks.shift()
+    const specs: Array<Record<string, unknown>> = []
+    const bash = {
+      resolve: async (request: Record<string, unknown>) => ({ ...request, workdir: request['workdir'] ?? '/home' }),
+      run: async (spec: { stdoutSink: (chunk: Uint8Array) => void } & Record<string, unknown>) => {
+        specs.push(spec)
+        spec.stdoutSink(Buffer.from(printed, 'latin1'))
+        return {
+          exitCode,
+          stop,
+          signal: null,
+          durationMs: 1,
+          stdout: { text: '', truncated: false, totalBytes: 0 },
+          stderr: { text: '', truncated: false, totalBytes: 0 },
+        }
+      },
+    }
+    const lists = new RgFileLists()
+    const fs = {
+      stampMany: async (paths: readonly string[]) => paths.map(() => ({ kind: 'missing' })),
+      readLines: () => Promise.reject(new Error('no such file')),
+    }
+    const full = { ...ctx, bash, fs: () => fs, rgFileLists: () => lists } as unknown as SearchContext
+    return { ctx: full, queries, lists, specs }
+  }
+
+  it('names nothing at first, walks after the search, and names from that walk while the tree stays quiet', async () => {
+    const { ctx, queries, lists, specs } = withLists('D\0./a.txt\0./sub/b.txt\0')
+    const first = await planIndexedSearch(ctx, exec('/w'), search)
+    expect(queries[0]!.walked).toBeUndefined()
+    expect(first.route).toEqual({ namedFile: '/i/named' })
+    await first.release()
+    await lists.settled()
+    expect(specs[0]).toMatchObject({ command: 'LIST', workdir: '/w' })
+    await planIndexedSearch(ctx, exec('/w'), search)
+    const walked = queries[1]!.walked!
+    expect(walked('sub/b.txt')).toBe('./sub/b.txt')
+    expect(walked('c.txt')).toBeUndefined()
+  })
+
+  it('keeps no walk that failed, listed a file target, or saw the tree change', async () => {
+    for (const printed of ['F\0./a\0', 'D\0./a\0']) {
+      for (const [exitCode, stop, marks] of [
+        [0, 'exit', printed.startsWith('F') ? ['m', 'm', 'm', 'm'] : ['m', 'm', 'other', 'm']],
+        [9, 'exit', ['m', 'm', 'm', 'm']],
+        [0, 'timeout', ['m', 'm', 'm', 'm']],
+      ] as const) {
+        const { ctx, queries, lists } = withLists(printed, { exitCode, stop, marks: [...marks] })
+        await (await planIndexedSearch(ctx, exec('/w'), search)).release()
+        await lists.settled()
+        await planIndexedSearch(ctx, exec('/w'), search)
+        expect(queries[1]!.walked).toBeUndefined()
+      }
+    }
+  })
+
+  it('names nothing without stamps from the file system seam', async () => {
+    const { ctx, queries, lists, specs } = withLists('D\0./a\0')
+    const bare = { ...ctx, fs: () => ({}) } as SearchContext
+    await (await planIndexedSearch(bare, exec('/w'), search)).release()
+    await lists.settled()
+    await planIndexedSearch(bare, exec('/w'), search)
+    expect(specs).toEqual([])
+    expect(queries[1]!.walked).toBeUndefined()
+  })
+
+  it('asks for no walk when the tree has no quiet mark, and runs one from the executor’s own directory without a session cwd', async () => {
+    const quiet = withLists('D\0./a\0', { marks: [undefined, undefined] })
+    await (await planIndexedSearch(quiet.ctx, exec('/w'), search)).release()
+    await quiet.lists.settled()
+    expect(quiet.specs).toEqual([])
+    const absolute = withLists('D\0./a\0')
+    await (await planIndexedSearch(absolute.ctx, exec(), { ...search, target: '/abs' })).release()
+    await absolute.lists.settled()
+    expect(absolute.specs[0]!['workdir']).toBe('/home')
   })
 })
 

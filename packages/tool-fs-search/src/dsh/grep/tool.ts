@@ -13,7 +13,7 @@ import { saveFormattedResult } from '../../engine/spill.js'
 import { incompleteEntries, timedOutGaps } from '../../engine/timeout.js'
 import { GrepArgs } from './args.js'
 import { assertGrepRan, partialSearchErrors } from '../../engine/grep/classify.js'
-import { buildGrepCommand } from '../../engine/grep/command.js'
+import { buildGrepCommand, grepFileListCommand } from '../../engine/grep/command.js'
 import { planInclude } from '../../engine/grep/include.js'
 import { listMatches, recordsOf, showMatches, showStreamedMatches, type ShownMatches } from '../../engine/grep/matches.js'
 import { GrepPieces, type LoadedRecords } from '../../engine/grep/pieces.js'
@@ -39,17 +39,16 @@ export async function executeGrep(ctx: SearchContext, args: GrepArgs, exec: Tool
   const excludes = await searchExclusions(ctx.access(), target, exec)
   const plan = await allowedPlan(ctx.access(), target, planInclude(args.include), exec)
   const links = await planLinks(ctx, exec, target, ctx.fs?.(), ctx.access(), quietMarkOf(ctx, exec, target), excludes)
-  const indexed = await planIndexedSearch(ctx, exec, { target, pattern: args.pattern, caseInsensitive: false, multiline: false, links })
-  const command = buildGrepCommand({
-    rg: ctx.rg,
-    pattern: args.pattern,
+  const searched = { rg: ctx.rg, target, plan, excludes, links }
+  const indexed = await planIndexedSearch(ctx, exec, {
     target,
-    plan,
-    excludes,
+    pattern: args.pattern,
+    caseInsensitive: false,
+    multiline: false,
     links,
-    maxLineBytes: config.grepMaxLineBytes,
-    indexFlags: indexed.flags,
+    fileList: grepFileListCommand(searched),
   })
+  const command = buildGrepCommand({ ...searched, pattern: args.pattern, maxLineBytes: config.grepMaxLineBytes, index: indexed.route })
   const budget = { maxMatches: config.grepMaxMatches, maxBytes: config.inlineMaxBytes, maxPerFile: config.grepMaxMatchesPerFile }
   // A result past what memory holds goes to a scratch file, when the store gives one and a spill could be saved.
   const store = ctx.spillStore()

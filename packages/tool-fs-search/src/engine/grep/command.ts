@@ -1,8 +1,8 @@
 // The grep script: how a model's pattern, path and planned include become one shell command.
 import { explicitPath } from '../display-path.js'
 import { followArgs, NO_LINKS, searchExclusionArgs, type LinkPlan } from '../links.js'
-import { rgCommand } from '../rg-command.js'
-import { EXIT_CANNOT_ENTER, EXIT_INCLUDE_ON_FILE, EXIT_MISSING } from '../script-exit.js'
+import { rgArgv, rgCommand } from '../rg-command.js'
+import { EXIT_CANNOT_ENTER, EXIT_INCLUDE_ON_FILE, EXIT_MISSING, EXIT_NO_XARGS } from '../script-exit.js'
 import { shellCommand } from '../shell-quote.js'
 import { VCS_EXCLUDES } from '../vcs.js'
 import type { IncludePlan } from './include.js'
@@ -22,8 +22,29 @@ export interface GrepCommandOptions {
   links?: LinkPlan
   /** Bytes of a matched line rg prints before it previews the rest (`--max-columns`). */
   maxLineBytes: number
-  /** What the content index adds: its `--ignore-file=…` (docs/design.md#an-index-chooses-files-rg-decides-matches). @default [] */
-  indexFlags?: readonly string[]
+  /** The files the content index chose (docs/design.md#an-index-chooses-files-rg-decides-matches). @default a full scan */
+  index?: IndexRoute
+}
+
+/**
+ * What the content index gives a grep script: an ignore file that keeps rg's walk to the files it
+ * could not name (docs/design.md#an-index-chooses-files-rg-decides-matches), and a file of the paths
+ * rg searches by name (docs/design.md#named-candidates). Neither: a full scan; the ignore file alone:
+ * every candidate walked; the named file alone: nothing left to walk.
+ */
+export interface IndexRoute {
+  ignoreFile?: string
+  namedFile?: string
+}
+
+/** An rg run of a grep script: the flags that choose which files it reads, and those that say what it prints. */
+export interface GrepRg {
+  rg: string
+  /** Flags that decide which files rg's walk reaches (`--hidden`, globs, types, links). */
+  selection: readonly string[]
+  /** Every other flag: how rg matches and what it prints. */
+  output: readonly string[]
+  pattern: string
 }
 
 /**
@@ -45,28 +66,87 @@ export function buildGrepCommand({
   excludes = [],
   links = NO_LINKS,
   maxLineBytes,
-  indexFlags = [],
+  index,
 }: GrepCommandOptions): string {
-  const search = rgCommand({
+  const search = indexedSearch(
+    {
+      rg,
+      selection: grepSelection(links),
+      output: [
+        '--null',
+        '--line-number',
+        '--with-filename',
+        '--no-heading',
+        '--color=never',
+        `--max-columns=${maxLineBytes}`,
+        '--max-columns-preview',
+      ],
+      pattern,
+    },
+    index,
+  )
+  return [...grepPrelude({ target, plan, excludes, links }), search].join('\n')
+}
+
+/** The prelude of dsh's grep script: also the prelude of its file list. */
+export function grepPrelude({
+  target,
+  plan,
+  excludes = [],
+  links = NO_LINKS,
+}: Pick<GrepCommandOptions, 'target' | 'plan' | 'excludes' | 'links'>): string[] {
+  const filtered = plan.args.length > 0 || plan.subdir !== undefined
+  return targetPrelude(target, plan, searchExclusionArgs(excludes, links), filtered)
+}
+
+/** The script that lists what dsh's grep walk reaches, for the index to name its candidates (docs/design.md#named-candidates). */
+export function grepFileListCommand(
+  options: Pick<GrepCommandOptions, 'rg' | 'target' | 'plan' | 'excludes'> & { links: LinkPlan },
+): string {
+  return fileListCommand(options.rg, grepSelection(options.links), grepPrelude(options))
+}
+
+/** The selection flags every grep script gives rg, with `extra` (a type) before the VCS exclusions. */
+export function grepSelection(links: LinkPlan, extra: readonly string[] = []): string[] {
+  return ['--hidden', ...extra, ...followArgs(links), ...VCS_EXCLUDES.map((vcs) => `--glob=!${vcs}`)]
+}
+
+/**
+ * The rg part of a grep script, with the index's route (docs/design.md#named-candidates). Named files
+ * go to rg in batches through `xargs -0`, each batch's "no match" (1) made 0, so xargs' 123 means a
+ * batch failed (rg's 2: an unreadable file); then rg walks with the ignore file for the rest. The
+ * result has rg's statuses: 2 when either part failed partly, another when xargs or sh could not run.
+ */
+export function indexedSearch({ rg, selection, output, pattern }: GrepRg, route: IndexRoute = {}): string {
+  const { ignoreFile, namedFile } = route
+  const walk = rgCommand({
     rg,
-    flags: [
-      '--null',
-      '--line-number',
-      '--with-filename',
-      '--no-heading',
-      '--color=never',
-      '--hidden',
-      `--max-columns=${maxLineBytes}`,
-      '--max-columns-preview',
-      ...followArgs(links),
-      ...VCS_EXCLUDES.map((vcs) => `--glob=!${vcs}`),
-      ...indexFlags,
-    ],
+    flags: [...output, ...selection, ...(ignoreFile === undefined ? [] : [`--ignore-file=${ignoreFile}`])],
     pattern,
     paths: 'script',
   })
-  const filtered = plan.args.length > 0 || plan.subdir !== undefined
-  return [...targetPrelude(target, plan, searchExclusionArgs(excludes, links), filtered), search].join('\n')
+  if (namedFile === undefined) return walk
+  // Named paths skip the selection flags, so they get the output flags alone.
+  const batch = `${shellCommand(rgArgv({ rg, flags: output, pattern }))} -- "$@" </dev/null; s=$?; [ "$s" -eq 1 ] && exit 0; exit "$s"`
+  return [
+    `{ xargs -0 sh -c ${shellCommand([batch])} sh <${shellCommand([namedFile])}; n=$?`,
+    ignoreFile === undefined ? 'r=1' : `${walk}; r=$?`,
+    `if [ "$n" -eq 123 ]; then [ "$r" -gt 2 ] || r=2; elif [ "$n" -ne 0 ]; then r=$n; fi`,
+    '(exit "$r"); }',
+  ].join('\n')
+}
+
+/**
+ * The script that lists what a grep script's walk reaches, for the index to name its candidates
+ * (docs/design.md#named-candidates): the same prelude and selection flags, rg's `--files`. It exits
+ * 9 when the executor has no `xargs -0`, which naming needs; a file target lists nothing to keep.
+ */
+export function fileListCommand(rg: string, selection: readonly string[], prelude: readonly string[]): string {
+  return [
+    `printf '' | xargs -0 true >/dev/null 2>&1 || exit ${EXIT_NO_XARGS}`,
+    ...prelude,
+    rgCommand({ rg, flags: ['--files', '--null', ...selection], paths: 'script' }),
+  ].join('\n')
 }
 
 /**

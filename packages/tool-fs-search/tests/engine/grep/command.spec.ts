@@ -19,7 +19,7 @@ describe('the grep script', () => {
         "if [ -d './-dir with space' ]; then cd -- './-dir with space' || exit 3; printf 'D\\0'; set -- -- .",
         "elif [ -e './-dir with space' ]; then printf 'F\\0'; set -- -- './-dir with space'",
         'else exit 4; fi',
-        "/opt/rg --no-config --null --line-number --with-filename --no-heading '--color=never' --hidden '--max-columns=2000' --max-columns-preview '--glob=!.git' '--glob=!.svn' '--glob=!.hg' '--glob=!.bzr' '--glob=!.jj' '--glob=!.sl' -e '-rf $(touch x)' \"$@\" </dev/null",
+        "/opt/rg --no-config --null --line-number --with-filename --no-heading '--color=never' '--max-columns=2000' --max-columns-preview --hidden '--glob=!.git' '--glob=!.svn' '--glob=!.hg' '--glob=!.bzr' '--glob=!.jj' '--glob=!.sl' -e '-rf $(touch x)' \"$@\" </dev/null",
       ].join('\n'),
     )
   })

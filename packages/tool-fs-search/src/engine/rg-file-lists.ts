@@ -1,0 +1,162 @@
+// rg's own list of the files a grep script's walk reaches, kept while nothing it depends on changed (docs/design.md#named-candidates).
+import path from 'node:path'
+import type { FileSystem } from '@dsh/core'
+
+/** The file system seam with the stamps a list's outside inputs are read with. */
+export type StampingFs = FileSystem & Required<Pick<FileSystem, 'stampMany'>>
+
+/** For a path from the search directory, the path rg printed for it on its walk; undefined when the walk did not reach it. */
+export type Walked = (local: string) => string | undefined
+
+interface Kept {
+  /** The paths from the search directory that rg's walk reached. */
+  locals: ReadonlySet<string>
+  /** What rg printed before each of them (`./` when it walked `.`). */
+  prefix: string
+  /** The index's quiet mark of the tree, the same before and after the walk. */
+  mark: string
+  /** The ignore inputs outside the tree, as `outsideStamps` read them before the walk. */
+  stamps: string
+}
+
+/** How one list is taken: the quiet mark now, the outside stamps now, and the walk itself. */
+export interface ListTaking {
+  mark: (signal: AbortSignal) => Promise<string | undefined>
+  stamps: () => Promise<string>
+  /** rg's `--files --null` output after the script's `D` and NUL, or undefined when it gave none to keep. */
+  walk: (signal: AbortSignal) => Promise<Buffer | undefined>
+}
+
+/**
+ * The lists of the last few grep scripts' walks, each under the search directory and the list
+ * script (docs/design.md#named-candidates). A list is used only while the index's quiet mark is the
+ * one it was taken under, so no file, directory or ignore file in the tree changed since, and the
+ * ignore inputs outside the tree read the same; one that is missing or stale is taken again after
+ * the search that found it so, in the background, one walk at a time.
+ */
+export class RgFileLists {
+  private readonly kept = new Map<string, Kept>()
+  private taking: Promise<void> = Promise.resolve()
+  private readonly pending = new Set<string>()
+
+  /** `max`: lists kept at once (each holds a tree's paths); the oldest used goes first. */
+  constructor(private readonly max = 4) {}
+
+  /** The list kept under `key` when `mark` and `stamps` are those it was taken under, and takes it to the front. */
+  walked(key: string, mark: string, stamps: string): Walked | undefined {
+    const kept = this.kept.get(key)
+    if (kept === undefined || kept.mark !== mark || kept.stamps !== stamps) return undefined
+    this.kept.delete(key)
+    this.kept.set(key, kept)
+    return (local) => (kept.locals.has(local) ? kept.prefix + local : undefined)
+  }
+
+  /** Queues a walk for `key` (once while one is queued), after those before it; resolves when it is done. */
+  take(key: string, how: ListTaking): Promise<void> {
+    if (this.pending.has(key)) return this.taking
+    this.pending.add(key)
+    this.taking = this.taking.then(async () => {
+      try {
+        // The walk's own time limit (the configured one) is what stops it: no search waits for it.
+        const kept = await takeList(how, new AbortController().signal)
+        if (kept === undefined) this.kept.delete(key)
+        else this.keep(key, kept)
+      } catch {
+        // A walk that failed leaves no list: the searches walk with the ignore file, as without one.
+        this.kept.delete(key)
+      } finally {
+        this.pending.delete(key)
+      }
+    })
+    return this.taking
+  }
+
+  /** Resolves when every walk queued so far is done (tests, and a process about to exit). */
+  settled(): Promise<void> {
+    return this.taking
+  }
+
+  private keep(key: string, kept: Kept): void {
+    this.kept.delete(key)
+    this.kept.set(key, kept)
+    for (const old of this.kept.keys()) {
+      if (this.kept.size <= this.max) break
+      this.kept.delete(old)
+    }
+  }
+}
+
+async function takeList(how: ListTaking, signal: AbortSignal): Promise<Kept | undefined> {
+  const mark = await how.mark(signal)
+  if (mark === undefined) return undefined
+  const stamps = await how.stamps()
+  const output = await how.walk(signal)
+  // A change during the walk may or may not be in the list: it is kept only when the tree stayed quiet.
+  if (output === undefined || (await how.mark(signal)) !== mark) return undefined
+  return { ...parseList(output), mark, stamps }
+}
+
+/**
+ * rg's NUL-terminated paths as paths from the search directory: each raw byte a latin1 character, as
+ * the index holds names. rg prints `./name` when it walks `.` and `dir/name` when it walks `dir`; a
+ * list whose paths do not all share the `./` prefix or all lack it is not kept.
+ */
+export function parseList(output: Buffer): { locals: ReadonlySet<string>; prefix: string } {
+  const text = output.toString('latin1')
+  // Each path ends in a NUL, so the last piece is empty.
+  const paths = text.split('\0').slice(0, -1)
+  const prefix = paths[0]?.startsWith('./') === true ? './' : ''
+  const locals = new Set<string>()
+  for (const printed of paths) {
+    if (printed.startsWith('./') !== (prefix === './')) throw new Error('rg printed paths from more than one root')
+    locals.add(printed.slice(prefix.length))
+  }
+  return { locals, prefix }
+}
+
+/**
+ * What rg reads outside the tree that decides which files its walk of `dir` reaches, as one string
+ * that changes when any of them does: the ignore files and `.git` of every directory above `dir`
+ * (rg reads its parents' ignore files, and `.gitignore` only inside a git repository), each
+ * repository's `info/exclude`, and git's global excludes file with the configuration that names it.
+ * Read through the file system seam: its stamps (inode, times) and its lines.
+ */
+export async function outsideStamps(dir: string, fs: StampingFs, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const paths: string[] = []
+  for (let at = path.dirname(dir), last = dir; at !== last; last = at, at = path.dirname(at)) {
+    for (const name of ['.gitignore', '.ignore', '.rgignore', '.git', '.git/info/exclude']) paths.push(path.join(at, name))
+  }
+  // Without HOME (and XDG_CONFIG_HOME) git has no global configuration to read.
+  const home = env['HOME'] || undefined
+  const config = env['XDG_CONFIG_HOME'] || (home === undefined ? undefined : path.join(home, '.config'))
+  const configs = [
+    ...(home === undefined ? [] : [path.join(home, '.gitconfig')]),
+    ...(config === undefined ? [] : [path.join(config, 'git', 'config')]),
+  ]
+  if (config !== undefined) paths.push(path.join(config, 'git', 'ignore'))
+  paths.push(...configs)
+  for (const file of configs) paths.push(...(await excludesFilesOf(fs, file, home)))
+  const stamps = await fs.stampMany(paths, { follow: false })
+  return paths.map((file, i) => `${file} ${JSON.stringify(stamps[i])}`).join('\n')
+}
+
+/** The `excludesFile` values a git configuration file names (any section: a stale list costs a walk, a missed one a wrong answer). */
+async function excludesFilesOf(fs: FileSystem, file: string, home: string | undefined): Promise<string[]> {
+  const read = await fs
+    .readLines({ path: file, offset: 1, limit: 100_000, maxLineBytes: 4_096, maxBytes: 1 << 20, binarySniffBytes: 0 })
+    .catch(() => undefined)
+  const files: string[] = []
+  for (const { text } of read?.lines ?? []) {
+    const value = /^\s*excludesfile\s*=\s*(.*?)\s*$/i.exec(text)?.[1]
+    if (value === undefined) continue
+    const unquoted = value.replace(/^"(.*)"$/, '$1')
+    files.push(unquoted.startsWith('~/') && home !== undefined ? path.join(home, unquoted.slice(2)) : unquoted)
+  }
+  return files
+}
+
+/**
+ * The process's lists, as the index's watchers are one for the process (the warm server builds a
+ * harness a call): a list is used only under the quiet mark of this machine's index.
+ */
+export const PROCESS_FILE_LISTS = new RgFileLists()

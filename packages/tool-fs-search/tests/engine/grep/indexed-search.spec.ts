@@ -1,0 +1,134 @@
+// The index's route in a grep script, run by a real sh with real rg: named files in batches, the rest walked, rg's statuses kept.
+import { spawnSync } from 'node:child_process'
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { createRequire } from 'node:module'
+import { describe, expect, it } from 'vitest'
+import { fileListCommand, grepSelection, indexedSearch, type IndexRoute } from '../../../src/engine/grep/command.js'
+import { NO_LINKS } from '../../../src/engine/links.js'
+import { EXIT_NO_XARGS } from '../../../src/engine/script-exit.js'
+import { scratchDir, writeTree } from '../../../../../test-support/temp-tree.js'
+
+const { rgPath } = createRequire(import.meta.url)('@vscode/ripgrep') as { rgPath: string }
+const OUTPUT = ['--null', '--with-filename', '--color=never', '--count']
+
+function run(dir: string, script: string, env: NodeJS.ProcessEnv = process.env): { status: number | null; out: string; err: string } {
+  const ran = spawnSync('/bin/sh', ['-c', `cd ${dir} && set -- -- . && {\n${script}\n}`], { env, encoding: 'latin1' })
+  return { status: ran.status, out: ran.stdout, err: ran.stderr }
+}
+
+/** rg's `--count --null` records, sorted: `path NUL count` each. */
+function counts(out: string): string[] {
+  return out
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => line.replace('\0', ' '))
+    .sort()
+}
+
+function names(dir: string, file: string, paths: string[]): string {
+  const at = join(dir, '..', `${file}.named`)
+  writeFileSync(at, Buffer.from(paths.map((p) => `${p}\0`).join(''), 'latin1'))
+  return at
+}
+
+function ignores(dir: string, file: string, lines: string[]): string {
+  const at = join(dir, '..', `${file}.ignore`)
+  writeFileSync(at, `*\n${lines.join('\n')}\n`)
+  return at
+}
+
+describe('the indexed rg of a grep script', () => {
+  const root = scratchDir('indexed-search')
+  const dir = join(root, 'tree')
+  writeTree(dir, {
+    'a.txt': 'hit\nhit\n',
+    'b.txt': 'miss\n',
+    'sub/c.txt': 'hit\n',
+    'sub/d.txt': 'miss\n',
+    '-dash.txt': 'hit\n',
+    'line\nbreak.txt': 'hit\n',
+  })
+  const search = (route: IndexRoute) =>
+    indexedSearch({ rg: rgPath, selection: grepSelection(NO_LINKS), output: OUTPUT, pattern: 'hit' }, route)
+
+  it('searches the named files by name and walks the rest, each once, whatever their names', () => {
+    const namedFile = names(dir, 'both', ['./a.txt', './b.txt', './-dash.txt', './line\nbreak.txt'])
+    const ignoreFile = ignores(dir, 'both', ['!/sub/', '!/sub/c.txt'])
+    const ran = run(dir, search({ namedFile, ignoreFile }))
+    expect(ran.err).toBe('')
+    expect(ran.status).toBe(0)
+    expect(counts(ran.out.replace('./line\nbreak.txt', './line-break.txt'))).toEqual([
+      './-dash.txt 1',
+      './a.txt 2',
+      './line-break.txt 1',
+      './sub/c.txt 1',
+    ])
+  })
+
+  it('walks nothing when every candidate is named', () => {
+    const ran = run(dir, search({ namedFile: names(dir, 'only', ['./sub/c.txt', './b.txt']) }))
+    expect(counts(ran.out)).toEqual(['./sub/c.txt 1'])
+    // rg's "no match" of the walk it did not run: the output says what matched.
+    expect(ran.status).toBe(1)
+  })
+
+  it('keeps rg statuses: none found is 1, and a named file that cannot be read makes it 2 with its message', () => {
+    expect(
+      run(dir, search({ namedFile: names(dir, 'none', ['./b.txt']), ignoreFile: ignores(dir, 'none', ['!/sub/', '!/sub/d.txt']) })).status,
+    ).toBe(1)
+    const gone = run(dir, search({ namedFile: names(dir, 'gone', ['./a.txt', './gone.txt']), ignoreFile: ignores(dir, 'gone', []) }))
+    expect(gone.status).toBe(2)
+    expect(gone.err).toMatch(/\.\/gone\.txt: No such file or directory/)
+    expect(counts(gone.out)).toEqual(['./a.txt 2'])
+    // The walk's own error is rg's 2 as well, with the named files' finds kept.
+    const locked = join(dir, 'locked')
+    mkdirSync(locked, { recursive: true })
+    chmodSync(locked, 0)
+    try {
+      const walked = run(
+        dir,
+        search({ namedFile: names(dir, 'lock', ['./a.txt']), ignoreFile: ignores(dir, 'lock', ['!/locked/', '!/locked/**']) }),
+      )
+      expect(walked.status).toBe(process.getuid?.() === 0 ? 1 : 2)
+      expect(counts(walked.out)).toEqual(['./a.txt 2'])
+    } finally {
+      chmodSync(locked, 0o755)
+    }
+  })
+
+  it('is the plain walk without a named file, with the ignore file when there is one', () => {
+    expect(search({})).not.toContain('xargs')
+    expect(search({})).not.toContain('--ignore-file')
+    expect(search({ ignoreFile: '/i' })).toContain("'--ignore-file=/i'")
+  })
+
+  it('exits with what kept xargs or sh from running', () => {
+    const namedFile = names(dir, 'noxargs', ['./a.txt'])
+    const ran = run(dir, search({ namedFile }), { PATH: '/nonexistent' })
+    expect(ran.status).toBe(127)
+  })
+})
+
+describe("the grep script's file list", () => {
+  const root = scratchDir('file-list')
+  const dir = join(root, 'tree')
+  writeTree(dir, {
+    '.gitignore': 'ignored/\n',
+    '.git/HEAD': 'ref: refs/heads/main\n',
+    'a.txt': '',
+    '.hidden/b.txt': '',
+    'ignored/c.txt': '',
+  })
+  const list = (env?: NodeJS.ProcessEnv) => run(dir, fileListCommand(rgPath, grepSelection(NO_LINKS), ["printf 'D\\0'"]), env)
+
+  it("is rg's walk with the search's selection: hidden files, not ignored ones nor the VCS directory", () => {
+    const ran = list()
+    expect(ran.status).toBe(0)
+    expect(ran.out.split('\0').slice(1, -1).sort()).toEqual(['./.gitignore', './.hidden/b.txt', './a.txt'])
+  })
+
+  it('exits with its own status when the executor has no xargs to name files with', () => {
+    expect(list({ PATH: '/nonexistent' }).status).toBe(EXIT_NO_XARGS)
+  })
+})

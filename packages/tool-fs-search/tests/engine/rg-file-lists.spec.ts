@@ -1,0 +1,132 @@
+// rg's walk lists: kept under a quiet mark and the stamps outside the tree, taken one at a time, the oldest dropped.
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { createLocalFileSystem } from '@dsh/fs-local'
+import { outsideStamps, parseList, RgFileLists, type ListTaking, type StampingFs } from '../../src/engine/rg-file-lists.js'
+import { scratchDir } from '../../../../test-support/temp-tree.js'
+
+const list = (...paths: string[]) => Buffer.from(paths.map((p) => `${p}\0`).join(''), 'latin1')
+
+function taking(output: Buffer | undefined, marks: Array<string | undefined> = ['m', 'm'], stamps = 's'): ListTaking & { walks: number } {
+  const how = {
+    walks: 0,
+    mark: async () => marks.shift(),
+    stamps: async () => stamps,
+    walk: async () => {
+      how.walks++
+      return output
+    },
+  }
+  return how
+}
+
+describe('RgFileLists', () => {
+  it('keeps a list taken under one quiet mark, and gives the path rg printed for a file it reached', async () => {
+    const lists = new RgFileLists()
+    expect(lists.walked('k', 'm', 's')).toBeUndefined()
+    await lists.take('k', taking(list('./a.txt', './sub/b\nc.txt', './\xff.bin')))
+    const walked = lists.walked('k', 'm', 's')!
+    expect(walked('a.txt')).toBe('./a.txt')
+    expect(walked('sub/b\nc.txt')).toBe('./sub/b\nc.txt')
+    expect(walked('\xff.bin')).toBe('./\xff.bin')
+    expect(walked('ignored.txt')).toBeUndefined()
+    // Another mark (a change in the tree) or other stamps (an ignore file outside it): not this list.
+    expect(lists.walked('k', 'm2', 's')).toBeUndefined()
+    expect(lists.walked('k', 'm', 's2')).toBeUndefined()
+    expect(lists.walked('other', 'm', 's')).toBeUndefined()
+  })
+
+  it('keeps no list when the tree had no mark, changed during the walk, or the walk gave none or failed', async () => {
+    const lists = new RgFileLists()
+    const noMark = taking(list('./a'), [undefined])
+    await lists.take('k', noMark)
+    expect(noMark.walks).toBe(0)
+    await lists.take('k', taking(list('./a'), ['m', 'm2']))
+    expect(lists.walked('k', 'm', 's')).toBeUndefined()
+    await lists.take('k', taking(undefined))
+    expect(lists.walked('k', 'm', 's')).toBeUndefined()
+    await lists.take('k', { ...taking(list('./a')), walk: () => Promise.reject(new Error('spawn failed')) })
+    expect(lists.walked('k', 'm', 's')).toBeUndefined()
+    // A list taken again replaces the one before, and one that fails drops it.
+    await lists.take('k', taking(list('./a')))
+    expect(lists.walked('k', 'm', 's')).toBeDefined()
+    await lists.take('k', { ...taking(list('./a')), walk: () => Promise.reject(new Error('spawn failed')) })
+    expect(lists.walked('k', 'm', 's')).toBeUndefined()
+  })
+
+  it('takes one list at a time, a key once while it waits, and keeps the last used few', async () => {
+    const lists = new RgFileLists(2)
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const slow = { ...taking(list('./a')), walk: async () => (await gate, list('./a')) }
+    const first = lists.take('a', slow)
+    const other = taking(list('./other'))
+    const again = lists.take('a', other)
+    const second = lists.take('b', taking(list('b/x')))
+    release()
+    await lists.settled()
+    await Promise.all([first, again, second])
+    // 'a' was queued already: the second request walked nothing.
+    expect(other.walks).toBe(0)
+    expect(lists.walked('a', 'm', 's')!('other')).toBeUndefined()
+    expect(lists.walked('a', 'm', 's')!('a')).toBe('./a')
+    expect(lists.walked('b', 'm', 's')!('b/x')).toBe('b/x')
+    // 'b' was used last: a third list drops 'a'.
+    await lists.take('c', taking(list('./c')))
+    expect(lists.walked('a', 'm', 's')).toBeUndefined()
+    expect(lists.walked('b', 'm', 's')).toBeDefined()
+    expect(lists.walked('c', 'm', 's')).toBeDefined()
+  })
+})
+
+describe('parseList', () => {
+  it("reads rg's NUL-terminated paths from `.` or from a named directory, and refuses a mix", () => {
+    expect(parseList(list('./a', './b/c'))).toEqual({ locals: new Set(['a', 'b/c']), prefix: './' })
+    expect(parseList(list('sub/a'))).toEqual({ locals: new Set(['sub/a']), prefix: '' })
+    expect(parseList(Buffer.alloc(0))).toEqual({ locals: new Set(), prefix: '' })
+    expect(() => parseList(list('./a', 'b'))).toThrow(/more than one root/)
+  })
+})
+
+describe('outsideStamps', () => {
+  const root = scratchDir('outside-stamps')
+  const home = join(root, 'home')
+  const dir = join(root, 'repo', 'tree')
+  mkdirSync(dir, { recursive: true })
+  mkdirSync(join(home, '.config', 'git'), { recursive: true })
+  const env = { HOME: home }
+  const fs = createLocalFileSystem() as StampingFs
+
+  it('changes when an ignore file above the tree, a .git, or git’s global excludes change', async () => {
+    const before = await outsideStamps(dir, fs, env)
+    expect(await outsideStamps(dir, fs, env)).toBe(before)
+    writeFileSync(join(root, 'repo', '.gitignore'), '*.log\n')
+    const ignored = await outsideStamps(dir, fs, env)
+    expect(ignored).not.toBe(before)
+    mkdirSync(join(root, 'repo', '.git', 'info'), { recursive: true })
+    const repo = await outsideStamps(dir, fs, env)
+    expect(repo).not.toBe(ignored)
+    writeFileSync(join(root, 'repo', '.git', 'info', 'exclude'), 'x\n')
+    const excluded = await outsideStamps(dir, fs, env)
+    expect(excluded).not.toBe(repo)
+    writeFileSync(join(home, '.config', 'git', 'ignore'), 'y\n')
+    const global = await outsideStamps(dir, fs, env)
+    expect(global).not.toBe(excluded)
+    // A configured excludes file, named with ~ and quoted, is stamped too.
+    writeFileSync(join(home, '.gitconfig'), '[core]\n\texcludesFile = "~/my-excludes"\n')
+    const configured = await outsideStamps(dir, fs, env)
+    writeFileSync(join(home, 'my-excludes'), 'z\n')
+    expect(await outsideStamps(dir, fs, env)).not.toBe(configured)
+    const xdg = join(root, 'xdg')
+    mkdirSync(join(xdg, 'git'), { recursive: true })
+    writeFileSync(join(xdg, 'git', 'config'), '[core]\nexcludesfile = /abs/excludes\n')
+    expect(await outsideStamps(dir, fs, { ...env, XDG_CONFIG_HOME: xdg })).toContain('/abs/excludes {"kind":"missing"}')
+    // Without HOME git reads no global configuration: only the files above the tree are stamped.
+    expect(await outsideStamps(dir, fs, {})).not.toContain('gitconfig')
+    expect(await outsideStamps(dir, fs, { XDG_CONFIG_HOME: xdg })).toContain(`${xdg}/git/config`)
+    // An excludes file with ~ and no HOME is stamped as written.
+    writeFileSync(join(xdg, 'git', 'config'), '[core]\nexcludesfile = ~/e\n')
+    expect(await outsideStamps(dir, fs, { XDG_CONFIG_HOME: xdg })).toMatch(/\n~\/e \{/)
+  })
+})
