@@ -70,7 +70,7 @@ describe('plan', () => {
   it('answers candidates with an ignore file that names them, and deletes it on release', async () => {
     const { plan } = await setup(FILES)
     const answer = await plan('alpha')
-    expect(answer).toMatchObject({ kind: 'candidates', indexedFiles: 3, candidates: 1, changed: 0 })
+    expect(answer).toMatchObject({ kind: 'candidates', indexedFiles: 3, candidates: 1, changed: 0, named: 0, namedFile: undefined })
     if (answer.kind !== 'candidates') throw new Error('no candidates')
     expect(readFileSync(answer.ignoreFile!, 'utf8')).toBe('*\n!/a.txt\n')
     await answer.release()
@@ -346,6 +346,130 @@ describe('plan', () => {
     mkdirSync(join(root, 'unseen'))
     expect(reason(await plan('alpha', {}, join(root, 'locked')))).toMatch(/^changed: the search directory is not the one indexed/)
     expect(reason(await plan('alpha', {}, join(root, 'unseen')))).toMatch(/^changed: the search directory is not the one indexed/)
+  })
+})
+
+describe('naming candidates to rg', () => {
+  /** The plan's named paths (NUL-ended, latin1) and ignore lines, both sorted; checks both are private and removed on release. */
+  async function split(answer: IndexAnswer): Promise<{ named: string[]; lines: string[] | undefined }> {
+    if (answer.kind !== 'candidates') throw new Error(reason(answer))
+    const files = [answer.namedFile, answer.ignoreFile].filter((f) => f !== undefined)
+    for (const file of files) expect(statSync(file).mode & 0o777).toBe(0o600)
+    const bytes = answer.namedFile === undefined ? Buffer.alloc(0) : readFileSync(answer.namedFile)
+    if (bytes.length > 0) expect(bytes.at(-1)).toBe(0)
+    const named = bytes.toString('latin1').split('\0').slice(0, -1).sort()
+    expect(named).toHaveLength(answer.named)
+    const lines = answer.ignoreFile === undefined ? undefined : readFileSync(answer.ignoreFile, 'latin1').split('\n').slice(1, -1).sort()
+    await answer.release()
+    for (const file of files) expect(() => statSync(file)).toThrow()
+    return { named, lines }
+  }
+
+  /** rg's path for each file from the search directory, but those in `unreached`; every call recorded. */
+  function rgList(unreached: string[] = []) {
+    const asked: string[] = []
+    const walked = (local: string) => {
+      asked.push(local)
+      return unreached.includes(local) ? undefined : `./${local}`
+    }
+    return { asked, walked }
+  }
+
+  it('names each candidate keyed without a NUL byte that rg walks to, and leaves the rest to the ignore file', async () => {
+    const { root, index, plan } = await setup(
+      {
+        'a.txt': 'needle\n',
+        'dir/b.txt': 'needle\n',
+        'nul.bin': Buffer.from('needle\0\n') as unknown as string,
+        'big.txt': `needle${'x'.repeat(100)}`,
+        'skip.txt': 'needle\n',
+        'new\nline.txt': 'needle\n',
+        'other.txt': 'nothing\n',
+      },
+      { broadFraction: 1, fileMaxBytes: 50 },
+    )
+    // A name that is not UTF-8: no ignore line can hold it either.
+    const latin1 = 'caf\xff.txt'
+    writeFileSync(Buffer.from(`${root}/${latin1}`, 'latin1'), 'needle\n')
+    await buildIndex(index.settings, root)
+    const { asked, walked } = rgList(['skip.txt'])
+    const answer = await plan('needle', { walked })
+    expect(answer).toMatchObject({ kind: 'candidates', candidates: 7, named: 4, changed: 0 })
+    if (answer.kind !== 'candidates') throw new Error(reason(answer))
+    expect(answer.namedFile).toBe(answer.ignoreFile!.replace(/\.ignore$/, '.named'))
+    expect(answer.namedFile).toMatch(new RegExp(`/query-${process.pid}-[0-9a-f]{12}\\.named$`))
+    expect(readFileSync(answer.namedFile!).includes(Buffer.from([0x66, 0xff]))).toBe(true)
+    // A NUL byte (rg would convert it named), read by every search (not keyed as rg reads it), not reached by rg's walk.
+    expect(await split(answer)).toEqual({
+      named: ['./a.txt', `./${latin1}`, './dir/b.txt', './new\nline.txt'],
+      lines: ['!/big.txt', '!/nul.bin', '!/skip.txt'],
+    })
+    expect(asked.sort()).toEqual(['a.txt', latin1, 'dir/b.txt', 'new\nline.txt', 'skip.txt'])
+    // One rg does not reach and no line can hold: the whole tree, as without names.
+    expect(reason(await plan('needle', { walked: rgList(['new\nline.txt']).walked }))).toMatch(/^names: a candidate file/)
+  })
+
+  it('writes no ignore file when every candidate is named and nothing changed, and no named file when none is', async () => {
+    const { plan } = await setup({ 'a.txt': 'needle\n', 'dir/b.txt': 'needle\n', 'c.txt': 'nothing\n', 'd.txt': 'nothing\n' })
+    const { walked } = rgList()
+    const all = await plan('needle', { walked })
+    expect(all).toMatchObject({ kind: 'candidates', candidates: 2, named: 2, ignoreFile: undefined })
+    expect(await split(all)).toEqual({ named: ['./a.txt', './dir/b.txt'], lines: undefined })
+    const none = await plan('zzzz', { walked })
+    expect(none).toMatchObject({ kind: 'candidates', candidates: 0, named: 0, ignoreFile: undefined, namedFile: undefined })
+    expect(await split(none)).toEqual({ named: [], lines: undefined })
+    // Without rg's list nothing is named: the ignore file holds `*` alone.
+    const unnamed = await plan('zzzz')
+    expect(unnamed).toMatchObject({ kind: 'candidates', named: 0, namedFile: undefined })
+    expect(await split(unnamed)).toEqual({ named: [], lines: [] })
+  })
+
+  it('walks to what changed, a changed directory’s files, and all below a new directory, a followed link or an unread one', async () => {
+    const files: Record<string, string> = {}
+    for (const name of ['keep/k.txt', 'keep/changed.txt', 'own/x.txt', 'own/deep/y.txt', 'swap/z.txt', 'via/w.txt', 'locked/u.txt'])
+      files[name] = 'needle\n'
+    const { root, index, plan } = await setup(files, { broadFraction: 1 })
+    // The build could not list `locked` (as past PATH_MAX): the index says so, its files kept.
+    const file = join(treeDir(index.settings.dir, root), INDEX_FILE)
+    const data = openIndexFile(file)
+    const { parts } = encodeIndex({
+      header: { root, builtAtNs: data.header.builtAtNs, covers: data.header.covers },
+      files: Array.from({ length: data.files.length }, (_, id) => data.files.at(id)),
+      fileFlags: data.fileFlags,
+      fileTimes: data.fileTimes,
+      dirs: [...data.dirs].map(([rel, inode]) => [rel, rel === 'locked' ? UNREAD_DIR : inode] as const),
+      keys: data.keys,
+      starts: data.starts,
+      postings: [Buffer.from(data.postings(0, data.starts[data.keys.length]!))],
+    })
+    data.close()
+    writeFileSync(file, Buffer.concat([...parts]))
+    writeFileSync(join(root, 'keep/changed.txt'), 'needle again\n')
+    writeFileSync(join(root, 'own/new.txt'), 'new\n')
+    // Replaced while the old one still holds its inode: the new one has another.
+    renameSync(join(root, 'swap'), join(root, 'swap-old'))
+    writeTree(root, { 'swap/z.txt': 'needle\n' })
+    rmSync(join(root, 'swap-old'), { recursive: true })
+    const { asked, walked } = rgList()
+    const answer = await plan('needle', { walked, followedLinks: [{ path: 'via', directory: true }] })
+    const { named, lines } = await split(answer)
+    // own/deep is not own's own entry: its file is named.
+    expect(named).toEqual(['./keep/k.txt', './own/deep/y.txt'])
+    expect(asked.sort()).toEqual(['keep/k.txt', 'own/deep/y.txt'])
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        '!/keep/changed.txt',
+        '!/own/x.txt',
+        '!/own/*',
+        '!/swap/z.txt',
+        '!/swap/**',
+        '!/via/w.txt',
+        '!/via/**',
+        '!/locked/u.txt',
+        '!/locked/**',
+      ]),
+    )
+    expect(lines).not.toContain('!/keep/k.txt')
   })
 })
 

@@ -87,6 +87,30 @@ describe('the watcher', () => {
     }
   })
 
+  it('names to rg no file an event named, nor one below a directory an event named', async () => {
+    const { root, index, plan } = await setup(
+      { 'a.txt': 'omega\n', 'src/c.txt': 'omega\n', 'src/deep/d.txt': 'omega\n', 'b.txt': 'beta\n' },
+      { broadFraction: 1 },
+    )
+    await lines(await plan('omega'))
+    writeFileSync(join(root, 'src/c.txt'), 'omega again\n')
+    // Renamed away and back: the same directory, but an event named it.
+    renameSync(join(root, 'src/deep'), join(root, 'src/gone'))
+    renameSync(join(root, 'src/gone'), join(root, 'src/deep'))
+    const answer = await index.plan({
+      dir: root,
+      pattern: 'omega',
+      caseInsensitive: false,
+      multiline: false,
+      signal,
+      walked: (local) => local,
+    })
+    expect(answer).toMatchObject({ kind: 'candidates', changesFrom: 'watcher', named: 1 })
+    if (answer.kind !== 'candidates') throw new Error(reason(answer))
+    expect(readFileSync(answer.namedFile!, 'latin1')).toBe('a.txt\0')
+    expect(await lines(answer)).toEqual(expect.arrayContaining(['!/src/c.txt', '!/src/deep/d.txt', '!/src/deep/**']))
+  })
+
   it('reads a new or replaced directory whole, and a renamed one under its new name', async () => {
     const { root, plan } = await setup(FILES)
     await lines(await plan('omega'))
