@@ -301,7 +301,9 @@ describe('indexed answers equal full scans', () => {
 
 // Files with a NUL byte: a walk skips each at its NUL, so one is never named (docs/design.md#named-candidates).
 const withNul = fc.tuple(content, content).map(([a, b]) => `${a}\0${b}`)
-const namedTree = fc.tuple(tree, fc.dictionary(fc.constantFrom('bin.dat', 'sub/nul.txt'), withNul, { minKeys: 1, maxKeys: 2 })).map(([a, b]) => ({ ...a, ...b }))
+const namedTree = fc
+  .tuple(tree, fc.dictionary(fc.constantFrom('bin.dat', 'sub/nul.txt'), withNul, { minKeys: 1, maxKeys: 2 }))
+  .map(([a, b]) => ({ ...a, ...b }))
 
 describe('indexed answers equal full scans when the index names its candidates', () => {
   const base = scratchDir('index-exact-named')
@@ -335,7 +337,13 @@ describe('indexed answers equal full scans when the index names its candidates',
         }
       }
       const index = on.dsh.get('searchIndex') as indexLocal.LocalSearchIndex
-      const compare = async (root: string, s: { pattern: string; caseInsensitive: boolean; multiline: boolean }, path: string, mode: string, glob: string | undefined) => {
+      const compare = async (
+        root: string,
+        s: { pattern: string; caseInsensitive: boolean; multiline: boolean },
+        path: string,
+        mode: string,
+        glob: string | undefined,
+      ) => {
         const dshArgs = { pattern: s.pattern, path, ...(glob === undefined ? {} : { include: glob }) }
         const a = await call(on.dsh, 'grep', dshArgs, root)
         const b = await call(off.dsh, 'grep', dshArgs, root)
