@@ -37,6 +37,19 @@ async function harness(
   })
 }
 
+/** Both profiles with the index (watching its trees when `watch`) and without it, indexing into and spilling below `base`. */
+async function bothProfiles(base: string, watch: boolean): Promise<Record<'on' | 'off', { dsh: Harness; claude: Harness }>> {
+  const indexDir = join(base, 'index')
+  const spillRoot = join(base, 'spill')
+  return {
+    on: {
+      dsh: await harness('dsh', 'auto', indexDir, spillRoot, watch),
+      claude: await harness('claude-code', 'auto', indexDir, spillRoot, watch),
+    },
+    off: { dsh: await harness('dsh', 'off', indexDir, spillRoot), claude: await harness('claude-code', 'off', indexDir, spillRoot) },
+  }
+}
+
 function call(h: Harness, tool: string, args: Record<string, unknown>, cwd: string): Promise<ToolResult> {
   return h.registry.execute(tool, args, { agent: { session: { header: { id: 'prop', cwd } } } })
 }
@@ -228,16 +241,7 @@ describe('indexed answers equal full scans', () => {
   it(
     'holds over random trees changed after indexing, updated or not and changed again, and patterns from the grammar, in both profiles',
     async () => {
-      const indexDir = join(base, 'index')
-      const spillRoot = join(base, 'spill')
-      const on = {
-        dsh: await harness('dsh', 'auto', indexDir, spillRoot),
-        claude: await harness('claude-code', 'auto', indexDir, spillRoot),
-      }
-      const off = {
-        dsh: await harness('dsh', 'off', indexDir, spillRoot),
-        claude: await harness('claude-code', 'off', indexDir, spillRoot),
-      }
+      const { on, off } = await bothProfiles(base, false)
       const settings = (on.dsh.get('searchIndex') as indexLocal.LocalSearchIndex).settings
       await fc.assert(
         fc.asyncProperty(
@@ -317,16 +321,7 @@ describe('indexed answers equal full scans when the index names its candidates',
   it(
     'holds over random trees searched quiet, named from the walk, changed, refreshed and named again, in both profiles and every Grep mode',
     async () => {
-      const indexDir = join(base, 'index')
-      const spillRoot = join(base, 'spill')
-      const on = {
-        dsh: await harness('dsh', 'auto', indexDir, spillRoot, true),
-        claude: await harness('claude-code', 'auto', indexDir, spillRoot, true),
-      }
-      const off = {
-        dsh: await harness('dsh', 'off', indexDir, spillRoot),
-        claude: await harness('claude-code', 'off', indexDir, spillRoot),
-      }
+      const { on, off } = await bothProfiles(base, true)
       for (const h of [on.dsh, on.claude]) {
         const index = h.get('searchIndex') as indexLocal.LocalSearchIndex
         const plan = index.plan.bind(index)
@@ -425,16 +420,7 @@ describe("glob's times from the index equal the helper's", () => {
   it(
     'holds over random trees changed before the watcher starts, after it, refreshed or not and changed again, in both profiles',
     async () => {
-      const indexDir = join(base, 'index')
-      const spillRoot = join(base, 'spill')
-      const on = {
-        dsh: await harness('dsh', 'auto', indexDir, spillRoot, true),
-        claude: await harness('claude-code', 'auto', indexDir, spillRoot, true),
-      }
-      const off = {
-        dsh: await harness('dsh', 'off', indexDir, spillRoot),
-        claude: await harness('claude-code', 'off', indexDir, spillRoot),
-      }
+      const { on, off } = await bothProfiles(base, true)
       const index = on.dsh.get('searchIndex') as indexLocal.LocalSearchIndex
       const compare = async (root: string, glob: string, path: string) => {
         const a = await call(on.dsh, 'glob', { pattern: glob, path }, root)
