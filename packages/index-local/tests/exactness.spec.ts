@@ -12,7 +12,7 @@ import * as spillLocal from '@dsh/spill-local'
 import * as toolFsSearch from '@dsh/tool-fs-search'
 import { PROCESS_FILE_LISTS } from '../../tool-fs-search/src/engine/rg-file-lists.js'
 import { budgetMs } from '../../../test-support/budget.js'
-import { scratchDir } from '../../../test-support/temp-tree.js'
+import { scratchDir, writeTree } from '../../../test-support/temp-tree.js'
 
 const quiet = { warn: () => undefined, info: () => undefined }
 
@@ -257,10 +257,7 @@ describe('indexed answers equal full scans', () => {
             const root = join(base, `t${run++}`)
             mkdirSync(root)
             writeFileSync(join(root, '.gitignore'), gitignore)
-            for (const [name, text] of Object.entries(files)) {
-              mkdirSync(dirname(join(root, name)), { recursive: true })
-              writeFileSync(join(root, name), text)
-            }
+            writeTree(root, files)
             if (links) {
               // Links rg follows inside the tree: a directory link and a file link, and one that leads out.
               mkdirSync(join(root, 'sub'), { recursive: true })
@@ -369,10 +366,7 @@ describe('indexed answers equal full scans when the index names its candidates',
             const root = join(base, `t${run++}`)
             mkdirSync(root)
             writeFileSync(join(root, '.gitignore'), gitignore)
-            for (const [name, text] of Object.entries(files)) {
-              mkdirSync(dirname(join(root, name)), { recursive: true })
-              writeFileSync(join(root, name), text)
-            }
+            writeTree(root, files)
             await indexLocal.buildIndex(index.settings, root)
             const round = async () => {
               for (const s of searches) await compare(root, s, path, mode, glob)
@@ -445,10 +439,7 @@ describe("glob's times from the index equal the helper's", () => {
           async (files, before, after, refresh, later, globs, path) => {
             const root = join(base, `t${run++}`)
             mkdirSync(root)
-            for (const [name, text] of Object.entries(files)) {
-              mkdirSync(dirname(join(root, name)), { recursive: true })
-              writeFileSync(join(root, name), text)
-            }
+            writeTree(root, files)
             await indexLocal.buildIndex(index.settings, root)
             // Before the watcher: its seed walk finds these.
             for (const c of before) apply(root, c)
