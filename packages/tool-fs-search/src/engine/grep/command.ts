@@ -129,7 +129,11 @@ export function indexedSearch({ rg, selection, output, pattern }: GrepRg, route:
   // Named paths skip the selection flags, so they get the output flags alone.
   const batch = `${shellCommand(rgArgv({ rg, flags: output, pattern }))} -- "$@" </dev/null; s=$?; [ "$s" -eq 1 ] && exit 0; exit "$s"`
   return [
-    `{ xargs -0 sh -c ${shellCommand([batch])} sh <${shellCommand([namedFile])}; n=$?`,
+    // Batches of up to 1 MiB where the stack limit allows arguments of 2 MiB or more (Linux gives
+    // arguments and environment a quarter of it); xargs' default of 128 KiB started rg once for every
+    // 3,000 or so names (docs/design.md#named-candidates).
+    `{ m=131072; s=$(ulimit -s 2>/dev/null); { [ "$s" = unlimited ] || [ "$s" -ge 8192 ] 2>/dev/null; } && m=1048576`,
+    `xargs -0 -s "$m" sh -c ${shellCommand([batch])} sh <${shellCommand([namedFile])}; n=$?`,
     ignoreFile === undefined ? 'r=1' : `${walk}; r=$?`,
     `if [ "$n" -eq 123 ]; then [ "$r" -gt 2 ] || r=2; elif [ "$n" -ne 0 ]; then r=$n; fi`,
     '(exit "$r"); }',

@@ -103,6 +103,30 @@ describe('the indexed rg of a grep script', () => {
     expect(search({ ignoreFile: '/i' })).toContain("'--ignore-file=/i'")
   })
 
+  it('names in batches of up to 1 MiB where the stack limit allows, of 128 KiB below it', () => {
+    // An rg that prints how many names each batch gave it.
+    const fake = join(root, 'count-rg')
+    writeFileSync(fake, '#!/bin/sh\nwhile [ "$1" != -- ]; do shift; done\nshift\necho "batch $#"\n')
+    chmodSync(fake, 0o755)
+    // 6,000 names of 64 bytes: 384 KB.
+    const many = Array.from({ length: 6000 }, (_, i) => `./${String(i).padStart(61, 'x')}`)
+    const script = indexedSearch({ rg: fake, selection: [], output: ['--count'], pattern: 'hit' }, { namedFile: names(dir, 'many', many) })
+    const batches = (stack: string) => {
+      const ran = run(dir, `ulimit -s ${stack}\n${script}`)
+      expect(ran.err).toBe('')
+      const sizes = ran.out
+        .trim()
+        .split('\n')
+        .map((line) => Number(line.replace('batch ', '')))
+      expect(sizes.reduce((a, b) => a + b, 0)).toBe(many.length)
+      return sizes.length
+    }
+    expect(batches('4096')).toBeGreaterThanOrEqual(3)
+    // The hard limit is as high as the soft one may go.
+    const hard = spawnSync('/bin/sh', ['-c', 'ulimit -Hs'], { encoding: 'utf8' }).stdout.trim()
+    expect(batches(hard)).toBe(hard === 'unlimited' || Number(hard) >= 8192 ? 1 : 3)
+  })
+
   it('exits with what kept xargs or sh from running', () => {
     const namedFile = names(dir, 'noxargs', ['./a.txt'])
     const ran = run(dir, search({ namedFile }), { PATH: '/nonexistent' })
