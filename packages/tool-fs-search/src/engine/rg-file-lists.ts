@@ -1,6 +1,7 @@
 // rg's own list of the files a grep script's walk reaches, kept while nothing it depends on changed (docs/design.md#named-candidates).
 import path from 'node:path'
 import type { FileSystem } from '@dsh/core'
+import { PathSet } from './path-set.js'
 
 /** The file system seam with the stamps a list's outside inputs are read with. */
 export type StampingFs = FileSystem & Required<Pick<FileSystem, 'stampMany'>>
@@ -10,7 +11,7 @@ export type Walked = (local: string) => string | undefined
 
 interface Kept {
   /** The paths from the search directory that rg's walk reached. */
-  locals: ReadonlySet<string>
+  locals: PathSet
   /** What rg printed before each of them (`./` when it walked `.`). */
   prefix: string
   /** The index's quiet mark of the tree, the same before and after the walk. */
@@ -101,17 +102,23 @@ async function takeList(how: ListTaking, signal: AbortSignal): Promise<Kept | un
  * the index holds names. rg prints `./name` when it walks `.` and `dir/name` when it walks `dir`; a
  * list whose paths do not all share the `./` prefix or all lack it is not kept.
  */
-export function parseList(output: Buffer): { locals: ReadonlySet<string>; prefix: string } {
-  const text = output.toString('latin1')
-  // Each path ends in a NUL, so the last piece is empty.
-  const paths = text.split('\0').slice(0, -1)
-  const prefix = paths[0]?.startsWith('./') === true ? './' : ''
-  const locals = new Set<string>()
-  for (const printed of paths) {
-    if (printed.startsWith('./') !== (prefix === './')) throw new Error('rg printed paths from more than one root')
-    locals.add(printed.slice(prefix.length))
+export function parseList(output: Buffer): { locals: PathSet; prefix: string } {
+  // rg ends each path with a NUL: bytes after the last one are no path.
+  let count = 0
+  for (let at = output.indexOf(0); at >= 0; at = output.indexOf(0, at + 1)) count++
+  const dotSlash = (at: number) => output[at] === 0x2e && output[at + 1] === 0x2f
+  const prefix = count > 0 && dotSlash(0) ? './' : ''
+  const starts = new Uint32Array(count)
+  const ends = new Uint32Array(count)
+  let from = 0
+  for (let k = 0; k < count; k++) {
+    const end = output.indexOf(0, from)
+    if (dotSlash(from) !== (prefix === './')) throw new Error('rg printed paths from more than one root')
+    starts[k] = from + prefix.length
+    ends[k] = end
+    from = end + 1
   }
-  return { locals, prefix }
+  return { locals: new PathSet(output, starts, ends), prefix }
 }
 
 /**

@@ -82,9 +82,19 @@ describe('RgFileLists', () => {
 
 describe('parseList', () => {
   it("reads rg's NUL-terminated paths from `.` or from a named directory, and refuses a mix", () => {
-    expect(parseList(list('./a', './b/c'))).toEqual({ locals: new Set(['a', 'b/c']), prefix: './' })
-    expect(parseList(list('sub/a'))).toEqual({ locals: new Set(['sub/a']), prefix: '' })
-    expect(parseList(Buffer.alloc(0))).toEqual({ locals: new Set(), prefix: '' })
+    const dotted = parseList(list('./a', './b/c'))
+    expect([dotted.prefix, dotted.locals.size, dotted.locals.has('a'), dotted.locals.has('b/c'), dotted.locals.has('./a')]).toEqual([
+      './',
+      2,
+      true,
+      true,
+      false,
+    ])
+    const named = parseList(list('sub/a'))
+    expect([named.prefix, named.locals.size, named.locals.has('sub/a'), named.locals.has('a')]).toEqual(['', 1, true, false])
+    expect(parseList(Buffer.alloc(0)).locals.size).toBe(0)
+    // Bytes after the last NUL are no path.
+    expect(parseList(Buffer.from('./a\0./b')).locals.has('b')).toBe(false)
     expect(() => parseList(list('./a', 'b'))).toThrow(/more than one root/)
   })
 })
