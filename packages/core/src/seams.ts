@@ -465,6 +465,14 @@ export interface SearchIndex {
    */
   unchangedMark?(query: { dir: string; signal: AbortSignal }): Promise<string | undefined>
   /**
+   * Optional: a mark for `dir` (absolute), as `unchangedMark`, that the watcher gives while it proves
+   * that no ignore file (`.gitignore`, `.ignore`, `.rgignore`) and no VCS directory below `dir` changed
+   * since the index was built: what rg's walk reaches among the files that did not change is then what
+   * it was. Equal marks before and after a listing of rg's walk, and now, let a plan name the files of
+   * that listing it holds unchanged (docs/design.md#a-list-outlives-changes-that-are-walked).
+   */
+  walkMark?(query: { dir: string; signal: AbortSignal }): Promise<string | undefined>
+  /**
    * Optional: makes ready, ahead of the first search, what a search of `dir` (absolute) would load
    * (the index that covers it, a watcher of its tree), for a long-lived process that knows where its
    * searches will run. Resolves when done, or at once when there is nothing to do; never rejects.

@@ -29,7 +29,7 @@ import {
 } from './format.js'
 import { CHANGE_WALK_LIMITS, changedSince, type Changed } from './freshness.js'
 import { ancestors, assertPrivate, INDEX_FILE, treeDir, UPDATE_FILE } from './location.js'
-import { clockMark } from './build.js'
+import { clockMark, SKIPPED_DIRS } from './build.js'
 import { RecordedTimes } from './recorded-times.js'
 import { patternQuery, type TrigramQuery } from './regex-query.js'
 import { POSITION_BITS, trigramsAt } from './trigrams.js'
@@ -40,6 +40,9 @@ import { inotifyQueueLimit, TreeWatcher, type WatcherOptions } from './watcher.j
 // How long a search waits for its sync marker's event (it arrives in well under a millisecond when
 // the process is idle); a search that waits longer walks the tree instead.
 const SYNC_TIMEOUT_MS = 5_000
+// Names whose change can change what rg's walk reaches among files that did not change: its ignore
+// files, and a repository's directory (which makes the .gitignore files below it count).
+const WALK_INPUTS = new Set<string>(['.gitignore', '.ignore', '.rgignore', ...SKIPPED_DIRS])
 
 /** A watcher per index file, for the whole process: the warm server builds a harness per call. */
 const WATCHERS = new Map<string, { stamp: string; watcher: Promise<TreeWatcher>; dead: boolean; serial: number }>()
@@ -120,6 +123,7 @@ export interface LocalSearchIndex extends SearchIndex {
   readonly settings: LocalIndexSettings
   plan(query: IndexQuery): Promise<LocalIndexAnswer>
   unchangedMark(query: { dir: string; signal: AbortSignal }): Promise<string | undefined>
+  walkMark(query: { dir: string; signal: AbortSignal }): Promise<string | undefined>
   prepare(query: { dir: string; signal: AbortSignal }): Promise<void>
   /**
    * Updates the index that covers `dir` from this process's watcher (`watch`), without a walk. An
@@ -550,7 +554,21 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
    * Nothing changed is what it can state (its list of changes only grows), so the mark stays the same
    * exactly as long as the tree does; a rebuilt index or a new watcher gives another.
    */
-  async function unchangedMark({ dir: given, signal }: { dir: string; signal: AbortSignal }): Promise<string | undefined> {
+  function unchangedMark({ dir, signal }: { dir: string; signal: AbortSignal }): Promise<string | undefined> {
+    return markOf(dir, signal, () => true)
+  }
+
+  /**
+   * The same mark while no change below `dir` since the build can change which of the files that did
+   * not change rg's walk reaches: no ignore file and no VCS directory added, removed or written
+   * (docs/design.md#a-list-outlives-changes-that-are-walked). Every other change a plan walks itself.
+   */
+  function walkMark({ dir, signal }: { dir: string; signal: AbortSignal }): Promise<string | undefined> {
+    return markOf(dir, signal, (rel) => WALK_INPUTS.has(rel.slice(rel.lastIndexOf('/') + 1)))
+  }
+
+  /** The mark of `dir` while the watcher proves that no change below it since the build `matters`. */
+  async function markOf(given: string, signal: AbortSignal, matters: (rel: string) => boolean): Promise<string | undefined> {
     if (!settings.watch) return undefined
     await refreshing
     try {
@@ -568,8 +586,8 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
       // A directory the build could not read has no watch: changes there make no event.
       if (found.unread.some(below)) return undefined
       const seen = await watched(found, signal)
-      if (seen.kind !== 'changes' || seen.walked.some((c) => below(c.rel))) return undefined
-      for (const rel of seen.named) if (below(rel)) return undefined
+      if (seen.kind !== 'changes' || seen.walked.some((c) => below(c.rel) && matters(c.rel))) return undefined
+      for (const rel of seen.named) if (below(rel) && matters(rel)) return undefined
       return `${found.stamp}:${seen.serial}`
     } catch {
       return undefined
@@ -943,7 +961,7 @@ export function createLocalSearchIndex(options: LocalSearchIndexOptions): LocalS
     return (await entry.watcher).walked !== undefined
   }
 
-  return { settings, plan, unchangedMark, prepare, refresh, watches, times }
+  return { settings, plan, unchangedMark, walkMark, prepare, refresh, watches, times }
 }
 
 /**

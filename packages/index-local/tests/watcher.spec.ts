@@ -382,6 +382,39 @@ describe('the quiet mark', () => {
   })
 })
 
+describe('the walk mark', () => {
+  it('stays while files and directories change, and is gone once an ignore file or a repository below the directory does', async () => {
+    const { root, index } = await setup({ ...FILES, 'src/.gitignore': '*.log\n', 'other/o.txt': 'omicron\n' })
+    const mark = (dir = root) => index.walkMark({ dir, signal })
+    const first = await mark()
+    expect(first).toMatch(/^\d+:\d+:\d+:\d+$/)
+    expect(first).toBe(await index.unchangedMark({ dir: root, signal }))
+    // Written, added, removed, a directory made and one removed: the plan walks each of these itself.
+    writeFileSync(join(root, 'a.txt'), 'changed\n')
+    writeTree(root, { 'new/n.txt': 'nu\n', 'src/e.txt': 'epsilon\n' })
+    rmSync(join(root, 'b.txt'))
+    rmSync(join(root, 'src/deep'), { recursive: true })
+    expect(await index.unchangedMark({ dir: root, signal })).toBeUndefined()
+    expect(await mark()).toBe(first)
+    // An ignore file written in src: gone for the root and src, not for a directory beside it.
+    writeFileSync(join(root, 'src/.gitignore'), '*.txt\n')
+    expect(await mark()).toBeUndefined()
+    expect(await mark(join(root, 'src'))).toBeUndefined()
+    expect(await mark(join(root, 'other'))).toBe(first)
+    // A directory the index does not hold has no mark.
+    expect(await mark(join(root, 'new'))).toBeUndefined()
+    // Each other input of rg's walk, added.
+    for (const name of ['.ignore', '.rgignore', '.git']) {
+      const { root: other, index: otherIndex } = await setup(FILES)
+      const before = await otherIndex.walkMark({ dir: other, signal })
+      expect(before).toMatch(/^\d+:\d+:\d+:\d+$/)
+      if (name === '.git') mkdirSync(join(other, 'src', name))
+      else writeFileSync(join(other, 'src', name), 'c.txt\n')
+      expect(await otherIndex.walkMark({ dir: other, signal })).toBeUndefined()
+    }
+  })
+})
+
 describe('TreeWatcher', () => {
   const options = (dir: string, extra: Partial<WatcherOptions> = {}): WatcherOptions => ({
     syncDir: join(dir, 'sync'),

@@ -48,7 +48,7 @@ export function quietMarkOf(ctx: SearchContext, exec: ToolExecContext, target: s
  * (docs/design.md#named-candidates), so rg, with the flags it would run with anyway, decides every
  * match; what rg reaches through a link it follows is read whole, since the index holds no path
  * through a link. `fileList` is the script that lists what the search's walk reaches: its list, kept
- * while the index proves the tree quiet, says which candidates may be named.
+ * while the index's walk mark holds, says which candidates may be named.
  */
 export async function planIndexedSearch(
   ctx: SearchContext,
@@ -67,12 +67,13 @@ export async function planIndexedSearch(
   // Without a working directory a relative path cannot be placed, so no index can be found for it.
   if (index === undefined || dir === undefined) return NOTHING
   const fs = ctx.fs?.()
-  // Naming needs the index's quiet mark and the seam's stamps (docs/design.md#named-candidates).
-  const lists = index.unchangedMark === undefined || fs?.stampMany === undefined ? undefined : ctx.rgFileLists?.()
+  // Naming needs the index's walk mark and the seam's stamps (docs/design.md#named-candidates).
+  const lists = index.walkMark === undefined || fs?.stampMany === undefined ? undefined : ctx.rgFileLists?.()
   const key = `${dir}\0${fileList}`
   let walked: Walked | undefined
-  if (lists !== undefined) {
-    const mark = await index.unchangedMark!({ dir, signal: exec.signal })
+  // The mark and the stamps cost a few milliseconds: asked only when a list is kept to check them against.
+  if (lists?.holds(key) === true) {
+    const mark = await index.walkMark!({ dir, signal: exec.signal })
     if (mark !== undefined) walked = lists.walked(key, mark, await outsideStamps(dir, fs as StampingFs))
   }
   const answer = await index.plan({
@@ -102,7 +103,7 @@ export async function planIndexedSearch(
   }
 }
 
-/** How the list of a search's walk is taken: the index's quiet mark, the stamps outside the tree, and the list script run through the seam. */
+/** How the list of a search's walk is taken: the index's walk mark, the stamps outside the tree, and the list script run through the seam. */
 function listTaking(
   ctx: SearchContext,
   exec: ToolExecContext,
@@ -110,7 +111,7 @@ function listTaking(
 ): ListTaking {
   const cwd = exec.agent?.session.header.cwd
   return {
-    mark: (signal) => index.unchangedMark!({ dir, signal }),
+    mark: (signal) => index.walkMark!({ dir, signal }),
     stamps: () => outsideStamps(dir, fs),
     walk: async (signal) => {
       const chunks: Buffer[] = []

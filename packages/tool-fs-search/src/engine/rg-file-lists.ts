@@ -14,13 +14,13 @@ interface Kept {
   locals: PathSet
   /** What rg printed before each of them (`./` when it walked `.`). */
   prefix: string
-  /** The index's quiet mark of the tree, the same before and after the walk. */
+  /** The index's walk mark of the tree, the same before and after the walk. */
   mark: string
   /** The ignore inputs outside the tree, as `outsideStamps` read them before the walk. */
   stamps: string
 }
 
-/** How one list is taken: the quiet mark now, the outside stamps now, and the walk itself. */
+/** How one list is taken: the walk mark now, the outside stamps now, and the walk itself. */
 export interface ListTaking {
   mark: (signal: AbortSignal) => Promise<string | undefined>
   stamps: () => Promise<string>
@@ -30,9 +30,10 @@ export interface ListTaking {
 
 /**
  * The lists of the last few grep scripts' walks, each under the search directory and the list
- * script (docs/design.md#named-candidates). A list is used only while the index's quiet mark is the
- * one it was taken under, so no file, directory or ignore file in the tree changed since, and the
- * ignore inputs outside the tree read the same; one that is missing or stale is taken again after
+ * script (docs/design.md#named-candidates). A list is used only while the index's walk mark is the
+ * one it was taken under, so no ignore file or repository in the tree changed since the build (the
+ * plan walks every other change), and the ignore inputs outside the tree read the same; one that is
+ * missing or stale is taken again after
  * the search that found it so, in the background, one walk at a time.
  */
 export class RgFileLists {
@@ -42,6 +43,11 @@ export class RgFileLists {
 
   /** `max`: lists kept at once (each holds a tree's paths); the oldest used goes first. */
   constructor(private readonly max = 4) {}
+
+  /** Whether a list is kept under `key`, current or not. */
+  holds(key: string): boolean {
+    return this.kept.has(key)
+  }
 
   /** The list kept under `key` when `mark` and `stamps` are those it was taken under, and takes it to the front. */
   walked(key: string, mark: string, stamps: string): Walked | undefined {
@@ -92,7 +98,7 @@ async function takeList(how: ListTaking, signal: AbortSignal): Promise<Kept | un
   if (mark === undefined) return undefined
   const stamps = await how.stamps()
   const output = await how.walk(signal)
-  // A change during the walk may or may not be in the list: it is kept only when the tree stayed quiet.
+  // An ignore file changed during the walk may or may not count in the list: kept only when the mark held.
   if (output === undefined || (await how.mark(signal)) !== mark) return undefined
   return { ...parseList(output), mark, stamps }
 }
@@ -123,14 +129,15 @@ export function parseList(output: Buffer): { locals: PathSet; prefix: string } {
 
 /**
  * What rg reads outside the tree that decides which files its walk of `dir` reaches, as one string
- * that changes when any of them does: the ignore files and `.git` of every directory above `dir`
- * (rg reads its parents' ignore files, and `.gitignore` only inside a git repository), each
+ * that changes when any of them does: the ignore files and `.git` of `dir` and of every directory
+ * above it (rg reads its parents' ignore files, and `.gitignore` only inside a git repository), each
  * repository's `info/exclude`, and git's global excludes file with the configuration that names it.
  * Read through the file system seam: its stamps (inode, times) and its lines.
  */
 export async function outsideStamps(dir: string, fs: StampingFs, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const paths: string[] = []
-  for (let at = path.dirname(dir), last = dir; at !== last; last = at, at = path.dirname(at)) {
+  // From `dir` itself: its own `.git` is not in the tree the index watches (VCS directories are not).
+  for (let at = dir, last = ''; at !== last; last = at, at = path.dirname(at)) {
     for (const name of ['.gitignore', '.ignore', '.rgignore', '.git', '.git/info/exclude']) paths.push(path.join(at, name))
   }
   // Without HOME (and XDG_CONFIG_HOME) git has no global configuration to read.
@@ -164,6 +171,6 @@ async function excludesFilesOf(fs: FileSystem, file: string, home: string | unde
 
 /**
  * The process's lists, as the index's watchers are one for the process (the warm server builds a
- * harness a call): a list is used only under the quiet mark of this machine's index.
+ * harness a call): a list is used only under the walk mark of this machine's index.
  */
 export const PROCESS_FILE_LISTS = new RgFileLists()

@@ -114,7 +114,11 @@ describe('planIndexedSearch with the lists of rg walks', () => {
   function withLists(printed: string, { exitCode = 0, stop = 'exit', marks = ['m', 'm', 'm', 'm'] as Array<string | undefined> } = {}) {
     const { ctx, queries } = context(CANDIDATES)
     const index = (ctx.searchIndex as () => SearchIndex)()
-    index.unchangedMark = async () => marks.shift()
+    const asked = { marks: 0 }
+    index.walkMark = async () => {
+      asked.marks++
+      return marks.shift()
+    }
     const specs: Array<Record<string, unknown>> = []
     const bash = {
       resolve: async (request: Record<string, unknown>) => ({ ...request, workdir: request['workdir'] ?? '/home' }),
@@ -137,13 +141,15 @@ describe('planIndexedSearch with the lists of rg walks', () => {
       readLines: () => Promise.reject(new Error('no such file')),
     }
     const full = { ...ctx, bash, fs: () => fs, rgFileLists: () => lists } as unknown as SearchContext
-    return { ctx: full, queries, lists, specs }
+    return { ctx: full, queries, lists, specs, asked }
   }
 
   it('names nothing at first, walks after the search, and names from that walk while the tree stays quiet', async () => {
-    const { ctx, queries, lists, specs } = withLists('D\0./a.txt\0./sub/b.txt\0')
+    const { ctx, queries, lists, specs, asked } = withLists('D\0./a.txt\0./sub/b.txt\0')
     const first = await planIndexedSearch(ctx, exec('/w'), search)
     expect(queries[0]!.walked).toBeUndefined()
+    // With no list kept, the search asks for no mark to check one against.
+    expect(asked.marks).toBe(0)
     expect(first.route).toEqual({ namedFile: '/i/named' })
     await first.release()
     await lists.settled()
@@ -157,7 +163,7 @@ describe('planIndexedSearch with the lists of rg walks', () => {
   it('keeps no walk that failed, listed a file target, or saw the tree change', async () => {
     for (const printed of ['F\0./a\0', 'D\0./a\0']) {
       for (const [exitCode, stop, marks] of [
-        [0, 'exit', printed.startsWith('F') ? ['m', 'm', 'm', 'm'] : ['m', 'm', 'other', 'm']],
+        [0, 'exit', printed.startsWith('F') ? ['m', 'm', 'm', 'm'] : ['m', 'other', 'm', 'm']],
         [9, 'exit', ['m', 'm', 'm', 'm']],
         [0, 'timeout', ['m', 'm', 'm', 'm']],
       ] as const) {
@@ -180,7 +186,7 @@ describe('planIndexedSearch with the lists of rg walks', () => {
     expect(queries[1]!.walked).toBeUndefined()
   })
 
-  it('asks for no walk when the tree has no quiet mark, and runs one from the executor’s own directory without a session cwd', async () => {
+  it('asks for no walk when the tree has no walk mark, and runs one from the executor’s own directory without a session cwd', async () => {
     const quiet = withLists('D\0./a\0', { marks: [undefined, undefined] })
     await (await planIndexedSearch(quiet.ctx, exec('/w'), search)).release()
     await quiet.lists.settled()

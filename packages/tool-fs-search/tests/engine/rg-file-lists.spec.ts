@@ -120,6 +120,12 @@ describe('outsideStamps', () => {
     writeFileSync(join(root, 'repo', '.git', 'info', 'exclude'), 'x\n')
     const excluded = await outsideStamps(dir, fs, env)
     expect(excluded).not.toBe(repo)
+    // The tree's own repository: the watcher does not watch a VCS directory, so its exclude file is stamped.
+    mkdirSync(join(dir, '.git', 'info'), { recursive: true })
+    const own = await outsideStamps(dir, fs, env)
+    expect(own).not.toBe(excluded)
+    writeFileSync(join(dir, '.git', 'info', 'exclude'), 'secret.txt\n')
+    expect(await outsideStamps(dir, fs, env)).not.toBe(own)
     writeFileSync(join(home, '.config', 'git', 'ignore'), 'y\n')
     const global = await outsideStamps(dir, fs, env)
     expect(global).not.toBe(excluded)

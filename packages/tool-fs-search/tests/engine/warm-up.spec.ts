@@ -40,7 +40,10 @@ function stampCounting(withStampMany = true, tree = ''): { fs: FileSystem; statt
     ...(withStampMany
       ? {
           stampMany: (paths: readonly string[], options: { follow: boolean }) => {
-            if (!options.follow) statted += paths.filter((path) => path === tree || path.startsWith(`${tree}/`)).length
+            // The tree's own ignore inputs, which a search that may name stamps too, are no link scan's.
+            const ownIgnores = ['.gitignore', '.ignore', '.rgignore', '.git', '.git/info/exclude'].map((name) => `${tree}/${name}`)
+            const scanned = (path: string) => (path === tree || path.startsWith(`${tree}/`)) && !ownIgnores.includes(path)
+            if (!options.follow) statted += paths.filter(scanned).length
             return local.stampMany!(paths, options)
           },
         }
