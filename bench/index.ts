@@ -182,9 +182,9 @@ async function benchCorpus(name: string, root: string, cases: Case[], sweep: str
   const mcpOff = await startMcp(root, offConfig, path.join(work, 'spill-off'))
   // The same plan in this process (its own watcher), so the rg part of grep's script (the candidates
   // named, the rest walked with the ignore file) can be timed alone: what dsh mcp adds to it is the
-  // tool side. While the tree is as built, the plan names from rg's own list, as the warm server does.
+  // tool side. The plan names from rg's own list of the tree, as the warm server does from its own.
   const planner = indexLocal.createLocalSearchIndex({ dir: indexDir, watch: true, bash: bashLocal.createLocalBash({}) })
-  let walked: ((local: string) => string | undefined) | undefined = walkedOf(root)
+  const walked = walkedOf(root)
   const rgIndexed = async (pattern: string): Promise<number> => {
     const answer = await planOf(planner, root, pattern, walked)
     if (answer.kind !== 'candidates') return rgPass(root, pattern)
@@ -252,8 +252,8 @@ async function benchCorpus(name: string, root: string, cases: Case[], sweep: str
       .filter(Boolean)
     changed = Array.from({ length: 100 }, (_, i) => list[Math.floor((i * list.length) / 100)]!)
     for (const file of changed) chmodSync(path.join(root, file), statSync(path.join(root, file)).mode & 0o7777)
-    // A change since the build leaves the warm server no quiet mark, so no list to name from.
-    walked = undefined
+    // No ignore file changed: the warm server's list holds (its walk mark), and each plan walks the
+    // changed files itself (docs/design.md#a-list-outlives-changes-that-are-walked).
     const after: IndexNote[] = []
     const afterMs = await mcp.grep(cases[0]!.pattern, after)
     console.log(`\nfirst call after 100 files changed (the watcher's events, no walk): ${afterMs.toFixed(0)} ms, ${how(after[0])}`)

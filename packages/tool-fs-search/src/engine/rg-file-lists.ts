@@ -151,7 +151,15 @@ export async function outsideStamps(dir: string, fs: StampingFs, env: NodeJS.Pro
   paths.push(...configs)
   for (const file of configs) paths.push(...(await excludesFilesOf(fs, file, home)))
   const stamps = await fs.stampMany(paths, { follow: false })
-  return paths.map((file, i) => `${file} ${JSON.stringify(stamps[i])}`).join('\n')
+  return paths
+    .map((file, i) => {
+      const stamp = stamps[i]!
+      // Of a repository's `.git` only that it is there counts: git writes inside it (its index, its
+      // refs) on every add and commit, which changes its times and would drop the list each time.
+      const shown = path.basename(file) === '.git' ? { kind: stamp.kind, dev: stamp.dev, ino: stamp.ino } : stamp
+      return `${file} ${JSON.stringify(shown)}`
+    })
+    .join('\n')
 }
 
 /** The `excludesFile` values a git configuration file names (any section: a stale list costs a walk, a missed one a wrong answer). */

@@ -125,7 +125,11 @@ describe('outsideStamps', () => {
     const own = await outsideStamps(dir, fs, env)
     expect(own).not.toBe(excluded)
     writeFileSync(join(dir, '.git', 'info', 'exclude'), 'secret.txt\n')
-    expect(await outsideStamps(dir, fs, env)).not.toBe(own)
+    const ownExcluded = await outsideStamps(dir, fs, env)
+    expect(ownExcluded).not.toBe(own)
+    // What git writes inside its directory on an add or a commit does not count.
+    writeFileSync(join(dir, '.git', 'index'), 'x')
+    expect(await outsideStamps(dir, fs, env)).toBe(ownExcluded)
     writeFileSync(join(home, '.config', 'git', 'ignore'), 'y\n')
     const global = await outsideStamps(dir, fs, env)
     expect(global).not.toBe(excluded)
