@@ -176,6 +176,16 @@ describe('planIndexedSearch with the lists of rg walks', () => {
     }
   })
 
+  it('names nothing from a kept list once the tree has no walk mark', async () => {
+    const { ctx, queries, lists, asked } = withLists('D\0./a\0', { marks: ['m', 'm', undefined] })
+    await (await planIndexedSearch(ctx, exec('/w'), search)).release()
+    await lists.settled()
+    expect(lists.holds('/w/src\0LIST')).toBe(true)
+    await planIndexedSearch(ctx, exec('/w'), search)
+    expect(asked.marks).toBe(3)
+    expect(queries[1]!.walked).toBeUndefined()
+  })
+
   it('names nothing without stamps from the file system seam', async () => {
     const { ctx, queries, lists, specs } = withLists('D\0./a\0')
     const bare = { ...ctx, fs: () => ({}) } as SearchContext
