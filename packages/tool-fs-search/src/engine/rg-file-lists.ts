@@ -16,7 +16,7 @@ interface Kept {
   prefix: string
   /** The index's walk mark of the tree, the same before and after the walk. */
   mark: string
-  /** The ignore inputs outside the tree, as `outsideStamps` read them before the walk. */
+  /** The ignore inputs the watcher does not see, as `outsideStamps` read them before the walk. */
   stamps: string
 }
 
@@ -32,9 +32,9 @@ export interface ListTaking {
  * The lists of the last few grep scripts' walks, each under the search directory and the list
  * script (docs/design.md#named-candidates). A list is used only while the index's walk mark is the
  * one it was taken under, so no ignore file or repository in the tree changed since the build (the
- * plan walks every other change), and the ignore inputs outside the tree read the same; one that is
- * missing or stale is taken again after
- * the search that found it so, in the background, one walk at a time.
+ * plan walks every other change), and the ignore inputs the watcher does not see read the same; one
+ * that is missing or stale is taken again after the search that found it so, in the background, one
+ * walk at a time.
  */
 export class RgFileLists {
   private readonly kept = new Map<string, Kept>()
