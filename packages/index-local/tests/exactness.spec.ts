@@ -16,6 +16,11 @@ import { scratchDir, writeTree } from '../../../test-support/temp-tree.js'
 
 const quiet = { warn: () => undefined, info: () => undefined }
 
+// The watchers the watching harnesses started are the process's: closed once, after every describe.
+afterAll(async () => {
+  await indexLocal.closeIndexWatchers()
+})
+
 /** A harness with the index plugin and `index: auto`, or the same plugins with `index: off`. */
 async function harness(
   profile: 'dsh' | 'claude-code',
@@ -319,10 +324,6 @@ describe('indexed answers equal full scans when the index names its candidates',
   let namedChanged = 0
   let run = 0
 
-  afterAll(async () => {
-    await indexLocal.closeIndexWatchers()
-  })
-
   it(
     'holds over random trees searched quiet, named from the walk, changed and named with the changes walked, refreshed and named again, in both profiles and every Grep mode',
     async () => {
@@ -448,10 +449,6 @@ describe("glob's times from the index equal the helper's", () => {
   const base = scratchDir('index-exact-glob')
   let recorded = 0
   let run = 0
-
-  afterAll(async () => {
-    await indexLocal.closeIndexWatchers()
-  })
 
   it(
     'holds over random trees changed before the watcher starts, after it, refreshed or not and changed again, in both profiles',
