@@ -1,4 +1,4 @@
-// The index file, version 4 (docs/design.md#the-index-file): every section, and the checksum that makes a damaged or foreign file refused.
+// The index file, version 5 (docs/design.md#the-index-file): every section, and the checksum that makes a damaged or foreign file refused.
 import { createHash } from 'node:crypto'
 import { closeSync, fstatSync, openSync, read as readCallback, readSync } from 'node:fs'
 import { promisify } from 'node:util'
@@ -7,7 +7,7 @@ import { IndexError } from './errors.js'
 /** The file's first eight bytes. */
 export const INDEX_MAGIC = Buffer.from('DSHINDEX', 'latin1')
 /** The layout this code writes and reads; any other is refused and rebuilt by `dsh index`. */
-export const INDEX_FORMAT_VERSION = 4
+export const INDEX_FORMAT_VERSION = 5
 const CHECKSUM_BYTES = 32
 
 export { FILE_ALWAYS, FILE_INDEXED, FILE_INDEXED_NUL } from './file-flags.js'

@@ -335,10 +335,11 @@ function evaluate(index: IndexData, query: TrigramQuery, within?: Uint32Array): 
 const DENSE_READ_SHARE = 256
 
 /**
- * The files that hold every trigram of `phrase` at positions that can line up
+ * The files that hold every trigram of `phrase` at columns that can line up
  * (docs/design.md#a-literals-trigrams-must-line-up). For each file still standing it keeps the
- * phrase's possible starts modulo 16: a trigram `d` bytes into the phrase, at the positions its mask
- * holds, allows only starts `d` before those. Its lists are read cheapest first, each only as far as the
+ * phrase's possible starting columns modulo 16: a trigram `d` bytes into the phrase, at the columns its
+ * mask holds, allows only starts `d` before those; one past a line end in the phrase must start at the
+ * column it has there, or the file is dropped. Its lists are read cheapest first, each only as far as the
  * files still standing; a file none of whose starts is left is dropped. Dense lists are skipped as by
  * any AND (a trigram not read allows every start) once few files stand.
  */
@@ -349,9 +350,15 @@ function phraseFiles(
   dense: number,
   within: Uint32Array | undefined,
 ): Uint32Array {
-  // Each trigram's offsets in the phrase (a trigram may recur in it).
+  // Each trigram's offsets in the phrase (a trigram may recur in it), and for one past a line end in
+  // the phrase, the column it must start at, whatever the phrase's start.
   const offsets = new Map<number, number[]>()
-  trigramsAt(phrase).forEach((key, i) => offsets.set(key, [...(offsets.get(key) ?? []), i]))
+  const columns = new Map<number, number>()
+  trigramsAt(phrase).forEach((key, i) => {
+    const lineEnd = i === 0 ? -1 : phrase.lastIndexOf('\n', i - 1)
+    if (lineEnd < 0) offsets.set(key, [...(offsets.get(key) ?? []), i])
+    else columns.set(key, (columns.get(key) ?? 0) | (1 << ((i - lineEnd - 1) % POSITION_BITS)))
+  })
   const full = (1 << POSITION_BITS) - 1
   let ids = within
   let starts: Uint16Array | undefined
@@ -363,7 +370,8 @@ function phraseFiles(
     const slot = findKey(index.keys, key)
     if (slot < 0) return new Uint32Array(0)
     const list = readPostingList(index, slot, ids)
-    const at = offsets.get(key)!
+    const at = offsets.get(key) ?? []
+    const column = columns.get(key) ?? 0
     const kept = new Uint32Array(list.ids.length)
     const keptStarts = new Uint16Array(list.ids.length)
     let count = 0
@@ -375,7 +383,10 @@ function phraseFiles(
         while (ids![from] !== id) from++
         allowed = starts[from]!
       }
-      for (const d of at) allowed &= rotateRight(list.positions[i]!, d)
+      const mask = list.positions[i]!
+      for (const d of at) allowed &= rotateRight(mask, d)
+      // Every column it must start at is among its columns, or no start is left.
+      if ((mask & column) !== column) allowed = 0
       if (allowed === 0) continue
       kept[count] = id
       keptStarts[count++] = allowed

@@ -34,19 +34,23 @@ export const KEY_SPACE = 1 << 24
 const GENERATIONS = 0xffff
 
 /**
- * Where a trigram starts in a file, as the index keeps it: one bit for each start position modulo 16
- * (docs/design.md#a-literals-trigrams-must-line-up). Two trigrams of one literal, `d` bytes apart, can
- * both be in a match only if some bit of the first, moved `d` places, is a bit of the second.
+ * Where a trigram starts in a file, as the index keeps it: one bit for each column it starts at (bytes
+ * from the start of its line) modulo 16 (docs/design.md#a-literals-trigrams-must-line-up). Two
+ * trigrams of one literal, `d` bytes apart with no line end between them, can both be in a match only
+ * if some bit of the first, moved `d` places, is a bit of the second; one `d` bytes after a line end
+ * in the literal starts at column `d - 1` past it.
  */
 export const POSITION_BITS = 16
 
 // Each byte folded (see `foldByte`), looked up: the collector's loop takes no branch on a byte.
 const FOLDED = Uint8Array.from({ length: 256 }, (_, byte) => foldByte(byte))
+// After a byte, the column (modulo 16) goes on (all bits kept) or, after a line end, starts again at 0.
+const COLUMN_GOES_ON = Int32Array.from({ length: 256 }, (_, byte) => (byte === 0x0a ? 0 : -1))
 // Bytes the collector keys between checks that its key buffer has room for each of them.
 const BLOCK = 1 << 16
 
 /**
- * Collects the distinct trigrams of one file after another, each with the positions it starts at
+ * Collects the distinct trigrams of one file after another, each with the columns it starts at
  * modulo 16. A key's slot holds its positions and the generation of the file they are from, so a key
  * is new for a file when its slot holds another generation; nothing is cleared between files, only
  * once every 65,535 files, when the generations start again. One slot of 32 bits, not a file id and
@@ -86,6 +90,8 @@ export class TrigramCollector {
     let added = 0
     let a = FOLDED[bytes[0]!]!
     let b = FOLDED[bytes[1]!]!
+    // The column of the trigram starting at `i - 2`, modulo 16.
+    let column = 0
     for (let from = 2; from < bytes.length; from += BLOCK) {
       const to = Math.min(bytes.length, from + BLOCK)
       // Each byte writes its key at `added`, which moves on only for a new key: room for a block's worth.
@@ -101,9 +107,10 @@ export class TrigramCollector {
         // 1 when the slot is another file's (its generation differs), else 0, without a branch.
         const other = (slot >>> 16) ^ generation
         const isNew = (other | -other) >>> 31
-        slots[key] = (slot & (isNew - 1)) | tag | (1 << ((i - 2) & (POSITION_BITS - 1)))
+        slots[key] = (slot & (isNew - 1)) | tag | (1 << column)
         seen[added] = key
         added += isNew
+        column = (column + 1) & (POSITION_BITS - 1) & COLUMN_GOES_ON[a]!
         a = b
         b = c
       }

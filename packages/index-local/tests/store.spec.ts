@@ -94,7 +94,8 @@ describe('plan', () => {
 
   it("keeps a file for a literal only where the literal's trigrams line up", async () => {
     // b holds every trigram of `function saveQuery` in two places that do not line up; e holds its pieces
-    // 16 bytes apart, which positions modulo 16 cannot tell from lined up, so it stays (rg rejects it).
+    // on two lines, at the columns they would have on one, which columns cannot tell from lined up, so it
+    // stays (rg rejects it).
     const { plan } = await setup(
       {
         'a.txt': 'x function saveQuery1(\n',
@@ -120,6 +121,19 @@ describe('plan', () => {
     // Within an AND whose other part is read first; and a phrase a trigram of which no file holds.
     expect(await lines('x fun.*function saveQuery')).toEqual(['!/a.txt'])
     expect(await lines('saveQuery9\\(|function saveQuerz')).toEqual(['!/b.txt'])
+  })
+
+  it('keeps a file for a literal across a line end only where the next line starts at its column', async () => {
+    // Both hold every trigram of `save\n  saveQuery`; in b `  saveQuery` starts at column 1, not 0.
+    const { plan } = await setup({ 'a.txt': 'x save\n  saveQuery\n', 'b.txt': 'save\n  x\nq  saveQuery\n' }, { broadFraction: 1 })
+    const answer = await plan('save\\n  saveQuery')
+    if (answer.kind !== 'candidates') throw new Error(reason(answer))
+    expect(readFileSync(answer.ignoreFile!, 'utf8')).toBe('*\n!/a.txt\n')
+    await answer.release()
+    // Without the line end the literal's columns go on from its start, and neither file lines up.
+    const none = await plan('save  saveQuery')
+    expect(none).toMatchObject({ kind: 'candidates', candidates: 0 })
+    if (none.kind === 'candidates') await none.release()
   })
 
   it("reads a phrase's dense lists only while many files stand", async () => {
@@ -507,7 +521,7 @@ describe('the index file', () => {
     expect(findKey(data.keys, 7)).toBe(0)
     expect(findKey(Uint32Array.from([1, 3, 5]), 4)).toBe(-1)
     expect(findKey(Uint32Array.from([1, 3, 5]), 5)).toBe(2)
-    expect(INDEX_FORMAT_VERSION).toBe(4)
+    expect(INDEX_FORMAT_VERSION).toBe(5)
     // No times given: none read.
     expect([...data.fileTimes.seconds]).toEqual([Number.NaN])
   })

@@ -1,4 +1,4 @@
-// A file's trigrams as the build collects them: each distinct key once, with where it starts modulo 16.
+// A file's trigrams as the build collects them: each distinct key once, with the columns it starts at modulo 16.
 import { describe, expect, it } from 'vitest'
 import { foldByte, TrigramCollector, trigramKey } from '../src/trigrams.js'
 
@@ -28,6 +28,18 @@ describe('TrigramCollector', () => {
     expect(collect(collector, 'ab')).toEqual(new Map())
   })
 
+  it('counts a start from the start of its line, the line end being the last byte of its line', () => {
+    const collector = new TrigramCollector()
+    const keys = collect(collector, 'xabc\n\nabc\r\nzzabc' + '.'.repeat(20) + 'abc\nq')
+    // abc at columns 1, 0 (after an empty line), 2 and 25 (9 modulo 16); `c\nq` starts at column 27.
+    expect(keys.get(key('abc'))).toBe((1 << 1) | (1 << 0) | (1 << 2) | (1 << 9))
+    expect(keys.get(key('c\n\n'))).toBe(1 << 3)
+    expect(keys.get(key('\n\na'))).toBe(1 << 4)
+    expect(keys.get(key('\nab'))).toBe(1 << 0)
+    expect(keys.get(key('c\r\n'))).toBe(1 << 2)
+    expect(keys.get(key('c\nq'))).toBe(1 << 11)
+  })
+
   it('starts each file afresh, and takes files longer than its first buffer of keys', () => {
     const collector = new TrigramCollector()
     collect(collector, 'xyz xyz')
@@ -38,9 +50,11 @@ describe('TrigramCollector', () => {
     expect(out.size).toBeGreaterThan(1 << 16)
     // The same keys and masks as one map of them all, across the blocks of 65,536 bytes it keys between checks for room.
     const expected = new Map<number, number>()
+    let lineStart = 0
     for (let i = 0; i + 2 < bytes.length; i++) {
       const k = trigramKey(foldByte(bytes[i]!), foldByte(bytes[i + 1]!), foldByte(bytes[i + 2]!))
-      expected.set(k, (expected.get(k) ?? 0) | (1 << (i % 16)))
+      expected.set(k, (expected.get(k) ?? 0) | (1 << ((i - lineStart) % 16)))
+      if (bytes[i] === 0x0a) lineStart = i + 1
     }
     expect(out).toEqual(expected)
     const again = collect(collector, 'xyz')
