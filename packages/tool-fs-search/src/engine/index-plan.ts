@@ -1,12 +1,13 @@
 // Asks the content index which files rg may skip (docs/design.md#an-index-chooses-files-rg-decides-matches), and which times glob need not read (docs/design.md#glob-reads-times-from-the-index).
 import path from 'node:path'
+import { isUtf8 } from 'node:buffer'
 import type { SearchIndex, SearchIndexUse, ToolExecContext } from '@dsh/core'
 import type { ListingContext, SearchContext } from './context.js'
 import type { TimeOf } from './glob/stamps.js'
 import type { QuietMark } from './link-scan-memory.js'
 import type { IndexRoute } from './grep/command.js'
 import type { LinkPlan } from './links.js'
-import { outsideStamps, type ListTaking, type StampingFs, type Walked } from './rg-file-lists.js'
+import { NESTED_REPOSITORIES_MAX, nestedStamps, outsideStamps, type ListTaking, type StampingFs, type Walked } from './rg-file-lists.js'
 
 /** What a search gives its script for the index, and how the index took part. */
 export interface IndexedSearch {
@@ -74,7 +75,7 @@ export async function planIndexedSearch(
   // The mark and the stamps cost a few milliseconds: asked only when a list is kept to check them against.
   if (lists?.holds(key) === true) {
     const mark = await index.walkMark!({ dir, signal: exec.signal })
-    if (mark !== undefined) walked = lists.walked(key, mark, await outsideStamps(dir, fs as StampingFs))
+    if (mark !== undefined) walked = lists.walked(key, mark, await outsideStamps(dir, fs as StampingFs, lists.nestedOf(key)))
   }
   const answer = await index.plan({
     dir,
@@ -113,6 +114,7 @@ function listTaking(
   return {
     mark: (signal) => index.walkMark!({ dir, signal }),
     stamps: () => outsideStamps(dir, fs),
+    nested: (dirs, since) => nestedRepositories(dir, dirs, since, fs),
     walk: async (signal) => {
       const chunks: Buffer[] = []
       const spec = await ctx.bash.resolve({
@@ -131,6 +133,31 @@ function listTaking(
       return output.subarray(2)
     },
   }
+}
+
+/**
+ * The directories of `dirs` (from `dir`) that hold a repository's `.git`, and the stamps of what they
+ * exclude, none changed since `since`; undefined when one did, when a name cannot be given to the file
+ * system as it is (bytes that are not UTF-8), or when there are more than a search should stamp.
+ */
+async function nestedRepositories(
+  dir: string,
+  dirs: readonly string[],
+  since: bigint,
+  fs: StampingFs,
+): Promise<{ dirs: string[]; stamps: string } | undefined> {
+  const names = dirs.map((local) => Buffer.from(local, 'latin1'))
+  if (!names.every((name) => isUtf8(name))) return undefined
+  const utf8 = names.map((name) => name.toString('utf8'))
+  const stamps = await fs.stampMany(
+    utf8.map((local) => path.join(dir, local, '.git')),
+    { follow: false },
+  )
+  const nested = utf8.filter((_, i) => stamps[i]!.kind !== 'missing')
+  if (nested.length > NESTED_REPOSITORIES_MAX) return undefined
+  if (nested.length === 0) return { dirs: nested, stamps: '' }
+  const { text, changed } = await nestedStamps(dir, nested, fs)
+  return changed >= since ? undefined : { dirs: nested, stamps: text }
 }
 
 /** What glob takes from the index: the times of the files it lists, and how the index took part. */

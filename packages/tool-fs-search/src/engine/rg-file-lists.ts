@@ -1,6 +1,6 @@
 // rg's own list of the files a grep script's walk reaches, kept while nothing it depends on changed (docs/design.md#named-candidates).
 import path from 'node:path'
-import type { FileSystem } from '@dsh/core'
+import type { FileSystem, PathStamp } from '@dsh/core'
 import { PathSet } from './path-set.js'
 
 /** The file system seam with the stamps a list's outside inputs are read with. */
@@ -16,16 +16,25 @@ interface Kept {
   prefix: string
   /** The index's walk mark of the tree, the same before and after the walk. */
   mark: string
-  /** The ignore inputs the watcher does not see, as `outsideStamps` read them before the walk. */
+  /** The ignore inputs the watcher does not see, as `outsideStamps` reads them with `nested`. */
   stamps: string
+  /** The directories below the search directory, on the way to a listed file, that hold a repository's `.git`. */
+  nested: readonly string[]
 }
 
-/** How one list is taken: the walk mark now, the outside stamps now, and the walk itself. */
+/** How one list is taken: the walk mark now, the outside stamps now, the walk itself, and the repositories nested in it. */
 export interface ListTaking {
   mark: (signal: AbortSignal) => Promise<string | undefined>
+  /** `outsideStamps` of the search directory, with no repository nested. */
   stamps: () => Promise<string>
   /** rg's `--files --null` output after the script's `D` and NUL, or undefined when it gave none to keep. */
   walk: (signal: AbortSignal) => Promise<Buffer | undefined>
+  /**
+   * The repositories nested in the list's directories (`dirs`, from the search directory) and the
+   * stamps of what they exclude (`nestedStamps`), none of which changed since `since` (ns since the
+   * epoch); undefined when that cannot be told or there are too many to stamp at each search.
+   */
+  nested: (dirs: readonly string[], since: bigint) => Promise<{ dirs: string[]; stamps: string } | undefined>
 }
 
 /**
@@ -47,6 +56,11 @@ export class RgFileLists {
   /** Whether a list is kept under `key`, current or not. */
   holds(key: string): boolean {
     return this.kept.has(key)
+  }
+
+  /** The repositories nested in the tree of the list kept under `key`, whose exclude files its stamps cover. */
+  nestedOf(key: string): readonly string[] {
+    return this.kept.get(key)?.nested ?? []
   }
 
   /** The list kept under `key` when `mark` and `stamps` are those it was taken under, and takes it to the front. */
@@ -93,22 +107,33 @@ export class RgFileLists {
   }
 }
 
+// A file's change time comes from the kernel's coarse clock, which can be behind `Date.now()`.
+export const CLOCK_SLACK_MS = 1_000
+
 async function takeList(how: ListTaking, signal: AbortSignal): Promise<Kept | undefined> {
   const mark = await how.mark(signal)
   if (mark === undefined) return undefined
   const stamps = await how.stamps()
+  // A nested repository's exclude file changed after this may or may not count in the list.
+  const since = BigInt(Date.now() - CLOCK_SLACK_MS) * 1_000_000n
   const output = await how.walk(signal)
   // An ignore file changed during the walk may or may not count in the list: kept only when the mark held.
   if (output === undefined || (await how.mark(signal)) !== mark) return undefined
-  return { ...parseList(output), mark, stamps }
+  const { dirs, ...list } = parseList(output)
+  // Which directories hold a repository is known only from the list: what they exclude is stamped
+  // after the walk, and the list is kept only if none of it changed since the walk began.
+  const nested = await how.nested(dirs, since)
+  if (nested === undefined) return undefined
+  return { ...list, mark, stamps: nested.dirs.length === 0 ? stamps : `${stamps}\n${nested.stamps}`, nested: nested.dirs }
 }
 
 /**
  * rg's NUL-terminated paths as paths from the search directory: each raw byte a latin1 character, as
  * the index holds names. rg prints `./name` when it walks `.` and `dir/name` when it walks `dir`; a
- * list whose paths do not all share the `./` prefix or all lack it is not kept.
+ * list whose paths do not all share the `./` prefix or all lack it is not kept. `dirs`: every
+ * directory on the way to a listed file, from the search directory (which is not one of them).
  */
-export function parseList(output: Buffer): { locals: PathSet; prefix: string } {
+export function parseList(output: Buffer): { locals: PathSet; prefix: string; dirs: string[] } {
   // rg ends each path with a NUL: bytes after the last one are no path.
   let count = 0
   for (let at = output.indexOf(0); at >= 0; at = output.indexOf(0, at + 1)) count++
@@ -116,15 +141,24 @@ export function parseList(output: Buffer): { locals: PathSet; prefix: string } {
   const prefix = count > 0 && dotSlash(0) ? './' : ''
   const starts = new Uint32Array(count)
   const ends = new Uint32Array(count)
+  const dirs = new Set<string>()
+  // rg prints a directory's files together, mostly: a file in the last one's directory adds none.
+  let lastDir = output.subarray(0, 0)
   let from = 0
   for (let k = 0; k < count; k++) {
     const end = output.indexOf(0, from)
     if (dotSlash(from) !== (prefix === './')) throw new Error('rg printed paths from more than one root')
-    starts[k] = from + prefix.length
+    const start = from + prefix.length
+    starts[k] = start
     ends[k] = end
+    const dir = output.subarray(start, Math.max(output.lastIndexOf(0x2f, end - 1), start))
+    if (!dir.equals(lastDir)) {
+      lastDir = dir
+      for (let at = dir.toString('latin1'); at !== '' && !dirs.has(at); at = at.slice(0, Math.max(0, at.lastIndexOf('/')))) dirs.add(at)
+    }
     from = end + 1
   }
-  return { locals: new PathSet(output, starts, ends), prefix }
+  return { locals: new PathSet(output, starts, ends), prefix, dirs: [...dirs] }
 }
 
 /**
@@ -134,11 +168,17 @@ export function parseList(output: Buffer): { locals: PathSet; prefix: string } {
  * repository's `info/exclude`, and git's global excludes file with the configuration that names it.
  * Read through the file system seam: its stamps (inode, times) and its lines.
  */
-export async function outsideStamps(dir: string, fs: StampingFs, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export async function outsideStamps(
+  dir: string,
+  fs: StampingFs,
+  nested: readonly string[] = [],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string> {
   const paths: string[] = []
   // From `dir` itself: its own `.git` is not in the tree the index watches (VCS directories are not).
   for (let at = dir, last = ''; at !== last; last = at, at = path.dirname(at)) {
-    for (const name of ['.gitignore', '.ignore', '.rgignore', '.git', '.git/info/exclude']) paths.push(path.join(at, name))
+    for (const name of ['.gitignore', '.ignore', '.rgignore']) paths.push(path.join(at, name))
+    paths.push(...(await gitInputs(at, fs)))
   }
   // Without HOME (and XDG_CONFIG_HOME) git has no global configuration to read.
   const home = env['HOME'] || undefined
@@ -150,16 +190,73 @@ export async function outsideStamps(dir: string, fs: StampingFs, env: NodeJS.Pro
   if (config !== undefined) paths.push(path.join(config, 'git', 'ignore'))
   paths.push(...configs)
   for (const file of configs) paths.push(...(await excludesFilesOf(fs, file, home)))
+  const outside = shown(paths, await fs.stampMany(paths, { follow: false }))
+  return nested.length === 0 ? outside : `${outside}\n${(await nestedStamps(dir, nested, fs)).text}`
+}
+
+/** Repositories nested in one tree that a list's stamps follow at most, each stamped at every search. */
+export const NESTED_REPOSITORIES_MAX = 64
+
+/**
+ * The stamps of what the repositories at `nested` (directories from `dir`) exclude, as `outsideStamps`
+ * adds them, and the latest change time among them (their `.git` directories aside).
+ */
+export async function nestedStamps(dir: string, nested: readonly string[], fs: StampingFs): Promise<{ text: string; changed: bigint }> {
+  const paths: string[] = []
+  for (const at of nested) paths.push(...(await gitInputs(path.join(dir, at), fs)))
   const stamps = await fs.stampMany(paths, { follow: false })
+  let changed = 0n
+  stamps.forEach((stamp, i) => {
+    if (stamp.kind !== 'missing' && !(stamp.kind === 'directory' && path.basename(paths[i]!) === '.git')) {
+      // A stamp that says nothing of its time (`unknown`) is taken as changed now.
+      const at = stamp.ctimeNs === undefined ? BigInt(Date.now()) * 1_000_000n : BigInt(stamp.ctimeNs)
+      if (at > changed) changed = at
+    }
+  })
+  return { text: shown(paths, stamps), changed }
+}
+
+/** Each path with its stamp, one a line. */
+function shown(paths: readonly string[], stamps: readonly PathStamp[]): string {
   return paths
     .map((file, i) => {
       const stamp = stamps[i]!
-      // Of a repository's `.git` only that it is there counts: git writes inside it (its index, its
-      // refs) on every add and commit, which changes its times and would drop the list each time.
-      const shown = path.basename(file) === '.git' ? { kind: stamp.kind, dev: stamp.dev, ino: stamp.ino } : stamp
-      return `${file} ${JSON.stringify(shown)}`
+      // Of a repository's `.git` directory only that it is there counts: git writes inside it (its
+      // index, its refs) on every add and commit, which changes its times and would drop the list each time.
+      const seen =
+        path.basename(file) === '.git' && stamp.kind === 'directory' ? { kind: stamp.kind, dev: stamp.dev, ino: stamp.ino } : stamp
+      return `${file} ${JSON.stringify(seen)}`
     })
     .join('\n')
+}
+
+/**
+ * What decides what the repository whose `.git` would be at `at` excludes, as rg reads it: the `.git`
+ * itself and, for a directory, its `info/exclude`; for a `.git` file (a worktree's, a submodule's),
+ * the directory it names (`gitdir:`), that directory's `commondir` and the `info/exclude` of the
+ * directory `commondir` names, the only exclude file rg reads there (measured: with no `commondir`,
+ * none). Each file read decides the next, so each is stamped: a change to any changes the stamps.
+ */
+async function gitInputs(at: string, fs: StampingFs): Promise<string[]> {
+  const git = path.join(at, '.git')
+  const inputs = [git, path.join(git, 'info', 'exclude')]
+  const [stamp] = await fs.stampMany([git], { follow: false })
+  if (stamp!.kind !== 'file') return inputs
+  const gitdir = /^gitdir: (.*)$/.exec((await firstLine(fs, git)) ?? '')?.[1]!.trim() ?? ''
+  if (gitdir === '') return inputs
+  const named = path.resolve(at, gitdir)
+  const commondir = (await firstLine(fs, path.join(named, 'commondir')))?.trim()
+  inputs.push(path.join(named, 'commondir'))
+  if (commondir !== undefined && commondir !== '') inputs.push(path.join(path.resolve(named, commondir), 'info', 'exclude'))
+  return inputs
+}
+
+/** A small file's first line through the seam, or undefined when it cannot be read. */
+async function firstLine(fs: FileSystem, file: string): Promise<string | undefined> {
+  const read = await fs
+    .readLines({ path: file, offset: 1, limit: 1, maxLineBytes: 4_096, maxBytes: 8_192, binarySniffBytes: 0 })
+    .catch(() => undefined)
+  return read?.lines[0]?.text
 }
 
 /** The `excludesFile` values a git configuration file names (any section: a stale list costs a walk, a missed one a wrong answer). */

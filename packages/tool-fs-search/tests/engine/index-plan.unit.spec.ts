@@ -5,7 +5,7 @@ import type { ListingContext, SearchContext } from '../../src/engine/context.js'
 import type { MtimeLister } from '../../src/engine/glob/command.js'
 import { planIndexedListing, planIndexedSearch, quietMarkOf } from '../../src/engine/index-plan.js'
 import { NO_LINKS } from '../../src/engine/links.js'
-import { RgFileLists } from '../../src/engine/rg-file-lists.js'
+import { NESTED_REPOSITORIES_MAX, RgFileLists } from '../../src/engine/rg-file-lists.js'
 
 function context(answer: IndexAnswer, index: 'auto' | 'off' = 'auto'): { ctx: SearchContext; queries: IndexQuery[] } {
   const queries: IndexQuery[] = []
@@ -184,6 +184,43 @@ describe('planIndexedSearch with the lists of rg walks', () => {
     await planIndexedSearch(ctx, exec('/w'), search)
     expect(asked.marks).toBe(3)
     expect(queries[1]!.walked).toBeUndefined()
+  })
+
+  it('keeps with a list what the repositories nested in it exclude, or none when that cannot be told', async () => {
+    const now = BigInt(Date.now()) * 1_000_000n
+    /** A file system where each directory in `repos` holds a `.git` directory, whose exclude file changed at `excluded`. */
+    const withRepos = (repos: readonly string[], excluded: bigint) => ({
+      readLines: () => Promise.reject(new Error('no such file')),
+      stampMany: async (paths: readonly string[]) =>
+        paths.map((p) =>
+          repos.some((r) => p === `/w/src/${r}/.git`)
+            ? { kind: 'directory', dev: '1', ino: '2', mtimeNs: String(now), ctimeNs: String(now) }
+            : p.endsWith('/.git/info/exclude') && repos.some((r) => p.startsWith(`/w/src/${r}/`))
+              ? { kind: 'file', dev: '1', ino: '3', mtimeNs: String(excluded), ctimeNs: String(excluded) }
+              : { kind: 'missing' },
+        ),
+    })
+    const kept = async (printed: string, fs: object) => {
+      const { ctx, queries, lists } = withLists(printed)
+      const full = { ...ctx, fs: () => fs } as SearchContext
+      await (await planIndexedSearch(full, exec('/w'), search)).release()
+      await lists.settled()
+      await planIndexedSearch(full, exec('/w'), search)
+      return { walked: queries[1]!.walked, nested: lists.nestedOf('/w/src\0LIST') }
+    }
+    // A repository at sub, its exclude file written long before the walk: kept, and its stamps with it.
+    const repo = await kept('D\0./sub/deep/a\0./b\0', withRepos(['sub'], 1n))
+    expect(repo.walked?.('sub/deep/a')).toBe('./sub/deep/a')
+    expect(repo.nested).toEqual(['sub'])
+    // Written as the walk began: the list may or may not hold what it excludes.
+    expect((await kept('D\0./sub/a\0', withRepos(['sub'], now))).walked).toBeUndefined()
+    // A directory name that is not UTF-8 cannot be stamped as it is.
+    expect((await kept('D\0./\xff/a\0', withRepos([], 1n))).walked).toBeUndefined()
+    // More repositories than a search should stamp each time.
+    const many = Array.from({ length: NESTED_REPOSITORIES_MAX + 1 }, (_, i) => `r${i}`)
+    const printed = `D\0${many.map((r) => `./${r}/a\0`).join('')}`
+    expect((await kept(printed, withRepos(many, 1n))).walked).toBeUndefined()
+    expect((await kept(printed, withRepos(many.slice(1), 1n))).nested).toHaveLength(NESTED_REPOSITORIES_MAX)
   })
 
   it('names nothing without stamps from the file system seam', async () => {

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createLocalFileSystem } from '@dsh/fs-local'
-import { outsideStamps, parseList, RgFileLists, type ListTaking, type StampingFs } from '../../src/engine/rg-file-lists.js'
+import { nestedStamps, outsideStamps, parseList, RgFileLists, type ListTaking, type StampingFs } from '../../src/engine/rg-file-lists.js'
 import { scratchDir } from '../../../../test-support/temp-tree.js'
 
 const list = (...paths: string[]) => Buffer.from(paths.map((p) => `${p}\0`).join(''), 'latin1')
@@ -13,6 +13,7 @@ function taking(output: Buffer | undefined, marks: Array<string | undefined> = [
     walks: 0,
     mark: async () => marks.shift(),
     stamps: async () => stamps,
+    nested: async () => ({ dirs: [], stamps: '' }),
     walk: async () => {
       how.walks++
       return output
@@ -53,6 +54,29 @@ describe('RgFileLists', () => {
     expect(lists.walked('k', 'm', 's')).toBeDefined()
     await lists.take('k', { ...taking(list('./a')), walk: () => Promise.reject(new Error('spawn failed')) })
     expect(lists.walked('k', 'm', 's')).toBeUndefined()
+  })
+
+  it('keeps with a list the repositories nested in its directories and what they exclude, or no list', async () => {
+    const lists = new RgFileLists()
+    const asked: Array<{ dirs: readonly string[]; since: bigint }> = []
+    const before = BigInt(Date.now()) * 1_000_000n
+    const nested = (found: { dirs: string[]; stamps: string } | undefined) => async (dirs: readonly string[], since: bigint) => {
+      asked.push({ dirs, since })
+      return found
+    }
+    await lists.take('k', { ...taking(list('./a', './sub/deep/b', './sub/c')), nested: nested({ dirs: ['sub'], stamps: 'n' }) })
+    // Every directory on the way to a file, once; the walk's start, a second back for the kernel's clock.
+    expect(asked[0]!.dirs).toEqual(['sub/deep', 'sub'])
+    expect(asked[0]!.since).toBeLessThanOrEqual(before)
+    expect(asked[0]!.since).toBeGreaterThan(before - 5_000_000_000n)
+    expect(lists.nestedOf('k')).toEqual(['sub'])
+    expect(lists.walked('k', 'm', 's')).toBeUndefined()
+    expect(lists.walked('k', 'm', 's\nn')).toBeDefined()
+    expect(lists.nestedOf('other')).toEqual([])
+    // One changed since the walk began, or too many to stamp: no list.
+    await lists.take('k', { ...taking(list('./a')), nested: nested(undefined) })
+    expect(lists.walked('k', 'm', 's')).toBeUndefined()
+    expect(lists.nestedOf('k')).toEqual([])
   })
 
   it('takes one list at a time, a key once while it waits, and keeps the last used few', async () => {
@@ -96,6 +120,9 @@ describe('parseList', () => {
     // Bytes after the last NUL are no path.
     expect(parseList(Buffer.from('./a\0./b')).locals.has('b')).toBe(false)
     expect(() => parseList(list('./a', 'b'))).toThrow(/more than one root/)
+    // The directories on the way to each file, from the search directory, each once.
+    expect(parseList(list('./x/y/a', './x/y/b', './x/z/c', './x/y/d', './e')).dirs).toEqual(['x/y', 'x', 'x/z'])
+    expect(parseList(list('sub/a', 'sub/\xff/b')).dirs).toEqual(['sub', 'sub/\xff'])
   })
 })
 
@@ -109,44 +136,102 @@ describe('outsideStamps', () => {
   const fs = createLocalFileSystem() as StampingFs
 
   it('changes when an ignore file above the tree, a .git, or git’s global excludes change', async () => {
-    const before = await outsideStamps(dir, fs, env)
-    expect(await outsideStamps(dir, fs, env)).toBe(before)
+    const before = await outsideStamps(dir, fs, [], env)
+    expect(await outsideStamps(dir, fs, [], env)).toBe(before)
     writeFileSync(join(root, 'repo', '.gitignore'), '*.log\n')
-    const ignored = await outsideStamps(dir, fs, env)
+    const ignored = await outsideStamps(dir, fs, [], env)
     expect(ignored).not.toBe(before)
     mkdirSync(join(root, 'repo', '.git', 'info'), { recursive: true })
-    const repo = await outsideStamps(dir, fs, env)
+    const repo = await outsideStamps(dir, fs, [], env)
     expect(repo).not.toBe(ignored)
     writeFileSync(join(root, 'repo', '.git', 'info', 'exclude'), 'x\n')
-    const excluded = await outsideStamps(dir, fs, env)
+    const excluded = await outsideStamps(dir, fs, [], env)
     expect(excluded).not.toBe(repo)
     // The tree's own repository: the watcher does not watch a VCS directory, so its exclude file is stamped.
     mkdirSync(join(dir, '.git', 'info'), { recursive: true })
-    const own = await outsideStamps(dir, fs, env)
+    const own = await outsideStamps(dir, fs, [], env)
     expect(own).not.toBe(excluded)
     writeFileSync(join(dir, '.git', 'info', 'exclude'), 'secret.txt\n')
-    const ownExcluded = await outsideStamps(dir, fs, env)
+    const ownExcluded = await outsideStamps(dir, fs, [], env)
     expect(ownExcluded).not.toBe(own)
     // What git writes inside its directory on an add or a commit does not count.
     writeFileSync(join(dir, '.git', 'index'), 'x')
-    expect(await outsideStamps(dir, fs, env)).toBe(ownExcluded)
+    expect(await outsideStamps(dir, fs, [], env)).toBe(ownExcluded)
     writeFileSync(join(home, '.config', 'git', 'ignore'), 'y\n')
-    const global = await outsideStamps(dir, fs, env)
+    const global = await outsideStamps(dir, fs, [], env)
     expect(global).not.toBe(excluded)
     // A configured excludes file, named with ~ and quoted, is stamped too.
     writeFileSync(join(home, '.gitconfig'), '[core]\n\texcludesFile = "~/my-excludes"\n')
-    const configured = await outsideStamps(dir, fs, env)
+    const configured = await outsideStamps(dir, fs, [], env)
     writeFileSync(join(home, 'my-excludes'), 'z\n')
-    expect(await outsideStamps(dir, fs, env)).not.toBe(configured)
+    expect(await outsideStamps(dir, fs, [], env)).not.toBe(configured)
     const xdg = join(root, 'xdg')
     mkdirSync(join(xdg, 'git'), { recursive: true })
     writeFileSync(join(xdg, 'git', 'config'), '[core]\nexcludesfile = /abs/excludes\n')
-    expect(await outsideStamps(dir, fs, { ...env, XDG_CONFIG_HOME: xdg })).toContain('/abs/excludes {"kind":"missing"}')
+    expect(await outsideStamps(dir, fs, [], { ...env, XDG_CONFIG_HOME: xdg })).toContain('/abs/excludes {"kind":"missing"}')
     // Without HOME git reads no global configuration: only the files above the tree are stamped.
-    expect(await outsideStamps(dir, fs, {})).not.toContain('gitconfig')
-    expect(await outsideStamps(dir, fs, { XDG_CONFIG_HOME: xdg })).toContain(`${xdg}/git/config`)
+    expect(await outsideStamps(dir, fs, [], {})).not.toContain('gitconfig')
+    expect(await outsideStamps(dir, fs, [], { XDG_CONFIG_HOME: xdg })).toContain(`${xdg}/git/config`)
     // An excludes file with ~ and no HOME is stamped as written.
     writeFileSync(join(xdg, 'git', 'config'), '[core]\nexcludesfile = ~/e\n')
-    expect(await outsideStamps(dir, fs, { XDG_CONFIG_HOME: xdg })).toMatch(/\n~\/e \{/)
+    expect(await outsideStamps(dir, fs, [], { XDG_CONFIG_HOME: xdg })).toMatch(/\n~\/e \{/)
+  })
+
+  it('follows a .git file to the exclude file rg reads for a worktree: the common directory’s', async () => {
+    const tree = join(root, 'worktree')
+    const common = join(root, 'main-repo', '.git')
+    const gitdir = join(common, 'worktrees', 'w')
+    mkdirSync(tree, { recursive: true })
+    mkdirSync(join(common, 'info'), { recursive: true })
+    mkdirSync(gitdir, { recursive: true })
+    const stamps = () => outsideStamps(tree, fs, [], env)
+    // A .git file that names no directory: only it is stamped.
+    for (const text of ['', 'not a gitdir\n']) {
+      writeFileSync(join(tree, '.git'), text)
+      expect(await stamps()).not.toContain('commondir')
+    }
+    writeFileSync(join(tree, '.git'), 'gitdir: \n')
+    const empty = await stamps()
+    expect(empty).toContain(`${tree}/.git {"kind":"file"`)
+    expect(empty).not.toContain('commondir')
+    writeFileSync(join(tree, '.git'), `gitdir: ${gitdir}\n`)
+    const named = await stamps()
+    expect(named).not.toBe(empty)
+    // No commondir: rg reads no exclude file there, so only the commondir is stamped.
+    expect(named).toContain(`${gitdir}/commondir {"kind":"missing"}`)
+    writeFileSync(join(gitdir, 'commondir'), '../..\n')
+    const worktree = await stamps()
+    expect(worktree).toContain(`${common}/info/exclude {"kind":"missing"}`)
+    writeFileSync(join(common, 'info', 'exclude'), 'secret.txt\n')
+    const excluded = await stamps()
+    expect(excluded).not.toBe(worktree)
+    expect(await stamps()).toBe(excluded)
+    // A relative gitdir is read from the directory of the .git file.
+    writeFileSync(join(tree, '.git'), 'gitdir: ../main-repo/.git/worktrees/w\n')
+    expect(await stamps()).toContain(`${common}/info/exclude {"kind":"file"`)
+  })
+
+  it('stamps what the repositories nested in the tree exclude, and says when that last changed', async () => {
+    const tree = join(root, 'nesting')
+    mkdirSync(join(tree, 'sub', '.git', 'info'), { recursive: true })
+    mkdirSync(join(tree, 'wt'), { recursive: true })
+    writeFileSync(join(tree, 'wt', '.git'), 'gitdir: /nowhere\n')
+    const plain = await outsideStamps(tree, fs, [], env)
+    const nested = await outsideStamps(tree, fs, ['sub', 'wt'], env)
+    expect(nested.startsWith(`${plain}\n`)).toBe(true)
+    expect(nested).toContain(`${tree}/sub/.git/info/exclude {"kind":"missing"}`)
+    expect(nested).toContain('/nowhere/commondir {"kind":"missing"}')
+    // A .git directory's times do not count; a .git file's do.
+    const quiet = await nestedStamps(tree, ['sub'], fs)
+    expect(quiet.changed).toBe(0n)
+    const started = BigInt(Date.now() - 1_000) * 1_000_000n
+    writeFileSync(join(tree, 'sub', '.git', 'info', 'exclude'), 'a.txt\n')
+    const written = await nestedStamps(tree, ['sub'], fs)
+    expect(written.text).not.toBe(quiet.text)
+    expect(written.changed).toBeGreaterThanOrEqual(started)
+    expect((await nestedStamps(tree, ['wt'], fs)).changed).toBeGreaterThanOrEqual(started)
+    // A path the seam cannot stamp says nothing of its time: taken as changed now.
+    const unknown = { ...fs, stampMany: async (paths: readonly string[]) => paths.map(() => ({ kind: 'unknown' as const })) }
+    expect((await nestedStamps(tree, ['sub'], unknown)).changed).toBeGreaterThanOrEqual(started)
   })
 })
