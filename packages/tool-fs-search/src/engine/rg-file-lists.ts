@@ -143,7 +143,9 @@ export function parseList(output: Buffer): { locals: PathSet; prefix: string; di
   const ends = new Uint32Array(count)
   const dirs = new Set<string>()
   // rg prints a directory's files together, mostly: a file in the last one's directory adds none.
-  let lastDir = output.subarray(0, 0)
+  // Compared in place: a view of each path's directory cost more than the rest of the parse.
+  let lastStart = 0
+  let lastEnd = 0
   let from = 0
   for (let k = 0; k < count; k++) {
     const end = output.indexOf(0, from)
@@ -151,10 +153,16 @@ export function parseList(output: Buffer): { locals: PathSet; prefix: string; di
     const start = from + prefix.length
     starts[k] = start
     ends[k] = end
-    const dir = output.subarray(start, Math.max(output.lastIndexOf(0x2f, end - 1), start))
-    if (!dir.equals(lastDir)) {
-      lastDir = dir
-      for (let at = dir.toString('latin1'); at !== '' && !dirs.has(at); at = at.slice(0, Math.max(0, at.lastIndexOf('/')))) dirs.add(at)
+    const dirEnd = Math.max(output.lastIndexOf(0x2f, end - 1), start)
+    if (dirEnd - start !== lastEnd - lastStart || output.compare(output, lastStart, lastEnd, start, dirEnd) !== 0) {
+      lastStart = start
+      lastEnd = dirEnd
+      for (
+        let at = output.toString('latin1', start, dirEnd);
+        at !== '' && !dirs.has(at);
+        at = at.slice(0, Math.max(0, at.lastIndexOf('/')))
+      )
+        dirs.add(at)
     }
     from = end + 1
   }
