@@ -49,6 +49,11 @@ export const SearchIndexUse = z.discriminatedUnion('used', [
     candidates: z.number().int().min(0),
     /** Files and directories changed since the index was built, read whatever the index says. */
     changed: z.number().int().min(0),
+    /**
+     * grep: of the candidates, those named to rg as paths rather than walked to, when a warm process
+     * held rg's own list of its walk (docs/design.md#named-candidates); absent when none was.
+     */
+    named: z.number().int().min(1).exactOptional(),
   }),
   z.object({ used: z.literal(false), reason: z.string(), detail: z.string() }),
 ])

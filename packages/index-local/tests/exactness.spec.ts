@@ -479,7 +479,7 @@ describe('a kept list and the exclude files of repositories it does not watch', 
       const search = async (root: string) => {
         const a = await call(on.dsh, 'grep', { pattern: 'saveQuery' }, root)
         expect(comparable(a)).toEqual(comparable(await call(off.dsh, 'grep', { pattern: 'saveQuery' }, root)))
-        return a.content
+        return { text: a.content, named: (a.value as { index?: { named?: number } }).index?.named }
       }
       // A repository nested in the tree, and a tree that is a worktree of a repository outside it.
       const nesting = join(base, 'nesting')
@@ -500,11 +500,16 @@ describe('a kept list and the exclude files of repositories it does not watch', 
         await search(root)
         await PROCESS_FILE_LISTS.settled()
         const before = named
-        expect(await search(root)).toContain(shown)
+        const kept = await search(root)
+        expect(kept.text).toContain(shown)
         expect(named, `named from a kept list in ${root}`).toBeGreaterThan(before)
+        // The result's index note says how many files were read by name.
+        expect(kept.named).toBe(2)
         // git writes its exclude file only when a user does; no event names it.
         writeFileSync(join(root, excluded), 'c.txt\n')
-        expect(await search(root)).not.toContain(shown)
+        const after = await search(root)
+        expect(after.text).not.toContain(shown)
+        expect(after.named).toBeUndefined()
       }
     },
     budgetMs(60_000),

@@ -144,7 +144,8 @@ function indexWords(use: NonNullable<SearchResultView['index']>, shape: SearchRe
   if (!use.used) return `read every ${shape === 'matches' ? 'file' : "file's time"} (${use.reason})`
   const changed = use.changed > 0 ? `, ${use.changed} changed since it was built` : ''
   if (shape === 'paths') return `index: times of ${use.candidates} of ${use.indexedFiles} files recorded${changed}`
-  return `index: ${use.candidates} of ${use.indexedFiles} files could match${changed}`
+  const named = use.named === undefined ? '' : `, ${use.named} read by name`
+  return `index: ${use.candidates} of ${use.indexedFiles} files could match${named}${changed}`
 }
 
 /** Defines `<dsh-search-card>` in `registry` unless something already did. */

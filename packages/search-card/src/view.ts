@@ -14,7 +14,8 @@ export interface SearchFileMatches {
 
 /** How a content index took part: it chose the files rg read, or the search read every file, and why. */
 export type SearchIndexUse =
-  { used: true; indexedFiles: number; candidates: number; changed: number } | { used: false; reason: string; detail: string }
+  | { used: true; indexedFiles: number; candidates: number; changed: number; named?: number }
+  | { used: false; reason: string; detail: string }
 
 /** grep's card: matches grouped by file. */
 export interface SearchMatchesResultView {

@@ -154,6 +154,8 @@ describe('<dsh-search-card>', () => {
     expect(text(used, '.index')).toEqual(['index: 4 of 1000 files could match, 2 changed since it was built'])
     const fresh = await mount({ ...grepView, index: { used: true, indexedFiles: 1000, candidates: 4, changed: 0 } })
     expect(text(fresh, '.index')).toEqual(['index: 4 of 1000 files could match'])
+    const named = await mount({ ...grepView, index: { used: true, indexedFiles: 1000, candidates: 4, changed: 2, named: 3 } })
+    expect(text(named, '.index')).toEqual(['index: 4 of 1000 files could match, 3 read by name, 2 changed since it was built'])
     const none = await mount({
       card: 'search',
       shape: 'matches',

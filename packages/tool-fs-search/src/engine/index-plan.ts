@@ -94,7 +94,13 @@ export async function planIndexedSearch(
       ...(answer.ignoreFile === undefined ? {} : { ignoreFile: answer.ignoreFile }),
       ...(answer.namedFile === undefined ? {} : { namedFile: answer.namedFile }),
     },
-    use: { used: true, indexedFiles: answer.indexedFiles, candidates: answer.candidates, changed: answer.changed },
+    use: {
+      used: true,
+      indexedFiles: answer.indexedFiles,
+      candidates: answer.candidates,
+      changed: answer.changed,
+      ...(answer.named > 0 ? { named: answer.named } : {}),
+    },
     release: async () => {
       await answer.release()
       // Taken after the search, so its walk does not slow this one: the next search may name.

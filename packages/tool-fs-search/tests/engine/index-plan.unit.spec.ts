@@ -75,7 +75,7 @@ describe('planIndexedSearch', () => {
     }
     const planned = await planIndexedSearch(context(answer).ctx, exec('/w'), search)
     expect(planned.route).toEqual({ namedFile: '/i/n' })
-    expect(planned.use).toEqual({ used: true, indexedFiles: 9, candidates: 2, changed: 0 })
+    expect(planned.use).toEqual({ used: true, indexedFiles: 9, candidates: 2, changed: 0, named: 2 })
   })
 
   it('reports a full scan and why, adding nothing to the command', async () => {
