@@ -129,13 +129,18 @@ export function indexedSearch({ rg, selection, output, pattern }: GrepRg, route:
   // Named paths skip the selection flags, so they get the output flags alone.
   const batch = `${shellCommand(rgArgv({ rg, flags: output, pattern }))} -- "$@" </dev/null; s=$?; [ "$s" -eq 1 ] && exit 0; exit "$s"`
   return [
+    // A pattern rg rejects is rejected once, as a full scan's is, not by each part: rg reads nothing
+    // from /dev/null, so 2 there is the pattern.
+    `{ ${shellCommand(rgArgv({ rg, flags: output, pattern }))} -- /dev/null </dev/null >/dev/null; r=$?`,
+    'if [ "$r" -ne 2 ]; then',
     // Batches of up to 1 MiB where the stack limit allows arguments of 2 MiB or more (Linux gives
     // arguments and environment a quarter of it); xargs' default of 128 KiB started rg once for every
     // 3,000 or so names (docs/design.md#named-candidates).
-    `{ m=131072; s=$(ulimit -s 2>/dev/null); { [ "$s" = unlimited ] || [ "$s" -ge 8192 ] 2>/dev/null; } && m=1048576`,
+    `m=131072; s=$(ulimit -s 2>/dev/null); { [ "$s" = unlimited ] || [ "$s" -ge 8192 ] 2>/dev/null; } && m=1048576`,
     `xargs -0 -s "$m" sh -c ${shellCommand([batch])} sh <${shellCommand([namedFile])}; n=$?`,
     ignoreFile === undefined ? 'r=1' : `${walk}; r=$?`,
     `if [ "$n" -eq 123 ]; then [ "$r" -gt 2 ] || r=2; elif [ "$n" -ne 0 ]; then r=$n; fi`,
+    'fi',
     '(exit "$r"); }',
   ].join('\n')
 }

@@ -97,6 +97,19 @@ describe('the indexed rg of a grep script', () => {
     }
   })
 
+  it('rejects a pattern rg rejects once, as a full scan does, whether or not anything is left to walk', () => {
+    const bad = (route: IndexRoute) =>
+      run(dir, indexedSearch({ rg: rgPath, selection: grepSelection(NO_LINKS), output: OUTPUT, pattern: 'a\\nb' }, route))
+    const full = run(dir, indexedSearch({ rg: rgPath, selection: grepSelection(NO_LINKS), output: OUTPUT, pattern: 'a\\nb' }))
+    expect(full.status).toBe(2)
+    for (const ignoreFile of [ignores(dir, 'bad', ['!/sub/', '!/sub/d.txt']), undefined]) {
+      const both = bad({ namedFile: names(dir, 'bad', ['./a.txt']), ...(ignoreFile === undefined ? {} : { ignoreFile }) })
+      expect(both.status).toBe(2)
+      expect(both.err).toBe(full.err)
+      expect(both.out).toBe('')
+    }
+  })
+
   it('is the plain walk without a named file, with the ignore file when there is one', () => {
     expect(search({})).not.toContain('xargs')
     expect(search({})).not.toContain('--ignore-file')
