@@ -127,19 +127,26 @@ export function indexedSearch({ rg, selection, output, pattern }: GrepRg, route:
   })
   if (namedFile === undefined) return walk
   // Named paths skip the selection flags, so they get the output flags alone.
-  const batch = `${shellCommand(rgArgv({ rg, flags: output, pattern }))} -- "$@" </dev/null; s=$?; [ "$s" -eq 1 ] && exit 0; exit "$s"`
+  const rgNamed = shellCommand(rgArgv({ rg, flags: output, pattern }))
+  // A pattern rg rejects is rejected once, as a full scan's is, not by each batch and the walk: a
+  // batch's 2 is checked on /dev/null (rg reads nothing there, so 2 is the pattern), and then 255 stops
+  // xargs, which says so on its own stderr; the batches write to the script's stderr through 3.
+  const batch = [
+    'exec 2>&3 3>&-',
+    `${rgNamed} -- "$@" </dev/null; s=$?; [ "$s" -eq 1 ] && exit 0`,
+    `[ "$s" -eq 2 ] && { ${rgNamed} -- /dev/null </dev/null >/dev/null 2>&1; [ "$?" -eq 2 ] && exit 255; }`,
+    'exit "$s"',
+  ].join('\n')
   return [
-    // A pattern rg rejects is rejected once, as a full scan's is, not by each part: rg reads nothing
-    // from /dev/null, so 2 there is the pattern.
-    `{ ${shellCommand(rgArgv({ rg, flags: output, pattern }))} -- /dev/null </dev/null >/dev/null; r=$?`,
-    'if [ "$r" -ne 2 ]; then',
     // Batches of up to 1 MiB where the stack limit allows arguments of 2 MiB or more (Linux gives
     // arguments and environment a quarter of it); xargs' default of 128 KiB started rg once for every
     // 3,000 or so names (docs/design.md#named-candidates).
-    `m=131072; s=$(ulimit -s 2>/dev/null); { [ "$s" = unlimited ] || [ "$s" -ge 8192 ] 2>/dev/null; } && m=1048576`,
-    `xargs -0 -s "$m" sh -c ${shellCommand([batch])} sh <${shellCommand([namedFile])}; n=$?`,
+    `{ m=131072; s=$(ulimit -s 2>/dev/null); { [ "$s" = unlimited ] || [ "$s" -ge 8192 ] 2>/dev/null; } && m=1048576`,
+    `xargs -0 -s "$m" sh -c ${shellCommand([batch])} sh <${shellCommand([namedFile])} 3>&2 2>/dev/null; n=$?`,
+    'if [ "$n" -eq 124 ]; then r=2; else',
     ignoreFile === undefined ? 'r=1' : `${walk}; r=$?`,
-    `if [ "$n" -eq 123 ]; then [ "$r" -gt 2 ] || r=2; elif [ "$n" -ne 0 ]; then r=$n; fi`,
+    // xargs' own message is gone with its stderr: what it would have said, in a line of ours.
+    `if [ "$n" -eq 123 ]; then [ "$r" -gt 2 ] || r=2; elif [ "$n" -ne 0 ]; then r=$n; echo "dsh: xargs exited with status $n: a batch of named files was not searched" >&2; fi`,
     'fi',
     '(exit "$r"); }',
   ].join('\n')

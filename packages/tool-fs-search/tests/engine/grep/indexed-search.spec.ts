@@ -110,6 +110,27 @@ describe('the indexed rg of a grep script', () => {
     }
   })
 
+  it('rejects it once however many batches the names take, with GNU or BusyBox xargs', () => {
+    const pattern = 'a\\nb'
+    const full = run(dir, indexedSearch({ rg: rgPath, selection: grepSelection(NO_LINKS), output: OUTPUT, pattern }))
+    // 6,000 names of 64 bytes: three batches or more of 128 KiB.
+    const namedFile = names(
+      dir,
+      'bad-many',
+      Array.from({ length: 6000 }, (_, i) => `./${String(i).padStart(61, 'x')}`),
+    )
+    const script = indexedSearch({ rg: rgPath, selection: grepSelection(NO_LINKS), output: OUTPUT, pattern }, { namedFile })
+    const busybox = join(root, 'busybox-bin')
+    mkdirSync(busybox, { recursive: true })
+    writeFileSync(join(busybox, 'xargs'), '#!/bin/sh\nexec busybox xargs "$@"\n')
+    chmodSync(join(busybox, 'xargs'), 0o755)
+    for (const path of [process.env.PATH, `${busybox}:${process.env.PATH}`]) {
+      const ran = run(dir, `ulimit -s 1024\n${script}`, { ...process.env, PATH: path })
+      expect(ran.status).toBe(2)
+      expect(ran.err).toBe(full.err)
+    }
+  })
+
   it('is the plain walk without a named file, with the ignore file when there is one', () => {
     expect(search({})).not.toContain('xargs')
     expect(search({})).not.toContain('--ignore-file')
@@ -140,10 +161,18 @@ describe('the indexed rg of a grep script', () => {
     expect(batches(hard)).toBe(hard === 'unlimited' || Number(hard) >= 8192 ? 1 : 3)
   })
 
-  it('exits with what kept xargs or sh from running', () => {
+  it('exits with what kept xargs or sh from running, and says so', () => {
     const namedFile = names(dir, 'noxargs', ['./a.txt'])
     const ran = run(dir, search({ namedFile }), { PATH: '/nonexistent' })
     expect(ran.status).toBe(127)
+    expect(ran.err).toContain('xargs exited with status 127: a batch of named files was not searched')
+    // An rg that kills the sh of its batch: xargs' 125.
+    const killer = join(root, 'killer-rg')
+    writeFileSync(killer, '#!/bin/sh\nkill -KILL "$PPID"\n')
+    chmodSync(killer, 0o755)
+    const killed = run(dir, indexedSearch({ rg: killer, selection: [], output: OUTPUT, pattern: 'hit' }, { namedFile }))
+    expect(killed.status).toBe(125)
+    expect(killed.err).toBe('dsh: xargs exited with status 125: a batch of named files was not searched\n')
   })
 })
 
