@@ -194,7 +194,7 @@ export async function buildIndexWith(
   if (walked.status === 'rejected') throw walked.reason
   if (keyed.status === 'rejected') throw keyed.reason
   const { flags, times, contentBytes, segments } = keyed.value
-  const merged = mergeSegments(segments)
+  const merged = mergeSegments(segments, found.length)
   const { bytes: indexBytes, parts } = encodeIndex({
     header: {
       root,

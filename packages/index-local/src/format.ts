@@ -1,13 +1,14 @@
-// The index file, version 5 (docs/design.md#the-index-file): every section, and the checksum that makes a damaged or foreign file refused.
+// The index file, version 6 (docs/design.md#the-index-file): every section, and the checksum that makes a damaged or foreign file refused.
 import { createHash } from 'node:crypto'
 import { closeSync, fstatSync, openSync, read as readCallback, readSync } from 'node:fs'
 import { promisify } from 'node:util'
 import { IndexError } from './errors.js'
+import { denseListBytes } from './postings.js'
 
 /** The file's first eight bytes. */
 export const INDEX_MAGIC = Buffer.from('DSHINDEX', 'latin1')
 /** The layout this code writes and reads; any other is refused and rebuilt by `dsh index`. */
-export const INDEX_FORMAT_VERSION = 5
+export const INDEX_FORMAT_VERSION = 6
 const CHECKSUM_BYTES = 32
 
 export { FILE_ALWAYS, FILE_INDEXED, FILE_INDEXED_NUL } from './file-flags.js'
@@ -369,6 +370,7 @@ export function readPostings(index: IndexData, slot: number, within?: Uint32Arra
 /** `readPostings`, with each id's position mask beside it. */
 export function readPostingList(index: IndexData, slot: number, within?: Uint32Array): { ids: Uint32Array; positions: Uint16Array } {
   const { starts, header } = index
+  if (isDense(index, slot)) return readDense(index, starts[slot]! + 2, within)
   const postings = index.postings(starts[slot]!, starts[slot + 1]!)
   const end = postings.length
   let at = 0
@@ -404,6 +406,36 @@ export function readPostingList(index: IndexData, slot: number, within?: Uint32A
     ids[count] = id
     positions[count++] = postings[at]! | (postings[at + 1]! << 8)
     at += POSITION_BYTES
+  }
+  return { ids: ids.subarray(0, count), positions: positions.subarray(0, count) }
+}
+
+/** Whether a key's list is dense (`denseListBytes`): of its length, and starting with the mark no list in gaps starts with. */
+export function isDense(index: IndexData, slot: number): boolean {
+  const start = index.starts[slot]!
+  if (index.starts[slot + 1]! - start !== denseListBytes(index.header.files)) return false
+  const mark = index.postings(start, start + 2)
+  return mark[0] === 0x80 && mark[1] === 0
+}
+
+/**
+ * A dense list's files (those of `within`, when given) and their masks: each `within` id's two bytes
+ * are looked up, so a search pays for the files still standing, not for the files of the tree.
+ */
+function readDense(index: IndexData, at: number, within: Uint32Array | undefined): { ids: Uint32Array; positions: Uint16Array } {
+  const first = within === undefined ? 0 : within.length === 0 ? 0 : within[0]!
+  const last = within === undefined ? index.header.files - 1 : within.length === 0 ? -1 : within[within.length - 1]!
+  const masks = index.postings(at + 2 * first, at + 2 * last + 2)
+  const size = within === undefined ? index.header.files : within.length
+  const ids = new Uint32Array(size)
+  const positions = new Uint16Array(size)
+  let count = 0
+  for (let k = 0; k < size; k++) {
+    const id = within === undefined ? k : within[k]!
+    const mask = masks[2 * (id - first)]! | (masks[2 * (id - first) + 1]! << 8)
+    if (mask === 0) continue
+    ids[count] = id
+    positions[count++] = mask
   }
   return { ids: ids.subarray(0, count), positions: positions.subarray(0, count) }
 }

@@ -11,6 +11,16 @@ function varintBytes(value: number): number {
 }
 
 /**
+ * The bytes of a dense list of an index of `files` files (docs/design.md#the-index-file): two that no
+ * gap-coded list starts with (0x80 0x00, a gap of 0 in two bytes, which no list's coder writes), then
+ * each file's two bytes of positions in file order, 0 for a file without the key. A list is coded so
+ * when that is shorter, that is when it holds more than about two files in three.
+ */
+export function denseListBytes(files: number): number {
+  return 2 + 2 * files
+}
+
+/**
  * One batch of postings, sorted by key: each key's file ids as gaps (`id - previous - 1`, the first
  * from -1, as in the index), each followed by its two bytes of positions, and each key's last id, so
  * that a merge copies a list's bytes and re-codes only its first gap. Each array has a buffer of its own, so a worker can transfer it.
@@ -162,7 +172,7 @@ export function segmentBytes(segment: Segment): number {
 // The merge's output is made in chunks of this size, in two buffers by turns, so the postings are never whole in memory.
 const CHUNK_BYTES = 1 << 22
 
-/** The index's key table and postings, merged from segments. */
+/** The index's key table and postings, merged from segments: a list in gaps, or dense (`denseListBytes`) where that is shorter. */
 export interface MergedPostings {
   keys: Uint32Array
   /** Where each key's list starts in the postings; one more entry, their length. */
@@ -188,14 +198,15 @@ function firstGap(data: Uint8Array, from: number): [gap: number, after: number] 
 }
 
 /**
- * Merges segments into one sorted key table and gap-coded postings. The segments come in the order of
+ * Merges segments into one sorted key table and postings, gap-coded or dense (`denseListBytes`), of an
+ * index of `files` files, made in chunks of `chunkBytes` (tests make them small). The segments come in the order of
  * their files: every id of one is below every id of the next (one builder's segments, or the segments
  * of contiguous id ranges ordered by their first id). Each key's lists are chained in segment order
  * and every list sized first, so the postings can be made in order as they are written: a build's
  * index is not first made whole in memory (on this VM, memory touched for the first time costs about
  * 3 µs a KB: 3.5 s for a 1.16 GB index), and the work grows with the lists, not keys times segments.
  */
-export function mergeSegments(segments: readonly Segment[]): MergedPostings {
+export function mergeSegments(segments: readonly Segment[], files: number, chunkBytes = CHUNK_BYTES): MergedPostings {
   let entries = 0
   for (const s of segments) entries += s.keys.length
   // Every key present, as bits of a 2 MB map read in order: the sorted distinct keys without a sort.
@@ -230,8 +241,16 @@ export function mergeSegments(segments: readonly Segment[]): MergedPostings {
     }
   })
   bases[segments.length] = entry
+  // A list longer in gaps than dense is coded dense.
+  const denseBytes = denseListBytes(files)
+  const dense = new Uint8Array(distinct)
+  for (let k = 0; k < distinct; k++) {
+    if (starts[k + 1]! <= denseBytes) continue
+    dense[k] = 1
+    starts[k + 1] = denseBytes
+  }
   for (let k = 0; k < distinct; k++) starts[k + 1]! += starts[k]!
-  return { keys, starts, postings: chunks(segments, bases, head, next) }
+  return { keys, starts, postings: chunks(segments, bases, head, next, dense, files, chunkBytes) }
 }
 
 /** The slot of `key` in `keys` (ascending, and holding it), searched for forward from `from`. */
@@ -253,13 +272,77 @@ function slotFrom(keys: Uint32Array, from: number, key: number): number {
 }
 
 /** The merged postings in key order, each key's lists in segment order, made a chunk at a time. */
-function* chunks(segments: readonly Segment[], bases: Uint32Array, head: Int32Array, next: Int32Array): Generator<Uint8Array> {
-  const buffers = [new Uint8Array(CHUNK_BYTES), new Uint8Array(CHUNK_BYTES)]
+function* chunks(
+  segments: readonly Segment[],
+  bases: Uint32Array,
+  head: Int32Array,
+  next: Int32Array,
+  dense: Uint8Array,
+  files: number,
+  chunkBytes: number,
+): Generator<Uint8Array> {
+  const buffers = [new Uint8Array(chunkBytes), new Uint8Array(chunkBytes)]
   let turn = 0
   let out = buffers[turn]!
   let o = 0
   let s = 0
+  /** The chunk so far goes out, and the other buffer takes its turn. */
+  function* turnOut(): Generator<Uint8Array> {
+    yield out.subarray(0, o)
+    out = buffers[(turn ^= 1)]!
+    o = 0
+  }
+  /** `n` zero bytes, in as many chunks as they fill. */
+  function* zeros(n: number): Generator<Uint8Array> {
+    for (let left = n; left > 0;) {
+      if (o === out.length) yield* turnOut()
+      const k = Math.min(left, out.length - o)
+      out.fill(0, o, o + k)
+      o += k
+      left -= k
+    }
+  }
   for (let slot = 0; slot < head.length; slot++) {
+    if (dense[slot] === 1) {
+      if (o + 2 > out.length) yield* turnOut()
+      out[o++] = 0x80
+      out[o++] = 0
+      // The next file whose positions go out. The key's lists come in file order, each one's gaps from
+      // -1; a file holds a key where it starts, so its mask is never 0, which reads as no posting.
+      let written = 0
+      for (let entry = head[slot]!; entry !== -1; entry = next[entry]!) {
+        // A list a segment: each entry is in a segment after the last one's (a search, once a list).
+        s = segmentOf(bases, entry)
+        const { data, starts } = segments[s]!
+        const c = entry - bases[s]!
+        let at = starts[c]!
+        const end = starts[c + 1]!
+        let id = -1
+        while (at < end) {
+          let byte = data[at++]!
+          let gap = byte & 0x7f
+          for (let shift = 128; byte >= 0x80; shift *= 128) {
+            byte = data[at++]!
+            gap += (byte & 0x7f) * shift
+          }
+          id += gap + 1
+          // Most files of a dense list hold its key: no zeros before them, and no call made for none.
+          const skipped = 2 * (id - written)
+          if (o + skipped + 2 > out.length) {
+            yield* zeros(skipped)
+            if (o + 2 > out.length) yield* turnOut()
+          } else if (skipped !== 0) {
+            out.fill(0, o, o + skipped)
+            o += skipped
+          }
+          out[o++] = data[at++]!
+          out[o++] = data[at++]!
+          written = id + 1
+        }
+      }
+      yield* zeros(2 * (files - written))
+      continue
+    }
     let previous = -1
     for (let entry = head[slot]!; entry !== -1; entry = next[entry]!) {
       // The segment whose entries (numbered together, segment after segment) hold this one.

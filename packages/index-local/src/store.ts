@@ -21,7 +21,6 @@ import {
   findKey,
   loadIndexFile,
   openIndexFile,
-  POSITION_BYTES,
   readPostingList,
   readPostings,
   UNREAD_DIR,
@@ -296,11 +295,9 @@ function cost(index: IndexData, query: TrigramQuery): number {
 /**
  * The ids of the files whose trigrams meet the query, or a few more (`all` never reaches here). An AND
  * reads its cheapest part first and each next list only as far as the ids still standing, stopping when
- * none do. It skips a trigram whose list is at least 15/16 of three bytes a file: every posting takes a
- * byte of gap and two of positions, and a gap past 127 (at most one file in 128 can start one) at most
- * four more, so such a list holds at least 89/96 of the files and can remove few (on the 500,000-file
- * tree the four longest lists of `loadTree7001` hold every file and cost 4–5 ms each to read). Skipping
- * one can only leave more candidates, which rg reads and rejects; it never loses one. A phrase's AND
+ * none do. A list that holds most files is dense ([the index file](docs/design.md#the-index-file)), read
+ * by looking up the ids still standing, so none is worth skipping (in gaps, the four longest lists of
+ * `loadTree7001` on the 500,000-file tree cost 4–5 ms each to read, and were skipped). A phrase's AND
  * also keeps only files where its trigrams can line up (`phraseFiles`).
  */
 function evaluate(index: IndexData, query: TrigramQuery, within?: Uint32Array): Uint32Array {
@@ -311,11 +308,9 @@ function evaluate(index: IndexData, query: TrigramQuery, within?: Uint32Array): 
     }
     case 'and': {
       const parts = query.of.map((q) => ({ q, cost: cost(index, q) })).sort((a, b) => a.cost - b.cost)
-      const dense = (index.header.files * (1 + POSITION_BYTES) * 15) / 16
-      if (query.phrase !== undefined) return phraseFiles(index, query.phrase, parts, dense, within)
+      if (query.phrase !== undefined) return phraseFiles(index, query.phrase, parts, within)
       let ids = within
-      for (const [k, { q, cost }] of parts.entries()) {
-        if (k > 0 && q.op === 'trigram' && cost >= dense) break
+      for (const { q } of parts) {
         ids = evaluate(index, q, ids)
         if (ids.length === 0) break
       }
@@ -331,23 +326,18 @@ function evaluate(index: IndexData, query: TrigramQuery, within?: Uint32Array): 
   }
 }
 
-// A phrase reads a dense list while more than one file in this many stands.
-const DENSE_READ_SHARE = 256
-
 /**
  * The files that hold every trigram of `phrase` at columns that can line up
  * (docs/design.md#a-literals-trigrams-must-line-up). For each file still standing it keeps the
  * phrase's possible starting columns modulo 16: a trigram `d` bytes into the phrase, at the columns its
  * mask holds, allows only starts `d` before those; one past a line end in the phrase must start at the
  * column it has there, or the file is dropped. Its lists are read cheapest first, each only as far as the
- * files still standing; a file none of whose starts is left is dropped. Dense lists are skipped as by
- * any AND (a trigram not read allows every start) once few files stand.
+ * files still standing; a file none of whose starts is left is dropped.
  */
 function phraseFiles(
   index: IndexData,
   phrase: string,
   parts: ReadonlyArray<{ q: TrigramQuery; cost: number }>,
-  dense: number,
   within: Uint32Array | undefined,
 ): Uint32Array {
   // Each trigram's offsets in the phrase (a trigram may recur in it), and for one past a line end in
@@ -362,10 +352,7 @@ function phraseFiles(
   const full = (1 << POSITION_BITS) - 1
   let ids = within
   let starts: Uint16Array | undefined
-  for (const [k, { q, cost }] of parts.entries()) {
-    // Past 1 file in 256 still standing, a dense list is read too: where its trigram starts is what
-    // tells a phrase from its pieces, and the files it can remove cost rg more than the list costs here.
-    if (k > 0 && cost >= dense && ids!.length * DENSE_READ_SHARE <= index.header.files) break
+  for (const { q } of parts) {
     const key = (q as Extract<TrigramQuery, { op: 'trigram' }>).key
     const slot = findKey(index.keys, key)
     if (slot < 0) return new Uint32Array(0)

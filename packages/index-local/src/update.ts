@@ -156,7 +156,7 @@ export async function keyChanges(
     workers: settings.buildWorkers,
     signal,
   })
-  const merged = mergeSegments(keyed.segments)
+  const merged = mergeSegments(keyed.segments, files.length)
   const { bytes: indexBytes, parts } = encodeIndex({
     header: {
       root,

@@ -1,8 +1,8 @@
 // A build's postings: sorted segments merged into the index's lists, equal to the lists made the slow way.
 import { describe, expect, it } from 'vitest'
-import { FilePaths, readPostingList, readPostings, unreadTimes, type IndexData } from '../src/format.js'
+import { FilePaths, isDense, readPostingList, readPostings, unreadTimes, type IndexData } from '../src/format.js'
 import type { Segment } from '../src/postings.js'
-import { mergeSegments, PostingsBuilder, segmentBytes } from '../src/postings.js'
+import { denseListBytes, mergeSegments, PostingsBuilder, segmentBytes } from '../src/postings.js'
 
 /** The merged postings as an index a search reads them from. */
 function asIndex(merged: ReturnType<typeof mergeSegments>, files: number): IndexData {
@@ -72,7 +72,7 @@ describe('PostingsBuilder', () => {
     }
     segments.push(...builder.takeSegments())
     expect(segments.length).toBeGreaterThan(100)
-    const merged = mergeSegments(segments)
+    const merged = mergeSegments(segments, files * 11)
     const index = asIndex(merged, files * 11)
     expect([...merged.keys]).toEqual([...expected.keys()].sort((a, b) => a - b))
     merged.keys.forEach((key, slot) => {
@@ -114,7 +114,7 @@ describe('PostingsBuilder', () => {
     }
     segments.push(...builder.takeSegments())
     expect(segments.length).toBe(2)
-    const merged = mergeSegments(segments)
+    const merged = mergeSegments(segments, files)
     expect([...merged.keys]).toEqual([0x010203, 0x020304, 0x030405, 0x616263, 0x7a7a7a])
     const index = asIndex(merged, files)
     merged.keys.forEach((key, slot) => {
@@ -129,6 +129,69 @@ describe('PostingsBuilder', () => {
     expect(new Set(readPostingList(index, 3).positions)).toEqual(new Set([1]))
   })
 
+  it('codes a list dense where that is shorter, across segments and chunks, and reads it as it would read the gaps', () => {
+    let seed = 7
+    const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8
+    const files = 2000
+    // Each key's share of the files, in 1/16ths: past about 2/3, dense. Key 4 skips a run of 300 files,
+    // longer than a chunk; key 5 is in every file; key 6 in none of the first 400.
+    const shares = [1, 8, 10, 11, 15, 16, 16]
+    const expected = shares.map(() => [] as number[])
+    const expectedPositions = shares.map(() => [] as number[])
+    const builder = new PostingsBuilder(997)
+    const segments: Segment[] = []
+    const keys = new Uint32Array(shares.length)
+    const positions = new Uint16Array(shares.length)
+    for (let file = 0; file < files; file++) {
+      if (file % 450 === 0) segments.push(...builder.takeSegments())
+      let count = 0
+      shares.forEach((share, key) => {
+        if (key === 4 && file >= 1200 && file < 1500) return
+        if (key === 6 && file < 400) return
+        if (random() % 16 >= share) return
+        keys[count] = key
+        // Positions of every kind, never none: a file holds a key where it starts.
+        positions[count++] = random() & 0xffff || 1
+        expected[key]!.push(file)
+        expectedPositions[key]!.push(positions[count - 1]!)
+      })
+      builder.addFile(file, keys, positions, count)
+    }
+    segments.push(...builder.takeSegments())
+    // Chunks of many small sizes, so that a dense list's mark and masks each fall at a chunk's end.
+    for (const chunkBytes of [...Array.from({ length: 24 }, (_, i) => 8 + i), 64, 1 << 22]) {
+      const merged = mergeSegments(segments, files, chunkBytes)
+      const index = asIndex(merged, files)
+      expect(shares.map((_, slot) => isDense(index, slot))).toEqual([false, false, false, true, true, true, true])
+      expect(merged.starts[4]! - merged.starts[3]!).toBe(denseListBytes(files))
+      shares.forEach((_, slot) => {
+        const list = readPostingList(index, slot)
+        expect([...list.ids], `key ${slot}`).toEqual(expected[slot])
+        expect([...list.positions], `key ${slot}`).toEqual(expectedPositions[slot])
+        // The ids asked about: every third file, then none.
+        const within = Uint32Array.from({ length: Math.ceil(files / 3) }, (_, i) => 3 * i + 1)
+        const kept = expected[slot]!.filter((id) => id % 3 === 1)
+        expect([...readPostings(index, slot, within)], `key ${slot}`).toEqual(kept)
+        expect([...readPostingList(index, slot, within).positions]).toEqual(
+          kept.map((id) => expectedPositions[slot]![expected[slot]!.indexOf(id)]),
+        )
+        expect([...readPostings(index, slot, new Uint32Array(0))]).toEqual([])
+      })
+    }
+  })
+
+  it('keeps a list in gaps when dense is no shorter, whose length a dense one has', () => {
+    const builder = new PostingsBuilder(100)
+    builder.addFile(0, Uint32Array.from([3]), Uint16Array.from([1]), 1)
+    builder.addFile(1, Uint32Array.from([3]), Uint16Array.from([2]), 1)
+    const merged = mergeSegments(builder.takeSegments(), 2)
+    // Two postings of a byte of gap and two of positions: the six bytes a dense list of two files takes.
+    expect([...merged.starts]).toEqual([0, denseListBytes(2)])
+    const index = asIndex(merged, 2)
+    expect(isDense(index, 0)).toBe(false)
+    expect([...readPostingList(index, 0).positions]).toEqual([1, 2])
+  })
+
   it("re-codes a list's first gap from the segment before, in as many bytes as it takes", () => {
     const builder = new PostingsBuilder(100)
     const one = Uint16Array.from([1, 1])
@@ -139,7 +202,7 @@ describe('PostingsBuilder', () => {
     builder.addFile(2 ** 29, Uint32Array.from([0xb]), one, 1)
     segments.push(...builder.takeSegments())
     // Gaps of 2,999,999 (four bytes) and 2^29 - 1 (five), each after its list's first id.
-    const merged = mergeSegments(segments)
+    const merged = mergeSegments(segments, 2 ** 29 + 1)
     expect([...merged.starts]).toEqual([0, 3 + 6, 3 + 6 + 3 + 7])
     const index = asIndex(merged, 2 ** 29 + 1)
     expect([...readPostingList(index, 0).ids]).toEqual([0, 3_000_000])
@@ -148,7 +211,7 @@ describe('PostingsBuilder', () => {
 
   it('merges nothing into no keys', () => {
     expect(new PostingsBuilder(100).takeSegments()).toEqual([])
-    const none = mergeSegments([])
+    const none = mergeSegments([], 0)
     expect(none).toMatchObject({ keys: new Uint32Array(0), starts: Uint32Array.from([0]) })
     expect([...none.postings]).toEqual([])
   })
