@@ -130,11 +130,14 @@ export function indexedSearch({ rg, selection, output, pattern }: GrepRg, route:
   const rgNamed = shellCommand(rgArgv({ rg, flags: output, pattern }))
   // A pattern rg rejects is rejected once, as a full scan's is, not by each batch and the walk: a
   // batch's 2 is checked on /dev/null (rg reads nothing there, so 2 is the pattern), and then 255 stops
-  // xargs, which says so on its own stderr; the batches write to the script's stderr through 3.
+  // xargs, which says so on its own stderr; the batches write to the script's stderr through 3. A
+  // batch given no names (xargs runs one for no input) searches nothing.
+  const devNull = `${rgNamed} -- /dev/null </dev/null >/dev/null 2>&1`
   const batch = [
     'exec 2>&3 3>&-',
+    '[ "$#" -eq 0 ] && exit 0',
     `${rgNamed} -- "$@" </dev/null; s=$?; [ "$s" -eq 1 ] && exit 0`,
-    `[ "$s" -eq 2 ] && { ${rgNamed} -- /dev/null </dev/null >/dev/null 2>&1; [ "$?" -eq 2 ] && exit 255; }`,
+    `[ "$s" -eq 2 ] && { ${devNull}; [ "$?" -eq 2 ] && exit 255; }`,
     'exit "$s"',
   ].join('\n')
   return [
@@ -143,10 +146,15 @@ export function indexedSearch({ rg, selection, output, pattern }: GrepRg, route:
     // 3,000 or so names (docs/design.md#named-candidates).
     `{ m=131072; s=$(ulimit -s 2>/dev/null); { [ "$s" = unlimited ] || [ "$s" -ge 8192 ] 2>/dev/null; } && m=1048576`,
     `xargs -0 -s "$m" sh -c ${shellCommand([batch])} sh <${shellCommand([namedFile])} 3>&2 2>/dev/null; n=$?`,
-    'if [ "$n" -eq 124 ]; then r=2; else',
+    // GNU's and BusyBox's xargs exit 123 when a batch failed (rg's 2, an unreadable file) and 124 when
+    // one stopped them; BSD's exit 1 for both. Past 0 and 123, the pattern is checked again here.
+    `p=0; if [ "$n" -ne 0 ] && [ "$n" -ne 123 ]; then ${devNull}; p=$?; fi`,
+    'if [ "$p" -eq 2 ]; then r=2; else',
     ignoreFile === undefined ? 'r=1' : `${walk}; r=$?`,
-    // xargs' own message is gone with its stderr: what it would have said, in a line of ours.
-    `if [ "$n" -eq 123 ]; then [ "$r" -gt 2 ] || r=2; elif [ "$n" -ne 0 ]; then r=$n; echo "dsh: xargs exited with status $n: a batch of named files was not searched" >&2; fi`,
+    // Named files a batch failed on or never got make the search's status 2 at least; past 124, xargs
+    // could not run a batch, and its own message is gone with its stderr: what it would say, in ours.
+    'if [ "$n" -ne 0 ]; then [ "$r" -gt 2 ] || r=2; fi',
+    `if [ "$n" -gt 124 ]; then r=$n; echo "dsh: xargs exited with status $n: a batch of named files was not searched" >&2; fi`,
     'fi',
     '(exit "$r"); }',
   ].join('\n')

@@ -131,6 +131,38 @@ describe('the indexed rg of a grep script', () => {
     }
   })
 
+  it("keeps rg's statuses where xargs, as BSD's, exits 1 for a failed batch and for one that stopped it", () => {
+    // GNU's xargs with BSD's exit statuses.
+    const bsd = join(root, 'bsd-bin')
+    mkdirSync(bsd, { recursive: true })
+    const gnu = spawnSync('/bin/sh', ['-c', 'command -v xargs'], { encoding: 'utf8' }).stdout.trim()
+    writeFileSync(join(bsd, 'xargs'), `#!/bin/sh\n${gnu} "$@"; s=$?\ncase $s in 123|124|125) exit 1 ;; esac\nexit $s\n`)
+    chmodSync(join(bsd, 'xargs'), 0o755)
+    const env = { ...process.env, PATH: `${bsd}:${process.env.PATH}` }
+    const namedFile = names(dir, 'bsd', ['./a.txt', './sub/c.txt'])
+    const ignoreFile = ignores(dir, 'bsd', ['!/sub/', '!/sub/d.txt'])
+    const pattern = 'a\\nb'
+    const full = run(dir, indexedSearch({ rg: rgPath, selection: grepSelection(NO_LINKS), output: OUTPUT, pattern }))
+    const rejected = run(
+      dir,
+      indexedSearch({ rg: rgPath, selection: grepSelection(NO_LINKS), output: OUTPUT, pattern }, { namedFile, ignoreFile }),
+      env,
+    )
+    expect(rejected.status).toBe(2)
+    expect(rejected.err).toBe(full.err)
+    // A named file that is gone: 2, not rg's "no match", and the rest searched.
+    const gone = run(dir, search({ namedFile: names(dir, 'bsd-gone', ['./a.txt', './gone.txt']), ignoreFile }), env)
+    expect(gone.status).toBe(2)
+    expect(gone.err).toContain('gone.txt')
+    expect(gone.err).not.toContain('dsh:')
+    expect(counts(gone.out)).toEqual(['./a.txt 2'])
+  })
+
+  it('searches nothing for an empty list of names, where xargs runs its command once with none', () => {
+    const ran = run(dir, search({ namedFile: names(dir, 'empty', []) }))
+    expect(ran).toEqual({ status: 1, out: '', err: '' })
+  })
+
   it('is the plain walk without a named file, with the ignore file when there is one', () => {
     expect(search({})).not.toContain('xargs')
     expect(search({})).not.toContain('--ignore-file')
@@ -166,9 +198,9 @@ describe('the indexed rg of a grep script', () => {
     const ran = run(dir, search({ namedFile }), { PATH: '/nonexistent' })
     expect(ran.status).toBe(127)
     expect(ran.err).toContain('xargs exited with status 127: a batch of named files was not searched')
-    // An rg that kills the sh of its batch: xargs' 125.
+    // An rg that kills the sh of its batch (and takes the pattern on /dev/null): xargs' 125.
     const killer = join(root, 'killer-rg')
-    writeFileSync(killer, '#!/bin/sh\nkill -KILL "$PPID"\n')
+    writeFileSync(killer, '#!/bin/sh\ncase "$*" in */dev/null) exit 1 ;; esac\nkill -KILL "$PPID"\n')
     chmodSync(killer, 0o755)
     const killed = run(dir, indexedSearch({ rg: killer, selection: [], output: OUTPUT, pattern: 'hit' }, { namedFile }))
     expect(killed.status).toBe(125)
