@@ -384,7 +384,7 @@ export function readPostingList(index: IndexData, slot: number, within?: Uint32A
   const files = header.files
   const stop = within === undefined ? Infinity : within.length === 0 ? -1 : within[within.length - 1]!
   let id = -1
-  // The hot loop of a plan: a dense list holds a posting for nearly every file.
+  // The hot loop of a plan: a long list in gaps holds a posting for up to two files in three.
   while (at < end && id < stop) {
     let byte = postings[at++]!
     let delta = byte & 0x7f
@@ -419,8 +419,9 @@ export function isDense(index: IndexData, slot: number): boolean {
 }
 
 /**
- * A dense list's files (those of `within`, when given) and their masks: each `within` id's two bytes
- * are looked up, so a search pays for the files still standing, not for the files of the tree.
+ * A dense list's files (those of `within`, when given) and their masks: the span from the first id
+ * asked about to the last is read (at most two bytes a file of the index), and each id's two bytes
+ * looked up there, so the work is the files still standing, not the list's postings.
  */
 function readDense(index: IndexData, at: number, within: Uint32Array | undefined): { ids: Uint32Array; positions: Uint16Array } {
   const first = within === undefined ? 0 : within.length === 0 ? 0 : within[0]!
