@@ -424,8 +424,9 @@ export function isDense(index: IndexData, slot: number): boolean {
  * looked up there, so the work is the files still standing, not the list's postings.
  */
 function readDense(index: IndexData, at: number, within: Uint32Array | undefined): { ids: Uint32Array; positions: Uint16Array } {
-  const first = within === undefined ? 0 : within.length === 0 ? 0 : within[0]!
-  const last = within === undefined ? index.header.files - 1 : within.length === 0 ? -1 : within[within.length - 1]!
+  if (within?.length === 0) return { ids: new Uint32Array(0), positions: new Uint16Array(0) }
+  const first = within === undefined ? 0 : within[0]!
+  const last = within === undefined ? index.header.files - 1 : within[within.length - 1]!
   const masks = index.postings(at + 2 * first, at + 2 * last + 2)
   const size = within === undefined ? index.header.files : within.length
   const ids = new Uint32Array(size)

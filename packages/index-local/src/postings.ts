@@ -352,11 +352,7 @@ function* chunks(
       const [gap, from] = firstGap(segment.data, segment.starts[c]!)
       const length = segment.starts[c + 1]! - from
       // Room for the gap (at most 5 bytes) and the list's bytes, or the chunk goes out first.
-      if (o > 0 && o + 5 + length > out.length) {
-        yield out.subarray(0, o)
-        out = buffers[(turn ^= 1)]!
-        o = 0
-      }
+      if (o > 0 && o + 5 + length > out.length) yield* turnOut()
       // The first gap was from -1: its id, coded again from the previous segment's last id.
       let v = gap - previous - 1
       while (v >= 0x80) {
@@ -367,9 +363,7 @@ function* chunks(
       previous = segment.last[c]!
       if (o + length > out.length) {
         // A list longer than a chunk goes out as it lies in its segment, after the gap.
-        yield out.subarray(0, o)
-        out = buffers[(turn ^= 1)]!
-        o = 0
+        yield* turnOut()
         yield segment.data.subarray(from, from + length)
       } else if (length < 64) {
         // Most lists are a few bytes: copied by hand, without a view made for each.
